@@ -1,0 +1,147 @@
+"""How a lab talks to whoever runs it.
+
+A lab is an ordinary Python program (`python -m labs.NAME`). When studyapp runs it, the
+environment variable STUDYAPP_LAB_PROTOCOL=jsonl is set and the lab writes one JSON object per
+line on stdout:
+
+    {"type": "progress", "phase": "profiling", "fraction": 0.4, "message": "step 3/7"}
+    {"type": "result", "result": {...}}          # exactly once, at the end
+    {"type": "error", "message": "...", "kind": "usage" | "dependency" | "crash"}
+
+Anything else a lab (or a library it uses) prints goes to stderr, which studyapp keeps out of the
+screen. Run by hand (no environment variable), a lab prints its progress to stderr and a plain
+text report on stdout, so a learner can read and change a lab without studyapp.
+
+Exit codes: 0 ok, 1 crashed, 2 bad options or input, 3 a dependency is missing, 130 Ctrl+C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, TextIO
+
+PROTOCOL_ENV = "STUDYAPP_LAB_PROTOCOL"
+
+EXIT_OK = 0
+EXIT_CRASH = 1
+EXIT_USAGE = 2
+EXIT_DEPENDENCY = 3
+EXIT_INTERRUPTED = 130
+
+
+class LabUsageError(Exception):
+    """Bad options or input data: reported in one line, exit 2."""
+
+
+class LabDependencyError(Exception):
+    """A package the lab needs is missing: reported in one line, exit 3."""
+
+
+def _protocol_mode() -> bool:
+    return os.environ.get(PROTOCOL_ENV) == "jsonl"
+
+
+def _clean(value: Any) -> Any:
+    """Make a result JSON-safe: NaN/inf become None (JSON has no such numbers)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if hasattr(value, "item") and callable(value.item):  # numpy / torch scalars
+        return _clean(value.item())
+    return value
+
+
+# The protocol stream is the real stdout, saved before anything can redirect it.
+_STDOUT: TextIO = sys.stdout
+
+
+def _emit(message: dict[str, Any]) -> None:
+    _STDOUT.write(json.dumps(_clean(message), ensure_ascii=False) + "\n")
+    _STDOUT.flush()
+
+
+def progress(phase: str, fraction: float | None = None, message: str = "") -> None:
+    """Report what the lab is doing now. `fraction` is overall progress from 0 to 1."""
+    if _protocol_mode():
+        _emit({"type": "progress", "phase": phase, "fraction": fraction, "message": message})
+    else:
+        pct = "" if fraction is None else f"{fraction * 100:5.1f}% "
+        print(f"[{pct}{phase}] {message}", file=sys.stderr, flush=True)
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """argparse that raises LabUsageError instead of printing usage and exiting."""
+
+    def fail(message: str) -> NoReturn:
+        raise LabUsageError(message)
+
+    parser.error = fail  # type: ignore[method-assign]
+    return parser.parse_args(argv)
+
+
+def format_report(result: dict[str, Any]) -> str:
+    """A plain-text report of a result: tables, findings, artifacts (for runs by hand)."""
+    lines: list[str] = []
+    if result.get("summary"):
+        lines += [str(result["summary"]), ""]
+    for table in result.get("tables", []):
+        columns = [str(c) for c in table.get("columns", [])]
+        rows = [[_cell(v) for v in row] for row in table.get("rows", [])]
+        widths = [max([len(c)] + [len(r[i]) for r in rows if i < len(r)]) for i, c in enumerate(columns)]
+        lines.append(f"== {table.get('title', '')}")
+        lines.append("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=False)))
+        for row in rows:
+            lines.append("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=False)))
+        lines.append("")
+    for finding in result.get("findings", []):
+        lines.append(f"- {finding}")
+    artifacts = result.get("artifacts") or {}
+    if artifacts:
+        lines.append("")
+        lines += [f"{name}: {path}" for name, path in artifacts.items()]
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return "" if value is None else str(value)
+
+
+def run_lab(name: str, main: Callable[[Sequence[str] | None], dict[str, Any]], argv: Sequence[str] | None = None) -> NoReturn:
+    """Run `main(argv)`, which returns the result dict, and exit with the protocol's codes."""
+    try:
+        result = main(argv)
+    except KeyboardInterrupt:
+        _fail(name, "interrupted", "cancelled", EXIT_INTERRUPTED)
+    except LabUsageError as exc:
+        _fail(name, str(exc), "usage", EXIT_USAGE)
+    except LabDependencyError as exc:
+        _fail(name, str(exc), "dependency", EXIT_DEPENDENCY)
+    except Exception as exc:  # a crash: full traceback to stderr, one line on the protocol
+        traceback.print_exc(file=sys.stderr)
+        _fail(name, f"{type(exc).__name__}: {exc}", "crash", EXIT_CRASH)
+    result.setdefault("lab", name)
+    result.setdefault("status", "ok")
+    if _protocol_mode():
+        _emit({"type": "result", "result": result})
+    else:
+        print(format_report(_clean(result)))
+    sys.exit(EXIT_OK)
+
+
+def _fail(name: str, message: str, kind: str, code: int) -> NoReturn:
+    if _protocol_mode():
+        _emit({"type": "error", "message": message, "kind": kind})
+    else:
+        print(f"{name}: {message}", file=sys.stderr)
+    sys.exit(code)

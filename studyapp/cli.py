@@ -1,0 +1,166 @@
+"""The `studyapp` command line.
+
+Thin by design: each command parses its options, loads what it needs and hands over to the
+engine (`studyapp.quiz`, `studyapp.progress`, `studyapp.labrunner`) or the TUI. This module
+imports neither Textual nor torch; heavy imports happen inside the command that needs them.
+Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from studyapp import __version__, locations
+from studyapp.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
+from studyapp.i18n import LANGS, Translator
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so every error is one line and exit 2."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise StudyappError(f"{self.prog}: {message}")
+
+
+def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--content", metavar="DIR", default=default, help="content directory ($STUDYAPP_CONTENT)")
+    parser.add_argument("--data-dir", metavar="DIR", default=default, help="progress and lab runs ($STUDYAPP_HOME)")
+    parser.add_argument("--lang", choices=LANGS, default=default, help="interface language (default: from the locale)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="studyapp", description="성능 분석 시험 대비 학습 앱 — quiz, cards, labs, progress")
+    parser.add_argument("--version", action="version", version=f"studyapp {__version__}")
+    _global_options(parser, suppress=False)
+    common = _Parser(add_help=False)
+    _global_options(common, suppress=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    sub.add_parser("check", parents=[common], help="validate the content and report every problem")
+    topics = sub.add_parser("topics", parents=[common], help="list topics with item counts")
+    topics.add_argument("--json", action="store_true")
+    cards = sub.add_parser("cards", parents=[common], help="read the concept cards")
+    cards.add_argument("topic", nargs="?", help="topic id (default: all)")
+    cards.add_argument("--json", action="store_true", help="print the content model as JSON")
+
+    from studyapp.commands import add_lab_parser, add_progress_parser, add_quiz_parser
+
+    add_quiz_parser(sub, common)
+    add_lab_parser(sub, common)
+    add_progress_parser(sub, common)
+    return parser
+
+
+def load_content_for(args: argparse.Namespace) -> Any:
+    """Load and check the content; broken content raises ContentError (one line per problem)."""
+    from studyapp.content.loader import load_content
+
+    return load_content(locations.content_dir(args.content))
+
+
+def cmd_check(args: argparse.Namespace, t: Translator) -> int:
+    from studyapp.content.loader import check_content, discover_labs
+
+    root = locations.content_dir(args.content)
+    content, problems = check_content(root, known_labs=discover_labs(locations.labs_dir()))
+    errors = [p for p in problems if not p.warning]
+    for problem in problems:
+        print(problem.format(Path.cwd()), file=sys.stderr if not problem.warning else sys.stdout)
+    if errors or content is None:
+        print(t("check.failed", count=len(errors)), file=sys.stderr)
+        return EXIT_USAGE
+    print(t("check.ok", topics=len(content.topics), items=len(content.items), checklist=len(content.checklist)))
+    return EXIT_OK
+
+
+def cmd_topics(args: argparse.Namespace, t: Translator) -> int:
+    content = load_content_for(args)
+    rows = []
+    for topic in content.ordered_topics():
+        items = content.items_for_topic(topic.id)
+        rows.append(
+            {
+                "id": topic.id,
+                "title": topic.title,
+                "title_en": topic.title_en,
+                "parent": topic.parent,
+                "items": len(items),
+                "o_items": sum(i.answer == "O" for i in items),
+                "labs": list(topic.labs),
+            }
+        )
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None)
+    for column in ("id", t("topics.header"), t("topics.items"), t("topics.labs")):
+        table.add_column(column)
+    for row in rows:
+        indent = "  └ " if row["parent"] else ""
+        table.add_row(row["id"], f"{indent}{row['title']}", str(row["items"]), ", ".join(row["labs"]))
+    Console().print(table)
+    return EXIT_OK
+
+
+def cmd_cards(args: argparse.Namespace, t: Translator) -> int:
+    from studyapp.content.render import render_topic, topic_to_dict
+
+    content = load_content_for(args)
+    if args.topic:
+        topic = content.topics.get(args.topic)
+        if topic is None:
+            raise StudyappError(t("cards.unknown", topic=args.topic, choices=", ".join(content.topics)))
+        chosen = [topic]
+    else:
+        chosen = content.ordered_topics()
+    if args.json:
+        print(json.dumps([topic_to_dict(topic, content) for topic in chosen], ensure_ascii=False, indent=2, default=str))
+        return EXIT_OK
+    from rich.console import Console
+
+    console = Console()
+    for topic in chosen:
+        console.print(render_topic(topic, content, t))
+    return EXIT_OK
+
+
+def cmd_home(args: argparse.Namespace, t: Translator) -> int:
+    from studyapp.commands import run_tui
+
+    return run_tui(args, t, start="home")
+
+
+COMMANDS = {"check": cmd_check, "topics": cmd_topics, "cards": cmd_cards}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    t = Translator(None)
+    try:
+        args = build_parser().parse_args(argv)
+        t = Translator(args.lang)
+        if args.command is None:
+            return cmd_home(args, t)
+        handler = COMMANDS.get(args.command) or args.handler
+        return int(handler(args, t))
+    except StudyappError as exc:
+        print(f"studyapp: {exc}" if "\n" not in str(exc) else str(exc), file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"studyapp: {t('interrupted')}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `studyapp cards | head`
+        sys.stderr.close()
+        return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
