@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from studyapp import __version__, locations
-from studyapp.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
+from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.i18n import LANGS, Translator
 
 
@@ -145,7 +146,11 @@ COMMANDS = {"check": cmd_check, "topics": cmd_topics, "cards": cmd_cards}
 def main(argv: Sequence[str] | None = None) -> int:
     t = Translator(None)
     try:
-        args = build_parser().parse_args(argv)
+        args, extra = build_parser().parse_known_args(argv)
+        if extra and args.command != "lab":
+            raise StudyappError(f"studyapp: unrecognized arguments: {' '.join(extra)}")
+        if args.command == "lab":
+            args.lab_args = extra  # options for the lab itself, passed through
         t = Translator(args.lang)
         if args.command is None:
             return cmd_home(args, t)
@@ -160,6 +165,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `studyapp cards | head`
         sys.stderr.close()
         return EXIT_OK
+    except Exception as exc:  # a bug: one line for the learner, the traceback on request
+        if os.environ.get("STUDYAPP_DEBUG"):
+            raise
+        print(f"studyapp: internal error: {type(exc).__name__}: {exc} (set STUDYAPP_DEBUG=1 for details)", file=sys.stderr)
+        return EXIT_FAILURE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,39 +1,181 @@
 """Command handlers for the quiz, labs and progress (registered by `studyapp.cli`).
 
-Each handler imports its engine lazily so `studyapp check` stays fast and torch-free.
+Each handler imports its engine lazily so `studyapp check` stays fast, and nothing on the quiz
+path imports torch, numpy or pytest.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from datetime import date
+from pathlib import Path
 from typing import Any
 
-from studyapp.errors import StudyappError
+from studyapp import locations
+from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
 
 
-def _not_built(name: str) -> Any:
-    def handler(args: argparse.Namespace, t: Translator) -> int:
-        raise StudyappError(t("not_built", command=name))
+def open_store(args: argparse.Namespace) -> Any:
+    """The learner's progress store; a moved-aside bad file is announced in one line."""
+    from studyapp.progress.store import ProgressStore
 
-    return handler
+    store = ProgressStore.in_dir(locations.data_dir(getattr(args, "data_dir", None)))
+    if store.notice:
+        print(f"studyapp: {store.notice}", file=sys.stderr)
+    return store
+
+
+def load_content(args: argparse.Namespace) -> Any:
+    from studyapp.content.loader import load_content as load
+
+    return load(locations.content_dir(getattr(args, "content", None)))
+
+
+def _parse_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# quiz
+# ---------------------------------------------------------------------------------------------
 
 
 def add_quiz_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    from studyapp.quiz.engine import MODES
+
     quiz = sub.add_parser("quiz", parents=[common], help="drill O/X items with spaced repetition")
-    quiz.set_defaults(handler=_not_built("quiz"))
+    quiz.add_argument("--topic", help="only this topic (and its sub-topics)")
+    quiz.add_argument("--checklist", metavar="ID", help="only items linked to this checklist item")
+    quiz.add_argument("--mode", choices=MODES, default="due", help="due (default), new, wrong, exam, cram")
+    quiz.add_argument("--count", type=int, help="how many questions")
+    quiz.add_argument("--plain", action="store_true", help="line mode without the TUI (reads o/x from stdin)")
+    quiz.add_argument("--exam-date", type=_parse_date, metavar="YYYY-MM-DD", help="store your exam date")
+    quiz.add_argument("--no-drills", action="store_true", help="O/X items only, no calculation drills")
+    quiz.add_argument("--seed", type=int, help=argparse.SUPPRESS)
+    quiz.set_defaults(handler=cmd_quiz)
 
 
-def add_lab_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    lab = sub.add_parser("lab", parents=[common], help="run a hands-on lab")
-    lab.add_argument("name", nargs="?")
-    lab.set_defaults(handler=_not_built("lab"))
+def _session_options(args: argparse.Namespace) -> Any:
+    from studyapp.quiz.engine import SessionOptions
+
+    return SessionOptions(
+        mode=args.mode,
+        topic=args.topic,
+        checklist=args.checklist,
+        count=args.count,
+        include_drills=not args.no_drills,
+        seed=args.seed,
+    )
+
+
+def cmd_quiz(args: argparse.Namespace, t: Translator) -> int:
+    content = load_content(args)
+    store = open_store(args)
+    if args.exam_date:
+        store.set_exam_date(args.exam_date)
+    options = _session_options(args)
+    if args.plain:
+        from studyapp.quiz.plain import run_plain
+
+        return run_plain(content, store, options, t, sys.stdin, sys.stdout)
+    return run_tui(args, t, start="quiz", content=content, store=store, options=options)
+
+
+# ---------------------------------------------------------------------------------------------
+# progress
+# ---------------------------------------------------------------------------------------------
 
 
 def add_progress_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     progress = sub.add_parser("progress", parents=[common], help="progress and checklist readiness")
-    progress.set_defaults(handler=_not_built("progress"))
+    progress.add_argument("--json", action="store_true", help="print the report as JSON")
+    progress.add_argument("--export", metavar="FILE.md", help="write a markdown readiness report")
+    progress.add_argument("--export-data", metavar="FILE.json", help="write all progress to move machines")
+    progress.add_argument("--import-data", metavar="FILE.json", help="merge progress exported elsewhere")
+    progress.add_argument("--self-check", metavar="ID", help="mark a checklist item as 'I can explain this'")
+    progress.add_argument("--uncheck", metavar="ID", help="take a self-check back")
+    progress.set_defaults(handler=cmd_progress)
 
 
-def run_tui(args: argparse.Namespace, t: Translator, start: str) -> int:
-    raise StudyappError(t("not_built", command="tui"))
+def cmd_progress(args: argparse.Namespace, t: Translator) -> int:
+    from studyapp.progress import report
+
+    content = load_content(args)
+    store = open_store(args)
+    if args.import_data:
+        added = report.import_file(store, Path(args.import_data))
+        print(t("progress.imported", **added))
+        return EXIT_OK
+    if args.export_data:
+        path = report.export_file(store, Path(args.export_data))
+        print(t("progress.exported", path=path))
+        return EXIT_OK
+    for entry_id, value in ((args.self_check, True), (args.uncheck, False)):
+        if entry_id:
+            if content.checklist_entry(entry_id) is None:
+                raise StudyappError(f"unknown checklist item '{entry_id}'")
+            store.set_self_check(entry_id, value)
+    data = report.full_report(content, store)
+    if args.export:
+        Path(args.export).write_text(report.to_markdown(data, t), encoding="utf-8")
+        print(t("progress.exported", path=args.export))
+        return EXIT_OK
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    report.print_report(data, t)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------------
+# labs
+# ---------------------------------------------------------------------------------------------
+
+
+def add_lab_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    lab = sub.add_parser(
+        "lab",
+        parents=[common],
+        help="run a hands-on lab (studyapp lab list | studyapp lab NAME [options])",
+        description="Run a lab. Options other than those below are passed to the lab itself.",
+    )
+    lab.add_argument("name", help="a lab id, or 'list'")
+    lab.add_argument("--quick", action="store_true", help="small settings, finishes in seconds")
+    lab.add_argument("--json", action="store_true", help="print one JSON result object on stdout")
+    lab.add_argument("--out", metavar="DIR", help="artifact directory (default DATA_DIR/runs/NAME/TIMESTAMP)")
+    lab.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the lab after this long")
+    lab.set_defaults(handler=cmd_lab, lab_args=[])
+
+
+def cmd_lab(args: argparse.Namespace, t: Translator) -> int:
+    from studyapp.labrunner import cli as lab_cli
+
+    return lab_cli.run_command(args, t, open_store)
+
+
+# ---------------------------------------------------------------------------------------------
+# the TUI
+# ---------------------------------------------------------------------------------------------
+
+
+def run_tui(
+    args: argparse.Namespace,
+    t: Translator,
+    start: str,
+    content: Any = None,
+    store: Any = None,
+    options: Any = None,
+) -> int:
+    content = content or load_content(args)
+    store = store or open_store(args)
+    from studyapp.tui.app import make_app
+
+    app = make_app(content=content, store=store, lang=t.lang, start=start, options=options)
+    app.run()
+    return int(app.return_code or 0)

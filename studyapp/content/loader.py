@@ -414,6 +414,7 @@ def _check_links(
     checklist: list[ChecklistEntry],
     misconceptions: dict[str, tuple[str, Location]],
     known_labs: set[str] | None,
+    complete: bool = True,
 ) -> None:
     def check_lab(lab: str, location: Location) -> None:
         if known_labs is not None and lab not in known_labs:
@@ -448,7 +449,8 @@ def _check_links(
             if entry_id not in checklist_ids:
                 c.error(where.line, f"item '{item.id}': unknown checklist item '{entry_id}'", where.path)
 
-    for topic in topics.values():
+    # Coverage and balance only mean something when every file could be read.
+    for topic in topics.values() if complete else ():
         topic_items = [i for i in items.values() if i.topic == topic.id]
         path = topic.location.path
         for section in topic.sections:
@@ -522,12 +524,15 @@ def check_content(root: Path, known_labs: set[str] | None = None) -> tuple[Conte
         id_owner[key] = location
         return True
 
+    unreadable: list[Path] = []
+
     def parse(path: Path) -> Any:
         c.where = path
         try:
             return read_yaml(path)
         except FileProblem as exc:
             c.error(exc.line, exc.message)
+            unreadable.append(path)
             return None
 
     misconceptions_file = root / "misconceptions.yaml"
@@ -571,9 +576,9 @@ def check_content(root: Path, known_labs: set[str] | None = None) -> tuple[Conte
             for entry in checklist:
                 claim("checklist", entry.id, entry.location)
 
-    _check_links(c, topics, items, checklist, misconceptions, known_labs)
+    _check_links(c, topics, items, checklist, misconceptions, known_labs, complete=not unreadable)
     checklist = _merge_checklist_links(checklist, items)
-    for entry in checklist:
+    for entry in checklist if not unreadable else ():
         if not entry.items:
             c.error(entry.location.line, f"checklist item '{entry.id}' has no linked quiz items", entry.location.path)
 

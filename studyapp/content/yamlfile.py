@@ -108,6 +108,8 @@ def read_yaml(path: Path) -> Any:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         reason = exc.problem or exc.context or "invalid YAML"
+        if exc.context and exc.context_mark and exc.context_mark.line + 1 != line:
+            reason += f" ({exc.context} at line {exc.context_mark.line + 1})"
         raise FileProblem(line, f"YAML syntax error: {reason}") from None
     except yaml.YAMLError as exc:
         raise FileProblem(1, f"YAML error: {exc}") from None

@@ -1,0 +1,1 @@
+"""Running labs: discovering them, running each in a subprocess, rendering and recording results."""

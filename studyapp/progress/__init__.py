@@ -1,0 +1,1 @@
+"""Progress: the SQLite store, statistics and checklist readiness."""

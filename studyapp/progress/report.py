@@ -1,0 +1,193 @@
+"""`studyapp progress`: the full report (stats, labs, checklist readiness), its text and markdown
+forms, and moving progress between machines (export / import).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from studyapp.content.model import Content
+from studyapp.errors import StudyappError
+from studyapp.i18n import Translator
+from studyapp.progress.readiness import checklist_readiness, overall
+from studyapp.progress.stats import progress_report
+from studyapp.progress.store import ProgressStore
+
+STRINGS = {
+    "ko": {
+        "progress.title": "학습 현황",
+        "progress.reviews": "답한 횟수 {total}회 · 정답률 {accuracy} · 오늘 복습 {due}개 · 연속 {streak}일",
+        "progress.topic": "주제",
+        "progress.mastery": "숙달",
+        "progress.seen": "본 문항",
+        "progress.accuracy": "최근 정답률",
+        "progress.due": "오늘 복습",
+        "progress.readiness": "체크리스트 준비도 {value}",
+        "progress.next": "다음 할 일",
+        "progress.labs": "실습",
+        "progress.forecast": "7일 복습 예보",
+        "progress.exported": "저장함: {path}",
+        "progress.imported": "가져옴: 답 {reviews}개, 실습 기록 {lab_runs}개, 확인 문제 {lab_answers}개, 자기 점검 {self_checks}개",
+    },
+    "en": {
+        "progress.title": "Progress",
+        "progress.reviews": "{total} answers · accuracy {accuracy} · due today {due} · streak {streak} days",
+        "progress.topic": "topic",
+        "progress.mastery": "mastery",
+        "progress.seen": "seen",
+        "progress.accuracy": "recent accuracy",
+        "progress.due": "due today",
+        "progress.readiness": "checklist readiness {value}",
+        "progress.next": "next step",
+        "progress.labs": "labs",
+        "progress.forecast": "7-day due forecast",
+        "progress.exported": "written: {path}",
+        "progress.imported": "imported: {reviews} answers, {lab_runs} lab runs, {lab_answers} lab answers, {self_checks} self-checks",
+    },
+}
+Translator.register(Translator(), STRINGS)
+
+
+def full_report(content: Content, store: ProgressStore) -> dict[str, Any]:
+    from studyapp.labrunner.registry import discover
+
+    now = store.clock()
+    labs = discover()
+    data = progress_report(content, store, now)
+    runs = store.lab_runs()
+    data["labs"] = {}
+    for lab_id in labs:
+        mine = [r for r in runs if r.lab == lab_id]
+        data["labs"][lab_id] = {
+            "runs": len(mine),
+            "ok_runs": sum(r.status == "ok" for r in mine),
+            "last_status": mine[-1].status if mine else None,
+            "last_summary": mine[-1].summary if mine else None,
+            "last_run": mine[-1].started_at.isoformat() if mine else None,
+        }
+    readiness = checklist_readiness(content, store, now, {i for i, info in labs.items() if info.check_question})
+    data["checklist"] = [r.to_dict() for r in readiness]
+    data["readiness"] = round(overall(readiness), 4)
+    return data
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.0f}%"
+
+
+def _bar(value: float, width: int = 10) -> str:
+    filled = round(value * width)
+    return "█" * filled + "░" * (width - filled)
+
+
+def print_report(data: dict[str, Any], t: Translator) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    t.register(STRINGS)
+    console = Console()
+    console.print(Text(t("progress.title"), style="bold"))
+    console.print(
+        t(
+            "progress.reviews",
+            total=data["reviews_total"],
+            accuracy=_pct(data["accuracy"]),
+            due=data["due_today"],
+            streak=data["streak_days"],
+        )
+    )
+    topics = Table(box=None)
+    for column in ("progress.topic", "progress.mastery", "progress.seen", "progress.accuracy", "progress.due"):
+        topics.add_column(t(column))
+    for stats in data["topics"].values():
+        topics.add_row(
+            Text(stats["title"]),
+            f"{_bar(stats['mastery'])} {_pct(stats['mastery'])}",
+            f"{stats['seen']}/{stats['items']}",
+            _pct(stats["accuracy"]),
+            str(stats["due"]),
+        )
+    console.print(topics)
+    console.print(Text(t("progress.readiness", value=_pct(data["readiness"])), style="bold"))
+    checklist = Table(box=None)
+    checklist.add_column("#")
+    checklist.add_column(t("progress.readiness", value=""))
+    checklist.add_column("")
+    checklist.add_column(t("progress.next"))
+    for entry in data["checklist"]:
+        checklist.add_row(
+            str(entry["number"]),
+            f"{_bar(entry['readiness'])} {_pct(entry['readiness'])}",
+            Text(entry["text"]),
+            Text(entry["next_step"]),
+        )
+    console.print(checklist)
+    forecast = " ".join(f"{d['date'][5:]}:{d['due']}" for d in data["due_forecast"])
+    console.print(f"{t('progress.forecast')}: {forecast}")
+    labs = " ".join(f"{lab}:{info['last_status'] or '-'}" for lab, info in data["labs"].items())
+    console.print(f"{t('progress.labs')}: {labs}")
+
+
+def to_markdown(data: dict[str, Any], t: Translator) -> str:
+    t.register(STRINGS)
+    lines = [f"# {t('progress.title')} — {data['generated_at'][:10]}", ""]
+    lines.append(
+        t(
+            "progress.reviews",
+            total=data["reviews_total"],
+            accuracy=_pct(data["accuracy"]),
+            due=data["due_today"],
+            streak=data["streak_days"],
+        )
+    )
+    lines += ["", f"## {t('progress.readiness', value=_pct(data['readiness']))}", ""]
+    lines += ["| # | 항목 | 준비도 | 다음 할 일 |", "| --- | --- | --- | --- |"]
+    for entry in data["checklist"]:
+        lines.append(f"| {entry['number']} | {entry['text']} | {_pct(entry['readiness'])} | {entry['next_step']} |")
+    lines += ["", f"## {t('progress.mastery')}", ""]
+    lines += ["| 주제 | 숙달 | 본 문항 | 최근 정답률 | 오늘 복습 |", "| --- | --- | --- | --- | --- |"]
+    for stats in data["topics"].values():
+        lines.append(
+            f"| {stats['title']} | {_pct(stats['mastery'])} | {stats['seen']}/{stats['items']} | {_pct(stats['accuracy'])} | {stats['due']} |"
+        )
+    lines += ["", f"## {t('progress.labs')}", ""]
+    for lab, info in data["labs"].items():
+        lines.append(f"- **{lab}**: {info['last_status'] or '-'} {info['last_summary'] or ''}".rstrip())
+    lines += ["", f"## {t('progress.forecast')}", ""]
+    lines += [f"- {d['date']}: {d['due']}" for d in data["due_forecast"]]
+    return "\n".join(lines) + "\n"
+
+
+def export_file(store: ProgressStore, path: Path) -> Path:
+    """Write all progress as JSON, atomically (a temp file renamed into place)."""
+    data = store.export_data()
+    path = path.expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".studyapp-export-")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, ensure_ascii=False, indent=1)
+    os.replace(tmp, path)
+    return path
+
+
+def import_file(store: ProgressStore, path: Path) -> dict[str, int]:
+    """Merge an export; a malformed file changes nothing and raises one clear line."""
+    try:
+        text = path.expanduser().read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise StudyappError(f"no such file: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StudyappError(f"cannot read {path}: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StudyappError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    try:
+        return store.import_data(data)
+    except StudyappError as exc:
+        raise StudyappError(f"{path}: {exc}") from None

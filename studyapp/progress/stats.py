@@ -1,0 +1,118 @@
+"""Statistics computed from the review log and schedules: mastery, accuracy, streak, forecast.
+
+Times are stored in UTC; days are cut at the learner's local midnight (`tz`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass
+from datetime import date, datetime, timedelta, tzinfo
+from typing import Any
+
+from studyapp.content.model import Content
+from studyapp.progress.store import ProgressStore
+from studyapp.quiz.engine import due_window_end, is_due, local_tz
+from studyapp.quiz.questions import Question, all_questions
+
+RECENT_ANSWERS = 20  # recent accuracy looks at a topic's last N answers
+
+
+@dataclass(frozen=True)
+class TopicStats:
+    id: str
+    title: str
+    items: int
+    seen: int
+    mastered: int
+    accuracy: float | None  # share right among the topic's last RECENT_ANSWERS answers
+    due: int  # due by the end of today
+
+    @property
+    def mastery(self) -> float:
+        return self.mastered / self.items if self.items else 0.0
+
+
+def topic_stats(
+    content: Content, store: ProgressStore, now: datetime, tz: tzinfo | None = None
+) -> list[TopicStats]:
+    questions = all_questions(content)
+    schedules = store.schedules()
+    reviews = store.reviews()
+    end_of_day = due_window_end(now, tz)
+    result = []
+    for topic in content.ordered_topics():
+        topic_questions = [q for q in questions.values() if q.topic == topic.id]
+        ids = {q.id for q in topic_questions}
+        seen = [schedules[q.id] for q in topic_questions if q.id in schedules]
+        recent = [r for r in reviews if r.item_id in ids][-RECENT_ANSWERS:]
+        result.append(
+            TopicStats(
+                id=topic.id,
+                title=topic.title,
+                items=len(topic_questions),
+                seen=len(seen),
+                mastered=sum(s.is_mastered(now) for s in seen),
+                accuracy=(sum(r.correct for r in recent) / len(recent)) if recent else None,
+                due=sum(1 for q in topic_questions if q.id in schedules and is_due(schedules[q.id], q, end_of_day)),
+            )
+        )
+    return result
+
+
+def due_today(questions: dict[str, Question], store: ProgressStore, now: datetime, tz: tzinfo | None = None) -> int:
+    schedules = store.schedules()
+    end = due_window_end(now, tz)
+    return sum(1 for qid, s in schedules.items() if qid in questions and is_due(s, questions[qid], end))
+
+
+def reviews_per_day(store: ProgressStore, now: datetime, tz: tzinfo | None = None, days: int = 30) -> list[tuple[date, int]]:
+    zone = tz or local_tz()
+    today = now.astimezone(zone).date()
+    counts = Counter(r.reviewed_at.astimezone(zone).date() for r in store.reviews(since=now - timedelta(days=days + 1)))
+    return [(today - timedelta(days=offset), counts.get(today - timedelta(days=offset), 0)) for offset in range(days - 1, -1, -1)]
+
+
+def streak(store: ProgressStore, now: datetime, tz: tzinfo | None = None) -> int:
+    """Consecutive local days with at least one review, ending today (or yesterday, if none yet today)."""
+    zone = tz or local_tz()
+    days = {r.reviewed_at.astimezone(zone).date() for r in store.reviews()}
+    day = now.astimezone(zone).date()
+    if day not in days:
+        day -= timedelta(days=1)
+    count = 0
+    while day in days:
+        count += 1
+        day -= timedelta(days=1)
+    return count
+
+
+def due_forecast(store: ProgressStore, now: datetime, tz: tzinfo | None = None, days: int = 7) -> list[tuple[date, int]]:
+    """Items falling due on each of the next `days` local days (today includes anything overdue)."""
+    zone = tz or local_tz()
+    today = now.astimezone(zone).date()
+    counts: Counter[date] = Counter()
+    for schedule in store.schedules().values():
+        counts[max(today, schedule.due.astimezone(zone).date())] += 1
+    return [(today + timedelta(days=offset), counts.get(today + timedelta(days=offset), 0)) for offset in range(days)]
+
+
+def progress_report(content: Content, store: ProgressStore, now: datetime, tz: tzinfo | None = None) -> dict[str, Any]:
+    """The object behind `studyapp progress --json`."""
+    questions = all_questions(content)
+    topics = topic_stats(content, store, now, tz)
+    reviews = store.reviews()
+    exam = store.exam_date()
+    return {
+        "generated_at": now.isoformat(),
+        "reviews_total": len(reviews),
+        "accuracy": (sum(r.correct for r in reviews) / len(reviews)) if reviews else None,
+        "due_today": due_today(questions, store, now, tz),
+        "streak_days": streak(store, now, tz),
+        "exam_date": exam.isoformat() if exam else None,
+        "topics": {
+            t.id: {**{k: v for k, v in asdict(t).items() if k != "id"}, "mastery": t.mastery} for t in topics
+        },
+        "reviews_per_day": [{"date": d.isoformat(), "reviews": n} for d, n in reviews_per_day(store, now, tz, 14)],
+        "due_forecast": [{"date": d.isoformat(), "due": n} for d, n in due_forecast(store, now, tz)],
+    }

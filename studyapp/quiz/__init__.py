@@ -1,0 +1,1 @@
+"""The quiz engine: FSRS scheduling, session selection and grading. No Textual here."""

@@ -1,0 +1,279 @@
+"""The quiz engine: which questions a session asks, grading, feedback, undo and the summary.
+
+The TUI, the line mode (`--plain`) and the tests all drive this one class; it never imports
+Textual. Every answer is committed to the store before the feedback is returned.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, tzinfo
+
+from studyapp.content.model import Content
+from studyapp.errors import StudyappError
+from studyapp.progress.store import ProgressStore
+from studyapp.quiz.questions import KIND_DRILL, Question, all_questions
+from studyapp.quiz.scheduler import Grade, ItemSchedule
+
+MODES = ("due", "new", "wrong", "exam", "cram")
+DEFAULT_COUNT = 20
+DEFAULT_NEW_PER_SESSION = 10
+EXAM_DEFAULT_COUNT = 30
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    mode: str = "due"
+    topic: str | None = None  # includes the topic's sub-topics
+    checklist: str | None = None
+    count: int | None = None
+    include_drills: bool = True
+    seed: int | None = None  # for reproducible order in tests
+
+
+@dataclass(frozen=True)
+class Feedback:
+    question: Question
+    response: str
+    correct: bool
+    unsure: bool
+    grade: Grade
+    next_due: datetime
+
+
+@dataclass
+class AnswerRecord:
+    question: Question
+    response: str
+    correct: bool
+    unsure: bool
+    response_ms: int | None
+
+
+@dataclass
+class Summary:
+    mode: str
+    answered: int
+    correct: int
+    per_topic: dict[str, tuple[int, int]]  # topic → (right, wrong)
+    misses: list[AnswerRecord]
+    elapsed_s: float
+    due_now: int
+    next_due: datetime | None
+    by_misconception: dict[str, list[AnswerRecord]] = field(default_factory=dict)
+
+
+def local_tz() -> tzinfo:
+    zone = datetime.now().astimezone().tzinfo
+    assert zone is not None
+    return zone
+
+
+def topic_family(content: Content, topic_id: str) -> set[str]:
+    """A topic and its sub-topics (PyTorch 프로파일링 includes Torch.profiler)."""
+    if topic_id not in content.topics:
+        raise StudyappError(f"unknown topic '{topic_id}'. Topics: {', '.join(content.topics)}")
+    return {topic_id} | {t.id for t in content.topics.values() if t.parent == topic_id}
+
+
+def interleave(questions: Iterable[Question]) -> list[Question]:
+    """Round-robin across topics, keeping each topic's own order (interleaving aids retention)."""
+    queues: dict[str, list[Question]] = defaultdict(list)
+    for question in questions:
+        queues[question.topic].append(question)
+    result: list[Question] = []
+    while any(queues.values()):
+        for topic in list(queues):
+            if queues[topic]:
+                result.append(queues[topic].pop(0))
+    return result
+
+
+def is_due(schedule: ItemSchedule, question: Question, now: datetime) -> bool:
+    """Due by FSRS, or its text changed since it was last answered (shown again once)."""
+    return schedule.due <= now or (schedule.text_hash is not None and schedule.text_hash != question.text_hash)
+
+
+def new_quota(unseen: int, exam: date | None, today: date, base: int) -> int:
+    """How many new items today: enough that every item is seen before the exam date."""
+    if exam is None or unseen == 0:
+        return base
+    days_left = (exam - today).days
+    if days_left <= 0:
+        return unseen
+    return max(base, math.ceil(unseen / days_left))
+
+
+def select_questions(
+    content: Content,
+    store: ProgressStore,
+    options: SessionOptions,
+    now: datetime,
+    tz: tzinfo | None = None,
+) -> list[Question]:
+    if options.mode not in MODES:
+        raise StudyappError(f"unknown mode '{options.mode}'. Modes: {', '.join(MODES)}")
+    if options.count is not None and options.count < 1:
+        raise StudyappError("--count must be at least 1")
+    rng = random.Random(options.seed)
+    pool = all_questions(content, include_drills=options.include_drills and options.mode != "exam")
+    if options.topic:
+        family = topic_family(content, options.topic)
+        pool = {qid: q for qid, q in pool.items() if q.topic in family}
+    if options.checklist:
+        if content.checklist_entry(options.checklist) is None:
+            ids = ", ".join(e.id for e in content.checklist)
+            raise StudyappError(f"unknown checklist item '{options.checklist}'. Checklist: {ids}")
+        pool = {qid: q for qid, q in pool.items() if options.checklist in q.checklist}
+    schedules = store.schedules()
+    ordered = sorted(pool.values(), key=lambda q: q.id)
+
+    if options.mode == "cram":
+        chosen = list(ordered)
+        rng.shuffle(chosen)
+        return interleave(chosen)[: options.count or len(chosen)]
+    if options.mode == "exam":
+        chosen = list(ordered)
+        rng.shuffle(chosen)
+        return interleave(chosen)[: options.count or EXAM_DEFAULT_COUNT]
+    if options.mode == "wrong":
+        wrong = [q for q in ordered if q.id in schedules and not schedules[q.id].last_correct]
+        wrong.sort(key=lambda q: (q.misconception or "~", q.topic, q.id))  # grouped by misconception
+        return wrong[: options.count or len(wrong)]
+
+    unseen = [q for q in ordered if q.id not in schedules]
+    rng.shuffle(unseen)
+    unseen = interleave(unseen)
+    if options.mode == "new":
+        return unseen[: options.count or DEFAULT_COUNT]
+
+    # due: overdue first (most overdue first), then new items, interleaving topics.
+    due = [q for q in ordered if q.id in schedules and is_due(schedules[q.id], q, now)]
+    due.sort(key=lambda q: schedules[q.id].due)
+    limit = options.count or DEFAULT_COUNT
+    today = now.astimezone(tz or local_tz()).date()
+    quota = new_quota(len(unseen), store.exam_date(), today, DEFAULT_NEW_PER_SESSION)
+    selected = interleave(due)[:limit]
+    selected += unseen[: max(0, min(quota, limit - len(selected)))]
+    return selected
+
+
+class QuizSession:
+    """One sitting: a queue of questions, the answers given and what they did to the schedule."""
+
+    def __init__(
+        self,
+        content: Content,
+        store: ProgressStore,
+        options: SessionOptions | None = None,
+        questions: list[Question] | None = None,
+    ) -> None:
+        self.content = content
+        self.store = store
+        self.options = options or SessionOptions()
+        self.session_id = uuid.uuid4().hex
+        self.started_at = store.clock()
+        self.queue = (
+            questions if questions is not None else select_questions(content, store, self.options, self.started_at)
+        )
+        self.position = 0
+        self.answers: list[AnswerRecord] = []
+        self.shown_at = self.started_at
+
+    @property
+    def mode(self) -> str:
+        return self.options.mode
+
+    @property
+    def deferred_feedback(self) -> bool:
+        """A mock exam shows no feedback until the end."""
+        return self.mode == "exam"
+
+    @property
+    def current(self) -> Question | None:
+        return self.queue[self.position] if self.position < len(self.queue) else None
+
+    @property
+    def finished(self) -> bool:
+        return self.current is None
+
+    @property
+    def total(self) -> int:
+        return len(self.queue)
+
+    def mark_shown(self) -> None:
+        """Call when the question appears on screen; response time counts from here."""
+        self.shown_at = self.store.clock()
+
+    def answer(self, response: str, unsure: bool = False) -> Feedback | None:
+        """Grade and record the current question. None (nothing recorded) if unreadable."""
+        question = self.current
+        if question is None:
+            raise StudyappError("the session has no question left")
+        correct = question.grade(response)
+        if correct is None:
+            return None
+        now = self.store.clock()
+        elapsed_ms = int((now - self.shown_at).total_seconds() * 1000)
+        _, schedule = self.store.record_answer(
+            question.id,
+            answer=response.strip().upper() if question.kind != KIND_DRILL else response.strip(),
+            correct=correct,
+            unsure=unsure,
+            kind=question.kind,
+            mode=self.mode,
+            session_id=self.session_id,
+            response_ms=max(0, elapsed_ms),
+            text_hash=question.text_hash,
+            reviewed_at=now,
+        )
+        self.answers.append(AnswerRecord(question, response.strip(), correct, unsure, elapsed_ms))
+        self.position += 1
+        return Feedback(question, response, correct, unsure, Grade.from_answer(correct, unsure), schedule.due)
+
+    def undo(self) -> Question | None:
+        """Take back the last answer of this session; that question becomes current again."""
+        if not self.answers:
+            return None
+        removed = self.store.undo_last(session_id=self.session_id)
+        if removed is None:
+            return None
+        self.answers.pop()
+        self.position -= 1
+        self.mark_shown()
+        return self.current
+
+    def summary(self) -> Summary:
+        per_topic: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for record in self.answers:
+            per_topic[record.question.topic][0 if record.correct else 1] += 1
+        misses = [r for r in self.answers if not r.correct]
+        by_misconception: dict[str, list[AnswerRecord]] = defaultdict(list)
+        for record in misses:
+            by_misconception[record.question.misconception or "-"].append(record)
+        now = self.store.clock()
+        schedules = self.store.schedules()
+        upcoming = sorted(s.due for s in schedules.values() if s.due > now)
+        return Summary(
+            mode=self.mode,
+            answered=len(self.answers),
+            correct=sum(r.correct for r in self.answers),
+            per_topic={topic: (right, wrong) for topic, (right, wrong) in per_topic.items()},
+            misses=misses,
+            elapsed_s=(now - self.started_at).total_seconds(),
+            due_now=sum(1 for s in schedules.values() if s.due <= now),
+            next_due=upcoming[0] if upcoming else None,
+            by_misconception=dict(by_misconception),
+        )
+
+
+def due_window_end(now: datetime, tz: tzinfo | None = None) -> datetime:
+    """The end of the learner's local day: 'due today' means due before local midnight."""
+    local = now.astimezone(tz or local_tz())
+    midnight = (local + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return midnight

@@ -1,0 +1,145 @@
+"""Line mode (`studyapp quiz --plain`): the same engine without a TUI.
+
+For screen readers, pipes and scripted tests. One question per prompt; the learner types `o` or
+`x` (or `1`/`2`), a number for drills, `?` before or after the answer for "unsure", `u` to undo,
+`q` to end. End of input ends the session the same way as `q`.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from studyapp.content.model import Content
+from studyapp.errors import EXIT_OK
+from studyapp.i18n import Translator
+from studyapp.progress.store import ProgressStore
+from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions, Summary
+from studyapp.quiz.questions import KIND_OX
+
+Translator_strings = {
+    "ko": {
+        "plain.none": "지금 풀 문항이 없습니다. 다른 모드(--mode new, cram)를 써 보세요.",
+        "plain.prompt_ox": "[o/x, ?=모름 표시, u=되돌리기, q=끝] > ",
+        "plain.prompt_num": "[숫자, u=되돌리기, q=끝] > ",
+        "plain.unreadable": "o 또는 x로 답하세요 (숫자 문항은 숫자).",
+        "plain.right": "정답",
+        "plain.wrong": "오답",
+        "plain.answer": "정답: {answer}",
+        "plain.misconception": "오개념: {label}",
+        "plain.next_due": "다음 복습: {when}",
+        "plain.undone": "마지막 답을 되돌렸습니다.",
+        "plain.nothing_to_undo": "되돌릴 답이 없습니다.",
+        "plain.summary": "요약: {correct}/{answered} 정답, {minutes:.1f}분",
+        "plain.topic_line": "  {topic}: 맞음 {right}, 틀림 {wrong}",
+        "plain.due_now": "지금 복습할 문항: {count}",
+        "plain.misses": "틀린 문항:",
+        "plain.unsure": "(모름 표시)",
+    },
+    "en": {
+        "plain.none": "Nothing to ask right now. Try another mode (--mode new, cram).",
+        "plain.prompt_ox": "[o/x, ?=unsure, u=undo, q=quit] > ",
+        "plain.prompt_num": "[number, u=undo, q=quit] > ",
+        "plain.unreadable": "Answer with o or x (a number for calculation drills).",
+        "plain.right": "Right",
+        "plain.wrong": "Wrong",
+        "plain.answer": "Answer: {answer}",
+        "plain.misconception": "Misconception: {label}",
+        "plain.next_due": "Next review: {when}",
+        "plain.undone": "Last answer undone.",
+        "plain.nothing_to_undo": "Nothing to undo.",
+        "plain.summary": "Summary: {correct}/{answered} right, {minutes:.1f} min",
+        "plain.topic_line": "  {topic}: right {right}, wrong {wrong}",
+        "plain.due_now": "Due now: {count}",
+        "plain.misses": "Missed:",
+        "plain.unsure": "(unsure)",
+    },
+}
+
+_KEY_ALIASES = {"1": "O", "2": "X", "o": "O", "x": "X", "ㅇ": "O"}
+
+
+def parse_response(line: str) -> tuple[str, bool]:
+    """`o`, `x?`, `?1`, `5.9` → (response, unsure)."""
+    text = line.strip()
+    unsure = "?" in text
+    text = text.replace("?", "").strip()
+    return _KEY_ALIASES.get(text.lower(), text), unsure
+
+
+def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list[str]:
+    question = feedback.question
+    lines = [f"{t('plain.right') if feedback.correct else t('plain.wrong')} — {t('plain.answer', answer=question.answer if question.kind == KIND_OX else _number(question.answer, question.unit))}"]
+    lines.append(question.explanation)
+    if question.misconception:
+        label = content.misconceptions.get(question.misconception, question.misconception)
+        lines.append(t("plain.misconception", label=label))
+    lines.append(t("plain.next_due", when=feedback.next_due.astimezone().strftime("%Y-%m-%d %H:%M")))
+    return lines
+
+
+def _number(answer: str, unit: str) -> str:
+    return f"{float(answer):.4g}{unit}"
+
+
+def format_summary(summary: Summary, content: Content, t: Translator) -> list[str]:
+    lines = [t("plain.summary", correct=summary.correct, answered=summary.answered, minutes=summary.elapsed_s / 60)]
+    for topic_id, (right, wrong) in summary.per_topic.items():
+        title = content.topics[topic_id].title if topic_id in content.topics else topic_id
+        lines.append(t("plain.topic_line", topic=title, right=right, wrong=wrong))
+    if summary.misses:
+        lines.append(t("plain.misses"))
+        for record in summary.misses:
+            lines.append(f"  ✗ [{record.question.id}] {record.question.prompt} → {record.question.answer}")
+    lines.append(t("plain.due_now", count=summary.due_now))
+    return lines
+
+
+def run_plain(
+    content: Content,
+    store: ProgressStore,
+    options: SessionOptions,
+    t: Translator,
+    stdin: TextIO,
+    stdout: TextIO,
+) -> int:
+    t.register(Translator_strings)
+    session = QuizSession(content, store, options)
+
+    def say(*lines: str) -> None:
+        for line in lines:
+            stdout.write(line + "\n")
+        stdout.flush()
+
+    if session.finished:
+        say(t("plain.none"))
+        return EXIT_OK
+    deferred: list[Feedback] = []
+    while not session.finished:
+        question = session.current
+        assert question is not None
+        say("", f"({session.position + 1}/{session.total}) [{content.topics[question.topic].title}]", question.prompt)
+        session.mark_shown()
+        stdout.write(t("plain.prompt_ox") if question.kind == KIND_OX else t("plain.prompt_num"))
+        stdout.flush()
+        line = stdin.readline()
+        if not line or line.strip().lower() == "q":
+            say("")
+            break
+        if line.strip().lower() == "u":
+            say(t("plain.undone") if session.undo() is not None else t("plain.nothing_to_undo"))
+            if deferred and len(deferred) > len(session.answers):
+                deferred.pop()
+            continue
+        response, unsure = parse_response(line)
+        feedback = session.answer(response, unsure)
+        if feedback is None:
+            say(t("plain.unreadable"))
+            continue
+        if session.deferred_feedback:
+            deferred.append(feedback)
+        else:
+            say(*format_feedback(feedback, content, t))
+    for feedback in deferred:
+        say("", f"[{feedback.question.id}] {feedback.question.prompt}", *format_feedback(feedback, content, t))
+    say("", *format_summary(session.summary(), content, t))
+    return EXIT_OK

@@ -1,0 +1,89 @@
+"""What the quiz asks: O/X items from the content, and generated calculation drills.
+
+Both become a `Question`, so the engine, the TUI and the line mode handle them the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from studyapp.content.model import Content, Item
+
+KIND_OX = "ox"
+KIND_DRILL = "drill"
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    kind: str  # "ox" or "drill"
+    topic: str
+    prompt: str
+    answer: str  # "O"/"X", or the number as text for drills
+    explanation: str
+    section: str | None = None
+    misconception: str | None = None
+    checklist: tuple[str, ...] = ()
+    tolerance: float = 0.0
+    unit: str = ""
+
+    @property
+    def text_hash(self) -> str:
+        """Changes when the statement or answer changes, so an edited item is shown again once."""
+        return hashlib.sha1(f"{self.prompt}\n{self.answer}".encode()).hexdigest()[:12]
+
+    def grade(self, response: str) -> bool | None:
+        """True/False, or None when the response cannot be read (ask again, record nothing)."""
+        if self.kind == KIND_OX:
+            normalized = response.strip().upper()
+            if normalized in ("O", "X"):
+                return normalized == self.answer
+            return None
+        from studyapp import drills
+
+        return drills.grade(_drill_index()[self.id], response)
+
+
+@lru_cache(maxsize=1)
+def _drill_index() -> dict[str, Any]:
+    from studyapp import drills
+
+    return {drill.id: drill for drill in drills.all_drills()}
+
+
+def question_from_item(item: Item) -> Question:
+    return Question(
+        id=item.id,
+        kind=KIND_OX,
+        topic=item.topic,
+        prompt=item.statement,
+        answer=item.answer,
+        explanation=item.explanation,
+        section=item.section,
+        misconception=item.misconception,
+        checklist=item.checklist,
+    )
+
+
+def all_questions(content: Content, include_drills: bool = True) -> dict[str, Question]:
+    questions = {item.id: question_from_item(item) for item in content.items.values()}
+    if include_drills:
+        from studyapp import drills
+
+        for drill in _drill_index().values():
+            if drill.topic in content.topics:
+                questions[drill.id] = Question(
+                    id=drill.id,
+                    kind=KIND_DRILL,
+                    topic=drill.topic,
+                    prompt=drill.prompt,
+                    answer=repr(drill.answer),
+                    explanation=drill.explanation,
+                    checklist=tuple(drill.checklist),
+                    tolerance=drill.tolerance,
+                    unit=drill.unit,
+                )
+    return questions
