@@ -117,7 +117,9 @@ def _cell(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def run_lab(name: str, main: Callable[[Sequence[str] | None], dict[str, Any]], argv: Sequence[str] | None = None) -> NoReturn:
+def run_lab(
+    name: str, main: Callable[[Sequence[str] | None], dict[str, Any]], argv: Sequence[str] | None = None
+) -> NoReturn:
     """Run `main(argv)`, which returns the result dict, and exit with the protocol's codes."""
     try:
         result = main(argv)

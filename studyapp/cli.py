@@ -30,9 +30,15 @@ class _Parser(argparse.ArgumentParser):
 
 def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     default = argparse.SUPPRESS if suppress else None
-    parser.add_argument("--content", metavar="DIR", default=default, help="content directory ($STUDYAPP_CONTENT)")
-    parser.add_argument("--data-dir", metavar="DIR", default=default, help="progress and lab runs ($STUDYAPP_HOME)")
-    parser.add_argument("--lang", choices=LANGS, default=default, help="interface language (default: from the locale)")
+    parser.add_argument(
+        "--content", metavar="DIR", default=default, help="content directory ($STUDYAPP_CONTENT)"
+    )
+    parser.add_argument(
+        "--data-dir", metavar="DIR", default=default, help="progress and lab runs ($STUDYAPP_HOME)"
+    )
+    parser.add_argument(
+        "--lang", choices=LANGS, default=default, help="interface language (default: from the locale)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,7 +82,9 @@ def cmd_check(args: argparse.Namespace, t: Translator) -> int:
     if errors or content is None:
         print(t("check.failed", count=len(errors)), file=sys.stderr)
         return EXIT_USAGE
-    print(t("check.ok", topics=len(content.topics), items=len(content.items), checklist=len(content.checklist)))
+    print(
+        t("check.ok", topics=len(content.topics), items=len(content.items), checklist=len(content.checklist))
+    )
     return EXIT_OK
 
 
@@ -124,7 +132,11 @@ def cmd_cards(args: argparse.Namespace, t: Translator) -> int:
     else:
         chosen = content.ordered_topics()
     if args.json:
-        print(json.dumps([topic_to_dict(topic, content) for topic in chosen], ensure_ascii=False, indent=2, default=str))
+        print(
+            json.dumps(
+                [topic_to_dict(topic, content) for topic in chosen], ensure_ascii=False, indent=2, default=str
+            )
+        )
         return EXIT_OK
     from rich.console import Console
 
@@ -168,7 +180,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug: one line for the learner, the traceback on request
         if os.environ.get("STUDYAPP_DEBUG"):
             raise
-        print(f"studyapp: internal error: {type(exc).__name__}: {exc} (set STUDYAPP_DEBUG=1 for details)", file=sys.stderr)
+        print(
+            f"studyapp: internal error: {type(exc).__name__}: {exc} (set STUDYAPP_DEBUG=1 for details)",
+            file=sys.stderr,
+        )
         return EXIT_FAILURE
 
 

@@ -41,7 +41,9 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, input_text: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, env: dict[str, str] | None = None, input_text: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run `python -m studyapp ARGS` in a subprocess, as a learner would."""
     full_env = dict(os.environ)
     full_env.update(env or {})

@@ -148,7 +148,9 @@ def test_wrong_type_and_missing_field(tmp_path: Path) -> None:
     found = problems_of(root)
     answer_line = line_of(text, "answer: 1")
     assert f"items/demo.yaml:{answer_line}: item 'demo-001': answer must be O or X, got 1" in found
-    assert any(p.startswith("items/demo.yaml:5: item: missing required field 'explanation'") for p in found), found
+    assert any(
+        p.startswith("items/demo.yaml:5: item: missing required field 'explanation'") for p in found
+    ), found
 
 
 def test_duplicate_ids_across_files(tmp_path: Path) -> None:
@@ -156,7 +158,9 @@ def test_duplicate_ids_across_files(tmp_path: Path) -> None:
     extra = "topic: demo\nitems:\n  - id: demo-003\n    statement: 다른 문장이다.\n    answer: O\n    explanation: 설명.\n    section: definition\n"
     (root / "items" / "zz-extra.yaml").write_text(extra, encoding="utf-8")
     found = problems_of(root)
-    assert any(p.startswith("items/zz-extra.yaml:3: duplicate item id 'demo-003' (first defined at") for p in found), found
+    assert any(
+        p.startswith("items/zz-extra.yaml:3: duplicate item id 'demo-003' (first defined at") for p in found
+    ), found
 
 
 def test_dangling_references(tmp_path: Path) -> None:
@@ -181,7 +185,9 @@ def test_unbalanced_and_too_small_topics(tmp_path: Path) -> None:
     for number in range(7, 21):
         block_start = f"  - id: demo-{number:03d}\n"
         head, _, tail = text.partition(block_start)
-        tail = tail.replace("    answer: X\n", "    answer: O\n", 1).replace("    misconception: demo-wrong\n", "", 1)
+        tail = tail.replace("    answer: X\n", "    answer: O\n", 1).replace(
+            "    misconception: demo-wrong\n", "", 1
+        )
         text = head + block_start + tail
     root2 = write_content(tmp_path / "content2", text)
     assert any("topic 'demo' is unbalanced: 85% O answers" in p for p in problems_of(root2))
@@ -192,18 +198,22 @@ def test_seed_line_without_item_and_missing_pattern(tmp_path: Path) -> None:
     text = text.replace("    pattern: true\n", "", 1)
     root = write_content(tmp_path / "content", text)
     found = problems_of(root)
-    assert f"topics/demo.yaml:{line_of(TOPIC, '데모 특징')}: seed line features#1 of topic 'demo' is not the source of any item" in found
+    assert (
+        f"topics/demo.yaml:{line_of(TOPIC, '데모 특징')}: seed line features#1 of topic 'demo' is not the source of any item"
+        in found
+    )
     pattern_line = line_of(TOPIC, "데모 O 예시")
-    assert f"topics/demo.yaml:{pattern_line}: pattern example is not an item with pattern: true: 데모 O 예시이다." in found
+    assert (
+        f"topics/demo.yaml:{pattern_line}: pattern example is not an item with pattern: true: 데모 O 예시이다."
+        in found
+    )
 
 
 def test_cp949_file_is_explained(tmp_path: Path) -> None:
     root = write_content(tmp_path / "content")
     (root / "topics" / "demo.yaml").write_bytes(TOPIC.encode("cp949", errors="replace"))
     found = problems_of(root)
-    assert any(
-        p.startswith("topics/demo.yaml:2: not UTF-8") and "CP949" in p for p in found
-    ), found
+    assert any(p.startswith("topics/demo.yaml:2: not UTF-8") and "CP949" in p for p in found), found
 
 
 def test_empty_file(tmp_path: Path) -> None:
@@ -234,7 +244,13 @@ def test_check_reports_all_problems_via_cli(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "garbage",
-    [b"\x00\x01\x02", b"- just\n- a list\n", b"key: [unclosed", b"!!python/object:os.system ls\n", b"\xff\xfe\x00"],
+    [
+        b"\x00\x01\x02",
+        b"- just\n- a list\n",
+        b"key: [unclosed",
+        b"!!python/object:os.system ls\n",
+        b"\xff\xfe\x00",
+    ],
 )
 def test_no_traceback_for_any_input(tmp_path: Path, garbage: bytes) -> None:
     root = write_content(tmp_path / "content")

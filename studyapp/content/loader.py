@@ -44,11 +44,8 @@ class Problem:
 
     def format(self, base: Path | None = None) -> str:
         shown = self.path
-        if base is not None:
-            try:
-                shown = self.path.relative_to(base)
-            except ValueError:
-                pass
+        if base is not None and self.path.is_relative_to(base):
+            shown = self.path.relative_to(base)
         prefix = "warning: " if self.warning else ""
         return f"{shown}:{self.line}: {prefix}{self.message}"
 
@@ -58,8 +55,10 @@ class ContentError(StudyappError):
 
     def __init__(self, problems: list[Problem], base: Path | None = None) -> None:
         self.problems = problems
-        lines = [p.format(base) for p in problems]
-        super().__init__("\n".join(lines) if lines else "content is invalid")
+        # Commands other than `check` say it in one line: the first problem and how many more.
+        first = problems[0].format(base) if problems else "content is invalid"
+        more = f" (and {len(problems) - 1} more: run `studyapp check`)" if len(problems) > 1 else ""
+        super().__init__(f"invalid content: {first}{more}")
 
 
 class _Collector:
@@ -109,7 +108,9 @@ class _Collector:
     def slug(self, data: LinedDict, key: str, what: str) -> str | None:
         value = self.text(data, key, what)
         if value is not None and not SLUG.match(value):
-            self.error(data.line_of(key), f"{what}: '{key}' must be a lowercase slug like 'my-id', got '{value}'")
+            self.error(
+                data.line_of(key), f"{what}: '{key}' must be a lowercase slug like 'my-id', got '{value}'"
+            )
             return None
         return value
 
@@ -349,7 +350,9 @@ def _read_items_file(
     c.fields(file_data, "items file", ["topic", "items"], ["misconceptions"])
     topic_id = c.slug(file_data, "topic", "items file")
     if "misconceptions" in file_data:
-        _read_misconceptions(c, file_data["misconceptions"], file_data.line_of("misconceptions"), misconceptions)
+        _read_misconceptions(
+            c, file_data["misconceptions"], file_data.line_of("misconceptions"), misconceptions
+        )
     entries = file_data.get("items")
     if not isinstance(entries, LinedList):
         c.error(file_data.line_of("items"), "items file: 'items' must be a list")
@@ -423,7 +426,11 @@ def _check_links(
     checklist_ids = {entry.id for entry in checklist}
     for topic in topics.values():
         if topic.parent is not None and topic.parent not in topics:
-            c.error(topic.location.line, f"topic '{topic.id}': unknown parent topic '{topic.parent}'", topic.location.path)
+            c.error(
+                topic.location.line,
+                f"topic '{topic.id}': unknown parent topic '{topic.parent}'",
+                topic.location.path,
+            )
         for lab in topic.labs:
             check_lab(lab, topic.location)
 
@@ -435,12 +442,20 @@ def _check_links(
             continue  # reported once per file
         section = topic.section(item.section)
         if section is None:
-            c.error(where.line, f"item '{item.id}': unknown section '{item.section}' in topic '{topic.id}'", where.path)
+            c.error(
+                where.line,
+                f"item '{item.id}': unknown section '{item.section}' in topic '{topic.id}'",
+                where.path,
+            )
         for ref in item.sources:
             match = SOURCE_REF.match(ref)
             target = topic.section(match["section"]) if match else None
             if match is None or target is None or ref not in target.source_refs():
-                c.error(where.line, f"item '{item.id}': source '{ref}' is not a seed line of topic '{topic.id}'", where.path)
+                c.error(
+                    where.line,
+                    f"item '{item.id}': source '{ref}' is not a seed line of topic '{topic.id}'",
+                    where.path,
+                )
             else:
                 referenced.add((topic.id, ref))
         if item.misconception is not None and item.misconception not in misconceptions:
@@ -456,17 +471,34 @@ def _check_links(
         for section in topic.sections:
             for ref, line in section.source_refs().items():
                 if (topic.id, ref) not in referenced:
-                    c.error(line, f"seed line {ref} of topic '{topic.id}' is not the source of any item", path)
+                    c.error(
+                        line, f"seed line {ref} of topic '{topic.id}' is not the source of any item", path
+                    )
             for example in section.examples + section.alt_examples:
-                if not any(i.pattern and i.statement == example.text and i.answer == example.answer for i in topic_items):
-                    c.error(example.line, f"pattern example is not an item with pattern: true: {example.text}", path)
+                if not any(
+                    i.pattern and i.statement == example.text and i.answer == example.answer
+                    for i in topic_items
+                ):
+                    c.error(
+                        example.line,
+                        f"pattern example is not an item with pattern: true: {example.text}",
+                        path,
+                    )
         if len(topic_items) < MIN_ITEMS_PER_TOPIC:
-            c.error(1, f"topic '{topic.id}' has {len(topic_items)} items; at least {MIN_ITEMS_PER_TOPIC} needed", path)
+            c.error(
+                1,
+                f"topic '{topic.id}' has {len(topic_items)} items; at least {MIN_ITEMS_PER_TOPIC} needed",
+                path,
+            )
         elif topic_items:
             share = sum(i.answer == "O" for i in topic_items) / len(topic_items)
             low, high = O_SHARE_RANGE
             if not low <= share <= high:
-                c.error(1, f"topic '{topic.id}' is unbalanced: {share:.0%} O answers (needs {low:.0%}–{high:.0%})", path)
+                c.error(
+                    1,
+                    f"topic '{topic.id}' is unbalanced: {share:.0%} O answers (needs {low:.0%}–{high:.0%})",
+                    path,
+                )
 
     numbers: dict[int, str] = {}
     for entry in checklist:
@@ -490,7 +522,9 @@ def _merge_checklist_links(checklist: list[ChecklistEntry], items: dict[str, Ite
         tagged = [i.id for i in items.values() if entry.id in i.checklist]
         linked = tuple(dict.fromkeys([*entry.items, *tagged]))
         merged.append(
-            ChecklistEntry(entry.id, entry.number, entry.text, entry.topics, entry.labs, linked, entry.location)
+            ChecklistEntry(
+                entry.id, entry.number, entry.text, entry.topics, entry.labs, linked, entry.location
+            )
         )
     return sorted(merged, key=lambda e: e.number)
 
@@ -519,7 +553,11 @@ def check_content(root: Path, known_labs: set[str] | None = None) -> tuple[Conte
     def claim(kind: str, object_id: str, location: Location) -> bool:
         key = f"{kind}:{object_id}"
         if key in id_owner:
-            c.error(location.line, f"duplicate {kind} id '{object_id}' (first defined at {id_owner[key]})", location.path)
+            c.error(
+                location.line,
+                f"duplicate {kind} id '{object_id}' (first defined at {id_owner[key]})",
+                location.path,
+            )
             return False
         id_owner[key] = location
         return True
@@ -543,7 +581,9 @@ def check_content(root: Path, known_labs: set[str] | None = None) -> tuple[Conte
             if file_data is not None:
                 c.fields(file_data, "misconceptions file", ["misconceptions"], [])
                 if "misconceptions" in file_data:
-                    _read_misconceptions(c, file_data["misconceptions"], file_data.line_of("misconceptions"), misconceptions)
+                    _read_misconceptions(
+                        c, file_data["misconceptions"], file_data.line_of("misconceptions"), misconceptions
+                    )
 
     topic_files = sorted((root / "topics").glob("*.y*ml"))
     if not topic_files:
@@ -560,7 +600,9 @@ def check_content(root: Path, known_labs: set[str] | None = None) -> tuple[Conte
             continue
         topic_id, file_items = _read_items_file(c, data, path, misconceptions)
         if topic_id is not None and topic_id not in topics:
-            c.error(data.line_of("topic") if isinstance(data, LinedDict) else 1, f"unknown topic '{topic_id}'")
+            c.error(
+                data.line_of("topic") if isinstance(data, LinedDict) else 1, f"unknown topic '{topic_id}'"
+            )
             continue
         for item in file_items:
             if claim("item", item.id, item.location):
@@ -580,7 +622,11 @@ def check_content(root: Path, known_labs: set[str] | None = None) -> tuple[Conte
     checklist = _merge_checklist_links(checklist, items)
     for entry in checklist if not unreadable else ():
         if not entry.items:
-            c.error(entry.location.line, f"checklist item '{entry.id}' has no linked quiz items", entry.location.path)
+            c.error(
+                entry.location.line,
+                f"checklist item '{entry.id}' has no linked quiz items",
+                entry.location.path,
+            )
 
     content = Content(
         root=root,
@@ -600,5 +646,8 @@ def load_content(root: Path, known_labs: set[str] | None = None) -> Content:
     content, problems = check_content(root, known_labs)
     errors = [p for p in problems if not p.warning]
     if content is None or errors:
+        # A file that cannot be read at all is the root cause of what follows: name it first.
+        unreadable = ("YAML", "not UTF-8", "empty file", "cannot read")
+        errors.sort(key=lambda p: not p.message.startswith(unreadable))
         raise ContentError(errors, base=Path.cwd())
     return content

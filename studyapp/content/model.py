@@ -64,9 +64,13 @@ class Section:
     def source_refs(self) -> dict[str, int]:
         """Every seed line of this section as a source ref (`features#2`, `patterns#alt1`) → line."""
         refs: dict[str, int] = {}
-        main, alt = (self.examples, self.alt_examples) if self.kind == "patterns" else (
-            self.bullets,
-            self.alt_bullets,
+        main, alt = (
+            (self.examples, self.alt_examples)
+            if self.kind == "patterns"
+            else (
+                self.bullets,
+                self.alt_bullets,
+            )
         )
         for number, entry in enumerate(main, start=1):
             refs[f"{self.id}#{number}"] = entry.line

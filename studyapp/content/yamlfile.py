@@ -103,10 +103,10 @@ def read_yaml(path: Path) -> Any:
         raise FileProblem(1, f"cannot read file: {exc.strerror or exc}") from None
     text = decode_utf8(raw)
     try:
-        data = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - _LineLoader is a SafeLoader
+        data = yaml.load(text, Loader=_LineLoader)  # _LineLoader derives from a SafeLoader
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
+        line = min(mark.line + 1 if mark else 1, text.count("\n") + 1)  # EOF errors: the last line
         reason = exc.problem or exc.context or "invalid YAML"
         if exc.context and exc.context_mark and exc.context_mark.line + 1 != line:
             reason += f" ({exc.context} at line {exc.context_mark.line + 1})"

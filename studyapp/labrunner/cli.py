@@ -47,7 +47,9 @@ STRINGS = {
 }
 
 
-def run_command(args: argparse.Namespace, t: Translator, open_store: Callable[[argparse.Namespace], Any]) -> int:
+def run_command(
+    args: argparse.Namespace, t: Translator, open_store: Callable[[argparse.Namespace], Any]
+) -> int:
     t.register(STRINGS)
     store = open_store(args)
     if args.name == "list":
@@ -59,13 +61,19 @@ def run_command(args: argparse.Namespace, t: Translator, open_store: Callable[[a
 
         raise StudyappError("--timeout must be positive")
     cancel = threading.Event()
-    outcome = _run_with_progress(store, info, args, out_dir, cancel, show=not args.json and sys.stderr.isatty())
+    outcome = _run_with_progress(
+        store, info, args, out_dir, cancel, show=not args.json and sys.stderr.isatty()
+    )
     if args.json:
-        payload = outcome.result if outcome.status == STATUS_OK and outcome.result else {
-            "lab": info.id,
-            "status": outcome.status,
-            "message": outcome.message,
-        }
+        payload = (
+            outcome.result
+            if outcome.status == STATUS_OK and outcome.result
+            else {
+                "lab": info.id,
+                "status": outcome.status,
+                "message": outcome.message,
+            }
+        )
         print(json.dumps(payload, ensure_ascii=False))
     elif outcome.status == STATUS_OK:
         from rich.console import Console
@@ -87,9 +95,19 @@ def exit_code(outcome: LabOutcome) -> int:
 
 
 def _run_with_progress(
-    store: Any, info: registry.LabInfo, args: argparse.Namespace, out_dir: Path | None, cancel: threading.Event, show: bool
+    store: Any,
+    info: registry.LabInfo,
+    args: argparse.Namespace,
+    out_dir: Path | None,
+    cancel: threading.Event,
+    show: bool,
 ) -> LabOutcome:
-    kwargs: dict[str, Any] = {"quick": args.quick, "timeout": args.timeout, "cancel": cancel, "out_dir": out_dir}
+    kwargs: dict[str, Any] = {
+        "quick": args.quick,
+        "timeout": args.timeout,
+        "cancel": cancel,
+        "out_dir": out_dir,
+    }
     if not show:
         return run_and_record(store, info, args.lab_args, **kwargs)
     from rich.console import Console
@@ -107,7 +125,9 @@ def _run_with_progress(
 
         def on_progress(event: ProgressEvent) -> None:
             text = f"{event.phase}: {event.message}" if event.message else event.phase
-            progress.update(task, completed=event.fraction if event.fraction is not None else None, phase=text[:60])
+            progress.update(
+                task, completed=event.fraction if event.fraction is not None else None, phase=text[:60]
+            )
 
         return run_and_record(store, info, args.lab_args, on_progress=on_progress, **kwargs)
 
@@ -141,7 +161,13 @@ def _list(args: argparse.Namespace, t: Translator, store: Any) -> int:
         table.add_column(t(column))
     for row in rows:
         last = f"{row['last_status']}: {row['last_summary'] or ''}" if row["last_status"] else t("lab.never")
-        table.add_row(row["id"], Text(row["title"]), ", ".join(row["topics"]), ", ".join(row["checklist"]), Text(last[:60]))
+        table.add_row(
+            row["id"],
+            Text(row["title"]),
+            ", ".join(row["topics"]),
+            ", ".join(row["checklist"]),
+            Text(last[:60]),
+        )
     Console().print(table)
     return EXIT_OK
 

@@ -46,7 +46,9 @@ def _read(path: Path) -> LabInfo:
     question = data.get("check_question")
     check = None
     if isinstance(question, dict) and question.get("answer") in ("O", "X") and question.get("statement"):
-        check = CheckQuestion(str(question["statement"]), question["answer"], str(question.get("explanation", "")))
+        check = CheckQuestion(
+            str(question["statement"]), question["answer"], str(question.get("explanation", ""))
+        )
     return LabInfo(
         id=path.parent.name,
         title=str(data.get("title", path.parent.name)),

@@ -66,8 +66,14 @@ def default_out_dir(lab: str, data_dir: Path | None = None) -> Path:
     return (data_dir or locations.data_dir()) / "runs" / lab / stamp
 
 
+# `python -m labs.NAME` would look in the current directory first; this puts the labs root first
+# so the lab that runs is the one the registry found, whatever directory the learner is in.
+_LAUNCH = "import runpy, sys; sys.path.insert(0, {root!r}); runpy.run_module({module!r}, run_name='__main__', alter_sys=True)"
+
+
 def lab_command(info: LabInfo, lab_args: Sequence[str], quick: bool, out_dir: Path) -> list[str]:
-    command = [sys.executable, "-m", f"labs.{info.id}", *lab_args, "--out", str(out_dir)]
+    launch = _LAUNCH.format(root=str(info.path.parent.parent), module=f"labs.{info.id}")
+    command = [sys.executable, "-c", launch, *lab_args, "--out", str(out_dir)]
     if quick:
         command.append("--quick")
     return command
@@ -190,14 +196,27 @@ def run_lab(
     code = process.returncode
 
     def outcome(status: str, message: str, reason: str = "") -> LabOutcome:
-        return LabOutcome(info.id, status, result if status == STATUS_OK else None, message, code, out_dir, elapsed, reason, stderr_log, events)
+        return LabOutcome(
+            info.id,
+            status,
+            result if status == STATUS_OK else None,
+            message,
+            code,
+            out_dir,
+            elapsed,
+            reason,
+            stderr_log,
+            events,
+        )
 
     if stopped_for == "cancelled":
         return outcome(STATUS_CANCELLED, f"{info.id}: cancelled after {elapsed:.1f} s", "cancelled")
     if stopped_for == "timeout":
         return outcome(STATUS_FAILED, f"{info.id}: stopped after {limit:.0f} s (timeout)", "timeout")
     if code == 0 and result is not None:
-        (out_dir / "result.json").write_text(json.dumps(result, ensure_ascii=False, indent=2), encoding="utf-8")
+        (out_dir / "result.json").write_text(
+            json.dumps(result, ensure_ascii=False, indent=2), encoding="utf-8"
+        )
         return outcome(STATUS_OK, str(result.get("summary", "")))
     if code == EXIT_INTERRUPTED or (error and error.get("kind") == "cancelled"):
         return outcome(STATUS_CANCELLED, f"{info.id}: cancelled", "cancelled")
@@ -210,9 +229,15 @@ def run_lab(
             text = f"{info.id}: {text}"
         return outcome(STATUS_FAILED, text, reason)
     if code == 0:
-        return outcome(STATUS_FAILED, f"{info.id}: the lab ended without a result ({garbage} unreadable output lines)", "garbage")
+        return outcome(
+            STATUS_FAILED,
+            f"{info.id}: the lab ended without a result ({garbage} unreadable output lines)",
+            "garbage",
+        )
     reason = "garbage" if garbage else "crash"
-    return outcome(STATUS_FAILED, f"{info.id} lab failed with exit code {code} (details: {stderr_log})", reason)
+    return outcome(
+        STATUS_FAILED, f"{info.id} lab failed with exit code {code} (details: {stderr_log})", reason
+    )
 
 
 def _parse_line(raw: bytes) -> dict[str, Any] | None:

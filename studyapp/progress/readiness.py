@@ -42,17 +42,25 @@ class Readiness:
             "number": self.entry.number,
             "text": self.entry.text,
             "readiness": round(self.readiness, 4),
-            "components": {"quiz": round(self.quiz, 4), "labs": round(self.labs, 4), "self_check": self.self_check},
+            "components": {
+                "quiz": round(self.quiz, 4),
+                "labs": round(self.labs, 4),
+                "self_check": self.self_check,
+            },
             "evidence": self.evidence,
             "next_step": self.next_step,
         }
 
 
-def linked_questions(content: Content, entry: ChecklistEntry, questions: dict[str, Question]) -> list[Question]:
+def linked_questions(
+    content: Content, entry: ChecklistEntry, questions: dict[str, Question]
+) -> list[Question]:
     return [q for q in questions.values() if entry.id in q.checklist or q.id in entry.items]
 
 
-def _quiz_score(linked: list[Question], schedules: dict[str, ItemSchedule], now: datetime) -> tuple[float, dict[str, Any]]:
+def _quiz_score(
+    linked: list[Question], schedules: dict[str, ItemSchedule], now: datetime
+) -> tuple[float, dict[str, Any]]:
     if not linked:
         return 0.0, {"items": 0}
     recall = [
@@ -79,10 +87,7 @@ def _lab_score(
         ok_runs = [r for r in runs if r.lab == lab and r.status == "ok"]
         ran = 1.0 if ok_runs else 0.0
         answer = answers.get(lab)
-        if lab in questioned:
-            score = 0.5 * ran + (0.5 if answer and answer[0] else 0.0)
-        else:
-            score = ran
+        score = 0.5 * ran + (0.5 if answer and answer[0] else 0.0) if lab in questioned else ran
         total += score
         evidence[lab] = {
             "ok_runs": len(ok_runs),
@@ -101,10 +106,20 @@ def _self_check(
     ids = {q.id for q in linked}
     failed_since = [r.item_id for r in reviews if r.item_id in ids and not r.correct and r.reviewed_at > when]
     valid = not failed_since
-    return (1.0 if valid else 0.0), {"checked_at": when.isoformat(), "valid": valid, "failed_since": failed_since[:5]}
+    return (1.0 if valid else 0.0), {
+        "checked_at": when.isoformat(),
+        "valid": valid,
+        "failed_since": failed_since[:5],
+    }
 
 
-def _next_step(entry: ChecklistEntry, quiz: float, lab_evidence: dict[str, Any], self_score: float, evidence: dict[str, Any]) -> str:
+def _next_step(
+    entry: ChecklistEntry,
+    quiz: float,
+    lab_evidence: dict[str, Any],
+    self_score: float,
+    evidence: dict[str, Any],
+) -> str:
     if quiz < READY_AT:
         return f"복습: studyapp quiz --checklist {entry.id} (연결 문항 {evidence['quiz'].get('items', 0)}개)"
     for lab, info in lab_evidence.items():
@@ -117,7 +132,9 @@ def _next_step(entry: ChecklistEntry, quiz: float, lab_evidence: dict[str, Any],
     return "준비됨"
 
 
-def checklist_readiness(content: Content, store: ProgressStore, now: datetime, lab_questions: set[str] | None = None) -> list[Readiness]:
+def checklist_readiness(
+    content: Content, store: ProgressStore, now: datetime, lab_questions: set[str] | None = None
+) -> list[Readiness]:
     """Readiness for every checklist item. `lab_questions`: labs that ask a check question."""
     questions = all_questions(content)
     schedules = store.schedules()
@@ -135,7 +152,15 @@ def checklist_readiness(content: Content, store: ProgressStore, now: datetime, l
         evidence = {"quiz": quiz_evidence, "labs": lab_evidence, "self_check": self_evidence}
         readiness = WEIGHTS["quiz"] * quiz + WEIGHTS["labs"] * labs + WEIGHTS["self_check"] * self_score
         result.append(
-            Readiness(entry, readiness, quiz, labs, self_score, evidence, _next_step(entry, quiz, lab_evidence, self_score, evidence))
+            Readiness(
+                entry,
+                readiness,
+                quiz,
+                labs,
+                self_score,
+                evidence,
+                _next_step(entry, quiz, lab_evidence, self_score, evidence),
+            )
         )
     return result
 

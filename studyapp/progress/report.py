@@ -69,7 +69,9 @@ def full_report(content: Content, store: ProgressStore) -> dict[str, Any]:
             "last_summary": mine[-1].summary if mine else None,
             "last_run": mine[-1].started_at.isoformat() if mine else None,
         }
-    readiness = checklist_readiness(content, store, now, {i for i, info in labs.items() if info.check_question})
+    readiness = checklist_readiness(
+        content, store, now, {i for i, info in labs.items() if info.check_question}
+    )
     data["checklist"] = [r.to_dict() for r in readiness]
     data["readiness"] = round(overall(readiness), 4)
     return data
@@ -102,7 +104,13 @@ def print_report(data: dict[str, Any], t: Translator) -> None:
         )
     )
     topics = Table(box=None)
-    for column in ("progress.topic", "progress.mastery", "progress.seen", "progress.accuracy", "progress.due"):
+    for column in (
+        "progress.topic",
+        "progress.mastery",
+        "progress.seen",
+        "progress.accuracy",
+        "progress.due",
+    ):
         topics.add_column(t(column))
     for stats in data["topics"].values():
         topics.add_row(
@@ -148,7 +156,9 @@ def to_markdown(data: dict[str, Any], t: Translator) -> str:
     lines += ["", f"## {t('progress.readiness', value=_pct(data['readiness']))}", ""]
     lines += ["| # | 항목 | 준비도 | 다음 할 일 |", "| --- | --- | --- | --- |"]
     for entry in data["checklist"]:
-        lines.append(f"| {entry['number']} | {entry['text']} | {_pct(entry['readiness'])} | {entry['next_step']} |")
+        lines.append(
+            f"| {entry['number']} | {entry['text']} | {_pct(entry['readiness'])} | {entry['next_step']} |"
+        )
     lines += ["", f"## {t('progress.mastery')}", ""]
     lines += ["| 주제 | 숙달 | 본 문항 | 최근 정답률 | 오늘 복습 |", "| --- | --- | --- | --- | --- |"]
     for stats in data["topics"].values():

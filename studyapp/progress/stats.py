@@ -54,23 +54,34 @@ def topic_stats(
                 seen=len(seen),
                 mastered=sum(s.is_mastered(now) for s in seen),
                 accuracy=(sum(r.correct for r in recent) / len(recent)) if recent else None,
-                due=sum(1 for q in topic_questions if q.id in schedules and is_due(schedules[q.id], q, end_of_day)),
+                due=sum(
+                    1 for q in topic_questions if q.id in schedules and is_due(schedules[q.id], q, end_of_day)
+                ),
             )
         )
     return result
 
 
-def due_today(questions: dict[str, Question], store: ProgressStore, now: datetime, tz: tzinfo | None = None) -> int:
+def due_today(
+    questions: dict[str, Question], store: ProgressStore, now: datetime, tz: tzinfo | None = None
+) -> int:
     schedules = store.schedules()
     end = due_window_end(now, tz)
     return sum(1 for qid, s in schedules.items() if qid in questions and is_due(s, questions[qid], end))
 
 
-def reviews_per_day(store: ProgressStore, now: datetime, tz: tzinfo | None = None, days: int = 30) -> list[tuple[date, int]]:
+def reviews_per_day(
+    store: ProgressStore, now: datetime, tz: tzinfo | None = None, days: int = 30
+) -> list[tuple[date, int]]:
     zone = tz or local_tz()
     today = now.astimezone(zone).date()
-    counts = Counter(r.reviewed_at.astimezone(zone).date() for r in store.reviews(since=now - timedelta(days=days + 1)))
-    return [(today - timedelta(days=offset), counts.get(today - timedelta(days=offset), 0)) for offset in range(days - 1, -1, -1)]
+    counts = Counter(
+        r.reviewed_at.astimezone(zone).date() for r in store.reviews(since=now - timedelta(days=days + 1))
+    )
+    return [
+        (today - timedelta(days=offset), counts.get(today - timedelta(days=offset), 0))
+        for offset in range(days - 1, -1, -1)
+    ]
 
 
 def streak(store: ProgressStore, now: datetime, tz: tzinfo | None = None) -> int:
@@ -87,17 +98,24 @@ def streak(store: ProgressStore, now: datetime, tz: tzinfo | None = None) -> int
     return count
 
 
-def due_forecast(store: ProgressStore, now: datetime, tz: tzinfo | None = None, days: int = 7) -> list[tuple[date, int]]:
+def due_forecast(
+    store: ProgressStore, now: datetime, tz: tzinfo | None = None, days: int = 7
+) -> list[tuple[date, int]]:
     """Items falling due on each of the next `days` local days (today includes anything overdue)."""
     zone = tz or local_tz()
     today = now.astimezone(zone).date()
     counts: Counter[date] = Counter()
     for schedule in store.schedules().values():
         counts[max(today, schedule.due.astimezone(zone).date())] += 1
-    return [(today + timedelta(days=offset), counts.get(today + timedelta(days=offset), 0)) for offset in range(days)]
+    return [
+        (today + timedelta(days=offset), counts.get(today + timedelta(days=offset), 0))
+        for offset in range(days)
+    ]
 
 
-def progress_report(content: Content, store: ProgressStore, now: datetime, tz: tzinfo | None = None) -> dict[str, Any]:
+def progress_report(
+    content: Content, store: ProgressStore, now: datetime, tz: tzinfo | None = None
+) -> dict[str, Any]:
     """The object behind `studyapp progress --json`."""
     questions = all_questions(content)
     topics = topic_stats(content, store, now, tz)
@@ -113,6 +131,8 @@ def progress_report(content: Content, store: ProgressStore, now: datetime, tz: t
         "topics": {
             t.id: {**{k: v for k, v in asdict(t).items() if k != "id"}, "mastery": t.mastery} for t in topics
         },
-        "reviews_per_day": [{"date": d.isoformat(), "reviews": n} for d, n in reviews_per_day(store, now, tz, 14)],
+        "reviews_per_day": [
+            {"date": d.isoformat(), "reviews": n} for d, n in reviews_per_day(store, now, tz, 14)
+        ],
         "due_forecast": [{"date": d.isoformat(), "due": n} for d, n in due_forecast(store, now, tz)],
     }

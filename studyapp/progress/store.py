@@ -396,7 +396,9 @@ class ProgressStore:
             )
         return uid
 
-    def finish_lab_run(self, uid: str, status: str, summary: str | None, result: dict[str, Any] | None) -> None:
+    def finish_lab_run(
+        self, uid: str, status: str, summary: str | None, result: dict[str, Any] | None
+    ) -> None:
         with self.transaction() as db:
             db.execute(
                 "UPDATE lab_runs SET ended_at = ?, status = ?, summary = ?, result_json = ? WHERE uid = ?",
@@ -437,7 +439,9 @@ class ProgressStore:
 
     def lab_answers(self) -> dict[str, tuple[bool, datetime]]:
         """The latest check-question answer per lab: (correct, when)."""
-        rows = self._db.execute("SELECT lab, correct, answered_at FROM lab_answers ORDER BY answered_at, id").fetchall()
+        rows = self._db.execute(
+            "SELECT lab, correct, answered_at FROM lab_answers ORDER BY answered_at, id"
+        ).fetchall()
         return {r["lab"]: (bool(r["correct"]), from_iso(r["answered_at"])) for r in rows}
 
     # -- checklist self-checks ----------------------------------------------------------------
@@ -464,7 +468,7 @@ class ProgressStore:
     # -- moving between machines --------------------------------------------------------------
     def export_data(self) -> dict[str, Any]:
         def table(name: str) -> list[dict[str, Any]]:
-            return [dict(r) for r in self._db.execute(f"SELECT * FROM {name} ORDER BY id")]  # noqa: S608
+            return [dict(r) for r in self._db.execute(f"SELECT * FROM {name} ORDER BY id")]
 
         data = {
             "format": "studyapp-progress",
@@ -513,12 +517,14 @@ class ProgressStore:
                 for row in data.get(name, []):
                     values = [row.get(column) for column in columns]
                     cursor = db.execute(
-                        f"INSERT OR IGNORE INTO {name}({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",  # noqa: S608
+                        f"INSERT OR IGNORE INTO {name}({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
                         values,
                     )
                     added[name] += cursor.rowcount
             if data.get("exam_date") and not self.get_meta("exam_date"):
-                db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('exam_date', ?)", (data["exam_date"],))
+                db.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('exam_date', ?)", (data["exam_date"],)
+                )
         return added
 
 
@@ -532,7 +538,7 @@ _PLAIN_TABLES = {
 def _validate_export(data: Any) -> None:
     """Refuse anything that is not a well-formed export before touching the store."""
     if not isinstance(data, dict) or data.get("format") != "studyapp-progress":
-        raise StudyappError("not a studyapp progress export (missing \"format\": \"studyapp-progress\")")
+        raise StudyappError('not a studyapp progress export (missing "format": "studyapp-progress")')
     if not isinstance(data.get("schema"), int) or data["schema"] > SCHEMA_VERSION:
         raise StudyappError(f"progress export has unsupported schema {data.get('schema')!r}")
     required = {
@@ -551,7 +557,9 @@ def _validate_export(data: Any) -> None:
                     from_iso(str(row["reviewed_at"]))
                     Grade(int(row["rating"]))
                 except (ValueError, TypeError):
-                    raise StudyappError(f"progress export: reviews[{index}] has a bad date or rating") from None
+                    raise StudyappError(
+                        f"progress export: reviews[{index}] has a bad date or rating"
+                    ) from None
 
 
 def _review_from_row(row: sqlite3.Row) -> Review:

@@ -96,7 +96,9 @@ def interleave(questions: Iterable[Question]) -> list[Question]:
 
 def is_due(schedule: ItemSchedule, question: Question, now: datetime) -> bool:
     """Due by FSRS, or its text changed since it was last answered (shown again once)."""
-    return schedule.due <= now or (schedule.text_hash is not None and schedule.text_hash != question.text_hash)
+    return schedule.due <= now or (
+        schedule.text_hash is not None and schedule.text_hash != question.text_hash
+    )
 
 
 def new_quota(unseen: int, exam: date | None, today: date, base: int) -> int:
@@ -179,7 +181,9 @@ class QuizSession:
         self.session_id = uuid.uuid4().hex
         self.started_at = store.clock()
         self.queue = (
-            questions if questions is not None else select_questions(content, store, self.options, self.started_at)
+            questions
+            if questions is not None
+            else select_questions(content, store, self.options, self.started_at)
         )
         self.position = 0
         self.answers: list[AnswerRecord] = []

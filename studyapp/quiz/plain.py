@@ -68,7 +68,9 @@ def parse_response(line: str) -> tuple[str, bool]:
 
 def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list[str]:
     question = feedback.question
-    lines = [f"{t('plain.right') if feedback.correct else t('plain.wrong')} — {t('plain.answer', answer=question.answer if question.kind == KIND_OX else _number(question.answer, question.unit))}"]
+    lines = [
+        f"{t('plain.right') if feedback.correct else t('plain.wrong')} — {t('plain.answer', answer=question.answer if question.kind == KIND_OX else _number(question.answer, question.unit))}"
+    ]
     lines.append(question.explanation)
     if question.misconception:
         label = content.misconceptions.get(question.misconception, question.misconception)
@@ -82,7 +84,9 @@ def _number(answer: str, unit: str) -> str:
 
 
 def format_summary(summary: Summary, content: Content, t: Translator) -> list[str]:
-    lines = [t("plain.summary", correct=summary.correct, answered=summary.answered, minutes=summary.elapsed_s / 60)]
+    lines = [
+        t("plain.summary", correct=summary.correct, answered=summary.answered, minutes=summary.elapsed_s / 60)
+    ]
     for topic_id, (right, wrong) in summary.per_topic.items():
         title = content.topics[topic_id].title if topic_id in content.topics else topic_id
         lines.append(t("plain.topic_line", topic=title, right=right, wrong=wrong))
@@ -117,7 +121,11 @@ def run_plain(
     while not session.finished:
         question = session.current
         assert question is not None
-        say("", f"({session.position + 1}/{session.total}) [{content.topics[question.topic].title}]", question.prompt)
+        say(
+            "",
+            f"({session.position + 1}/{session.total}) [{content.topics[question.topic].title}]",
+            question.prompt,
+        )
         session.mark_shown()
         stdout.write(t("plain.prompt_ox") if question.kind == KIND_OX else t("plain.prompt_num"))
         stdout.flush()
@@ -140,6 +148,8 @@ def run_plain(
         else:
             say(*format_feedback(feedback, content, t))
     for feedback in deferred:
-        say("", f"[{feedback.question.id}] {feedback.question.prompt}", *format_feedback(feedback, content, t))
+        say(
+            "", f"[{feedback.question.id}] {feedback.question.prompt}", *format_feedback(feedback, content, t)
+        )
     say("", *format_summary(session.summary(), content, t))
     return EXIT_OK

@@ -71,8 +71,6 @@ def question_from_item(item: Item) -> Question:
 def all_questions(content: Content, include_drills: bool = True) -> dict[str, Question]:
     questions = {item.id: question_from_item(item) for item in content.items.values()}
     if include_drills:
-        from studyapp import drills
-
         for drill in _drill_index().values():
             if drill.topic in content.topics:
                 questions[drill.id] = Question(

@@ -130,5 +130,7 @@ def preview_due(schedule: ItemSchedule | None, grade: Grade, now: datetime) -> d
 
     scheduler = _scheduler()
     card = Card.from_json(schedule.card_json) if schedule else Card(card_id=1, due=now)
-    new_card, _ = scheduler.review_card(card, Rating(int(grade)), review_datetime=now.astimezone(timezone.utc))
+    new_card, _ = scheduler.review_card(
+        card, Rating(int(grade)), review_datetime=now.astimezone(timezone.utc)
+    )
     return new_card.due

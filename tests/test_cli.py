@@ -1,0 +1,101 @@
+"""The command line through a subprocess, as a learner runs it: output and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import run_cli
+from tests.helpers_content import write_content
+
+
+def test_version_and_help() -> None:
+    result = run_cli("--version")
+    assert result.returncode == 0 and result.stdout.startswith("studyapp ")
+
+
+def test_check_passes_on_shipped_content() -> None:
+    result = run_cli("check")
+    assert result.returncode == 0, result.stderr
+    assert "content ok" in result.stdout
+
+
+def test_topics_json_lists_counts() -> None:
+    result = run_cli("topics", "--json")
+    assert result.returncode == 0
+    rows = {row["id"]: row for row in json.loads(result.stdout)}
+    assert rows["torch-profiler"]["parent"] == "pytorch-profiling"
+    assert all(row["items"] >= 20 for row in rows.values())
+
+
+def test_cards_render_and_json(tmp_path: Path) -> None:
+    text = run_cli("cards", "error-decomposition", env={"COLUMNS": "100"})
+    assert text.returncode == 0
+    assert "에러 분해" in text.stdout and "정의" in text.stdout
+    as_json = run_cli("cards", "--json")
+    cards = json.loads(as_json.stdout)
+    assert {c["id"] for c in cards} >= {"performance-analysis", "bottleneck-analysis"}
+
+
+def test_cards_from_another_directory(tmp_path: Path) -> None:
+    result = run_cli("cards", "python-testing", cwd=tmp_path)
+    assert result.returncode == 0 and "Python 테스트 도구" in result.stdout
+
+
+def test_unknown_topic_and_bad_usage_exit_2() -> None:
+    unknown = run_cli("cards", "nope")
+    assert unknown.returncode == 2 and "unknown topic 'nope'" in unknown.stderr
+    assert len(unknown.stderr.strip().splitlines()) == 1
+    bad = run_cli("quiz", "--mode", "sometimes")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    extra = run_cli("topics", "--frobnicate")
+    assert extra.returncode == 2 and "unrecognized arguments" in extra.stderr
+
+
+def test_broken_content_fails_every_command_the_same_way(tmp_path: Path) -> None:
+    root = write_content(tmp_path / "content")
+    (root / "topics" / "demo.yaml").write_text("id: [broken", encoding="utf-8")
+    for command in (["topics"], ["cards"], ["quiz", "--plain"], ["progress"]):
+        result = run_cli("--content", str(root), *command)
+        assert result.returncode == 2, (command, result.stderr)
+        assert "topics/demo.yaml:1: YAML syntax error" in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_plain_quiz_records_answers(tmp_path: Path) -> None:
+    root = write_content(tmp_path / "content")
+    result = run_cli(
+        "--content", str(root), "quiz", "--plain", "--count", "3", input_text="o\nx?\nmaybe\no\n"
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("(1/3)") == 1 and "(3/3)" in result.stdout
+    progress = run_cli("--content", str(root), "progress", "--json")
+    data = json.loads(progress.stdout)
+    assert data["reviews_total"] == 3
+    assert data["topics"]["demo"]["seen"] == 3
+    assert {"reviews_total", "topics", "due_today", "checklist", "readiness", "labs"} <= set(data)
+
+
+def test_corrupt_progress_file_is_announced_once(tmp_path: Path, isolated_home: Path) -> None:
+    isolated_home.mkdir(parents=True)
+    (isolated_home / "progress.db").write_bytes(b"garbage" * 50)
+    result = run_cli("progress", "--json")
+    assert result.returncode == 0
+    assert result.stderr.count("moved to") == 1
+    assert any(p.name.startswith("progress.db.bad-") for p in isolated_home.iterdir())
+
+
+def test_export_and_import_data(tmp_path: Path) -> None:
+    root = write_content(tmp_path / "content")
+    run_cli("--content", str(root), "quiz", "--plain", "--count", "2", input_text="o\no\n")
+    export = tmp_path / "out.json"
+    assert run_cli("--content", str(root), "progress", "--export-data", str(export)).returncode == 0
+    other = tmp_path / "other-home"
+    result = run_cli(
+        "--content", str(root), "--data-dir", str(other), "progress", "--import-data", str(export)
+    )
+    assert result.returncode == 0 and "2" in result.stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    refused = run_cli("--content", str(root), "--data-dir", str(other), "progress", "--import-data", str(bad))
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1

@@ -1,0 +1,59 @@
+"""Domain modules never import Textual or torch; the quiz path never imports torch, numpy or pytest."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.conftest import REPO
+
+DOMAIN_MODULES = [
+    "studyapp.cli",
+    "studyapp.commands",
+    "studyapp.content.loader",
+    "studyapp.content.render",
+    "studyapp.quiz.engine",
+    "studyapp.quiz.plain",
+    "studyapp.progress.store",
+    "studyapp.progress.stats",
+    "studyapp.progress.readiness",
+    "studyapp.progress.report",
+    "studyapp.labrunner.runner",
+    "studyapp.labrunner.registry",
+]
+
+
+def _modules_after(code: str) -> set[str]:
+    script = code + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True, cwd=REPO
+    )
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_domain_modules_import_neither_textual_nor_torch() -> None:
+    loaded = _modules_after("\n".join(f"import {m}" for m in DOMAIN_MODULES))
+    assert not {"textual", "torch"} & loaded
+
+
+def test_plain_quiz_session_never_imports_heavy_modules() -> None:
+    code = """
+import io, os, tempfile
+from pathlib import Path
+from studyapp.content.loader import load_content
+from studyapp import locations
+from studyapp.progress.store import ProgressStore
+from studyapp.quiz.engine import QuizSession, SessionOptions
+from studyapp.progress.stats import progress_report
+content = load_content(locations.content_dir())
+store = ProgressStore(Path(tempfile.mkdtemp()) / "p.db")
+session = QuizSession(content, store, SessionOptions(mode="cram", count=5, seed=1))
+while not session.finished:
+    session.answer(session.current.answer if session.current.kind == "ox" else "1")
+progress_report(content, store, store.clock())
+"""
+    loaded = _modules_after(code)
+    assert not {"torch", "numpy", "pytest", "textual"} & loaded
