@@ -16,7 +16,7 @@ from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions, Summary
 from studyapp.quiz.questions import KIND_OX
 
-Translator_strings = {
+STRINGS = {
     "ko": {
         "plain.none": "지금 풀 문항이 없습니다. 다른 모드(--mode new, cram)를 써 보세요.",
         "plain.prompt_ox": "[o/x, ?=모름 표시, u=되돌리기, q=끝] > ",
@@ -106,7 +106,7 @@ def run_plain(
     stdin: TextIO,
     stdout: TextIO,
 ) -> int:
-    t.register(Translator_strings)
+    t.register(STRINGS)
     session = QuizSession(content, store, options)
 
     def say(*lines: str) -> None:
