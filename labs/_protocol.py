@@ -85,6 +85,11 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> a
         raise LabUsageError(message)
 
     parser.error = fail  # type: ignore[method-assign]
+    if _protocol_mode():
+        # --help would print to the protocol stream and exit without a result: say it in one line.
+        parser.print_help = lambda file=None: fail(  # type: ignore[method-assign]
+            "run the lab by hand for its options: " + " ".join(parser.format_usage().split())
+        )
     return parser.parse_args(argv)
 
 

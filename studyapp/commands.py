@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from studyapp import locations
-from studyapp.errors import EXIT_OK, StudyappError
+from studyapp.errors import EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.i18n import Translator
 
 
@@ -142,20 +142,26 @@ def add_lab_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     lab = sub.add_parser(
         "lab",
         parents=[common],
+        add_help=False,  # `studyapp lab NAME --help` shows the lab's own options
         help="run a hands-on lab (studyapp lab list | studyapp lab NAME [options])",
-        description="Run a lab. Options other than those below are passed to the lab itself.",
+        description="Run a lab. Options other than those below are passed to the lab itself; "
+        "`studyapp lab NAME --help` lists them.",
     )
-    lab.add_argument("name", help="a lab id, or 'list'")
+    lab.add_argument("-h", "--help", action="store_true", help="this help, or the lab's options with NAME")
+    lab.add_argument("name", nargs="?", help="a lab id, or 'list'")
     lab.add_argument("--quick", action="store_true", help="small settings, finishes in seconds")
     lab.add_argument("--json", action="store_true", help="print one JSON result object on stdout")
     lab.add_argument("--out", metavar="DIR", help="artifact directory (default DATA_DIR/runs/NAME/TIMESTAMP)")
     lab.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the lab after this long")
-    lab.set_defaults(handler=cmd_lab, lab_args=[])
+    lab.set_defaults(handler=cmd_lab, lab_args=[], lab_parser=lab)
 
 
 def cmd_lab(args: argparse.Namespace, t: Translator) -> int:
     from studyapp.labrunner import cli as lab_cli
 
+    if args.name is None or (args.help and args.name == "list"):
+        args.lab_parser.print_help()
+        return EXIT_OK if args.help else EXIT_USAGE
     return lab_cli.run_command(args, t, open_store)
 
 

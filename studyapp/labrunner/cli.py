@@ -55,6 +55,8 @@ def run_command(
     if args.name == "list":
         return _list(args, t, store)
     info = registry.get(args.name)
+    if args.help:
+        return show_lab_help(info)
     out_dir = Path(args.out).expanduser().resolve() if args.out else None
     if args.timeout is not None and args.timeout <= 0:
         from studyapp.errors import StudyappError
@@ -84,6 +86,20 @@ def run_command(
     if outcome.status != STATUS_OK:
         print(f"studyapp: {outcome.message}", file=sys.stderr)
     return exit_code(outcome)
+
+
+def show_lab_help(info: registry.LabInfo) -> int:
+    """The lab's own `--help`, run outside the protocol so argparse prints it as usual."""
+    import os
+    import subprocess
+
+    from studyapp.labrunner.runner import lab_command
+
+    command = lab_command(info, ["--help"], quick=False, out_dir=Path(os.devnull))[:3] + ["--help"]
+    env = {k: v for k, v in os.environ.items() if k != "STUDYAPP_LAB_PROTOCOL"}
+    completed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    print(completed.stdout or completed.stderr, end="")
+    return EXIT_OK if completed.returncode == 0 else EXIT_USAGE
 
 
 def exit_code(outcome: LabOutcome) -> int:
