@@ -235,7 +235,7 @@ def plot_text(plot: dict[str, Any], width: int = 70, height: int = 16) -> str:
         return ""
     plt.clear_figure()
     plt.plotsize(width, height)
-    plt.theme("clear")
+    plt.theme("pro")  # coloured series, readable on dark and light terminals
     for name, values in series.items():
         points = [(a, b) for a, b in zip(x, values, strict=False) if isinstance(b, (int, float))]
         if points:

@@ -1,0 +1,126 @@
+"""Calculation drills: answers recomputed from the ids, grading, parsing, import hygiene."""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from studyapp.drills import Drill, all_drills, grade, parse_answer
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def recompute(drill_id: str) -> float:
+    """The answer from the parameters in the id, written independently of studyapp.drills."""
+    if m := re.fullmatch(r"drill-amdahl-speedup-(\d+)-(\d+)", drill_id):
+        f, n = int(m[1]) / 100, int(m[2])
+        return 1 / ((1 - f) + f / n)
+    if m := re.fullmatch(r"drill-amdahl-limit-(\d+)", drill_id):
+        return 100 / (100 - int(m[1]))
+    if m := re.fullmatch(r"drill-amdahl-efficiency-(\d+)-(\d+)", drill_id):
+        f, n = int(m[1]) / 100, int(m[2])
+        return 1 / ((1 - f) + f / n) / n
+    if m := re.fullmatch(r"drill-karp-flatt-(\d+)-(\d+)", drill_id):
+        s, p = int(m[1]) / 100, int(m[2])
+        return (1 / s - 1 / p) / (1 - 1 / p)
+    if m := re.fullmatch(r"drill-gustafson-(\d+)-(\d+)", drill_id):
+        s, n = int(m[1]) / 100, int(m[2])
+        return n - s * (n - 1)
+    if m := re.fullmatch(r"drill-pipeline-throughput-([\d-]+)", drill_id):
+        return 1000 / max(int(t) for t in m[1].split("-"))
+    if m := re.fullmatch(r"drill-pipeline-parallel-([\d-]+)-w(\d+)", drill_id):
+        stages = [int(t) for t in m[1].split("-")]
+        k = int(m[2])
+        slowest = max(stages)
+        # Only the (first) slowest stage gets k workers.
+        i = stages.index(slowest)
+        return 1000 / max(t / k if j == i else t for j, t in enumerate(stages))
+    raise AssertionError(f"unknown drill id {drill_id}")
+
+
+DRILLS = all_drills()
+
+
+def test_bank_size_ids_and_fields() -> None:
+    assert 25 <= len(DRILLS) <= 40
+    ids = [d.id for d in DRILLS]
+    assert len(ids) == len(set(ids))
+    for d in DRILLS:
+        assert re.fullmatch(r"drill-[a-z0-9-]+", d.id), d.id
+        assert d.topic == "bottleneck-analysis"
+        assert d.checklist in (("amdahl",), ("pipeline-bottleneck",))
+        assert d.prompt and d.explanation and d.tolerance > 0
+        assert re.search(r"[가-힣]", d.prompt) and re.search(r"[가-힣]", d.explanation)
+    kinds = {re.sub(r"-[\d-]+(?:-w\d+)?$", "", d.id) for d in DRILLS}
+    assert kinds == {
+        "drill-amdahl-speedup",
+        "drill-amdahl-limit",
+        "drill-amdahl-efficiency",
+        "drill-karp-flatt",
+        "drill-gustafson",
+        "drill-pipeline-throughput",
+        "drill-pipeline-parallel",
+    }
+
+
+def test_bank_is_deterministic() -> None:
+    assert all_drills() == DRILLS
+
+
+@pytest.mark.parametrize("drill", DRILLS, ids=lambda d: d.id)
+def test_answer_recomputed_from_id(drill: Drill) -> None:
+    assert drill.answer == pytest.approx(recompute(drill.id), rel=1e-12)
+
+
+@pytest.mark.parametrize("drill", DRILLS, ids=lambda d: d.id)
+def test_grade_within_and_outside_tolerance(drill: Drill) -> None:
+    a, tol = drill.answer, drill.tolerance
+    assert grade(drill, repr(a)) is True
+    assert grade(drill, f"{a + 0.9 * tol:.6f}") is True
+    assert grade(drill, f"{a - 0.9 * tol:.6f}") is True
+    assert grade(drill, f"{a + 1.5 * tol:.6f}") is False
+    assert grade(drill, f"{a - 1.5 * tol:.6f}") is False
+    # The answer as asked for (rounded to the requested decimals) passes, with the unit too.
+    decimals = round(-math.log10(tol))
+    assert grade(drill, f"{a:.{decimals}f}{drill.unit}") is True
+    assert grade(drill, f"{a:.{decimals}f}".replace(".", ",")) is True
+
+
+def test_grade_parses_the_ways_people_type() -> None:
+    drill = next(d for d in DRILLS if d.id == "drill-amdahl-speedup-90-8")  # 4.7059
+    for text in ("4.71", "4,71", "4.71배", " 4.71 ", "약 4.71", "≈4.71", "4.71 배", "４．７１", "4.7x"):
+        assert grade(drill, text) is not None, text
+    assert grade(drill, "4.71") is True
+    assert grade(drill, "4.7배") is True  # 4.7 is within 0.01 of 4.7059
+    assert grade(drill, "4.69") is False
+    assert grade(drill, "5.9") is False
+    assert parse_answer("5.9") == parse_answer("5,9") == parse_answer("5.9배") == parse_answer(" 5.9 ") == 5.9
+    assert parse_answer("1,234.5") == 1234.5
+    # A percentage typed for a 0–1 answer is read as a fraction.
+    efficiency = next(d for d in DRILLS if d.id == "drill-amdahl-efficiency-90-8")  # 0.588
+    assert grade(efficiency, "59%") is True and grade(efficiency, "59 %") is True
+    assert grade(efficiency, "0.59") is True
+    pipeline = next(d for d in DRILLS if d.id == "drill-pipeline-throughput-5-20-10")
+    assert grade(pipeline, "50 items/s") is True and grade(pipeline, "50") is True
+
+
+@pytest.mark.parametrize(
+    "text", ["", "   ", "abc", "모름", "5.9.1", "1,2,3", "nan", "inf", "1/3", "5 6", "--5"]
+)
+def test_unparseable_is_none(text: str) -> None:
+    assert grade(DRILLS[0], text) is None
+
+
+def test_importing_drills_does_not_import_numpy() -> None:
+    code = (
+        "import sys, studyapp.drills\n"
+        "heavy = [m for m in ('numpy', 'torch', 'textual') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
