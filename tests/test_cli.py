@@ -99,3 +99,18 @@ def test_export_and_import_data(tmp_path: Path) -> None:
     bad.write_text("{not json", encoding="utf-8")
     refused = run_cli("--content", str(root), "--data-dir", str(other), "progress", "--import-data", str(bad))
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_progress_checklist_self_check_and_markdown(tmp_path: Path) -> None:
+    root = write_content(tmp_path / "content")
+    assert run_cli("--content", str(root), "progress", "--self-check", "nope").returncode == 2
+    assert run_cli("--content", str(root), "progress", "--self-check", "demo-check").returncode == 0
+    data = json.loads(run_cli("--content", str(root), "progress", "--json").stdout)
+    (entry,) = data["checklist"]
+    assert entry["id"] == "demo-check" and entry["evidence"]["self_check"]["checked_at"]
+    assert 0 < entry["readiness"] <= 1 and entry["next_step"]
+    assert data["readiness"] == entry["readiness"]
+    report = tmp_path / "ready.md"
+    assert run_cli("--content", str(root), "progress", "--export", str(report)).returncode == 0
+    text = report.read_text(encoding="utf-8")
+    assert "데모를 설명할 수 있는가" in text and text.startswith("# ")
