@@ -23,6 +23,7 @@ import math
 import os
 import sys
 import traceback
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
@@ -101,11 +102,13 @@ def format_report(result: dict[str, Any]) -> str:
     for table in result.get("tables", []):
         columns = [str(c) for c in table.get("columns", [])]
         rows = [[_cell(v) for v in row] for row in table.get("rows", [])]
-        widths = [max([len(c)] + [len(r[i]) for r in rows if i < len(r)]) for i, c in enumerate(columns)]
+        widths = [
+            max([_width(c)] + [_width(r[i]) for r in rows if i < len(r)]) for i, c in enumerate(columns)
+        ]
         lines.append(f"== {table.get('title', '')}")
-        lines.append("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=False)))
+        lines.append("  ".join(_pad(c, w) for c, w in zip(columns, widths, strict=False)))
         for row in rows:
-            lines.append("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=False)))
+            lines.append("  ".join(_pad(v, w) for v, w in zip(row, widths, strict=False)))
         lines.append("")
     for finding in result.get("findings", []):
         lines.append(f"- {finding}")
@@ -114,6 +117,15 @@ def format_report(result: dict[str, Any]) -> str:
         lines.append("")
         lines += [f"{name}: {path}" for name, path in artifacts.items()]
     return "\n".join(lines)
+
+
+def _width(text: str) -> int:
+    """Terminal cells: Hangul and other wide characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - _width(text))
 
 
 def _cell(value: Any) -> str:

@@ -80,7 +80,9 @@ def run_command(
     elif outcome.status == STATUS_OK:
         from rich.console import Console
 
-        Console().print(*render_result(outcome, t))
+        console = Console()
+        for part in render_result(outcome, t):
+            console.print(part)
         if info.check_question and sys.stdin.isatty():
             _ask_check_question(store, info, t)
     if outcome.status != STATUS_OK:
