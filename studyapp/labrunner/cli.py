@@ -97,7 +97,7 @@ def show_lab_help(info: registry.LabInfo) -> int:
 
     from studyapp.labrunner.runner import lab_command
 
-    command = lab_command(info, ["--help"], quick=False, out_dir=Path(os.devnull))[:3] + ["--help"]
+    command = [*lab_command(info, [], quick=False, out_dir=Path(os.devnull))[:3], "--help"]
     env = {k: v for k, v in os.environ.items() if k != "STUDYAPP_LAB_PROTOCOL"}
     completed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
     print(completed.stdout or completed.stderr, end="")
