@@ -47,7 +47,7 @@ def run_cli(
     """Run `python -m studyapp ARGS` in a subprocess, as a learner would."""
     full_env = dict(os.environ)
     full_env.update(env or {})
-    full_env["PYTHONPATH"] = str(REPO) + os.pathsep + full_env.get("PYTHONPATH", "")
+    full_env["PYTHONPATH"] = os.pathsep.join(p for p in ((env or {}).get("PYTHONPATH"), str(REPO)) if p)
     return subprocess.run(
         [sys.executable, "-m", "studyapp", *args],
         capture_output=True,

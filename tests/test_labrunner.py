@@ -99,7 +99,9 @@ def test_ok_lab_streams_progress_and_keeps_stderr_off_stdout(fake_labs: Path, tm
         ("picky", "usage", "--size"),
     ],
 )
-def test_failures_become_one_line(fake_labs: Path, tmp_path: Path, lab: str, reason: str, needle: str) -> None:
+def test_failures_become_one_line(
+    fake_labs: Path, tmp_path: Path, lab: str, reason: str, needle: str
+) -> None:
     outcome = run_lab(registry.get(lab), [], out_dir=tmp_path / "out")
     assert outcome.status == "failed" and outcome.reason == reason
     assert needle in outcome.message and "\n" not in outcome.message
@@ -163,3 +165,13 @@ def test_ctrl_c_cancels_and_records(fake_labs: Path, isolated_home: Path) -> Non
     assert process.returncode == 130
     assert "Traceback" not in err
     assert [r.status for r in ProgressStore.in_dir(isolated_home).lab_runs()] == ["cancelled"]
+
+
+def test_missing_torch_is_one_line_and_recorded(tmp_path: Path, isolated_home: Path) -> None:
+    fake = tmp_path / "no-torch" / "torch"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text('raise ModuleNotFoundError("No module named torch", name="torch")\n')
+    result = run_cli("lab", "profiler", "--quick", env={"PYTHONPATH": str(fake.parent)})
+    assert result.returncode == 2
+    assert result.stderr.strip() == "studyapp: profiler: the profiler lab needs PyTorch: pip install torch"
+    assert [r.status for r in ProgressStore.in_dir(isolated_home).lab_runs()] == ["failed"]
