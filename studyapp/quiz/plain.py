@@ -7,6 +7,7 @@ For screen readers, pipes and scripted tests. One question per prompt; the learn
 
 from __future__ import annotations
 
+import math
 from typing import TextIO
 
 from studyapp.content.model import Content
@@ -69,7 +70,7 @@ def parse_response(line: str) -> tuple[str, bool]:
 def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list[str]:
     question = feedback.question
     lines = [
-        f"{t('plain.right') if feedback.correct else t('plain.wrong')} — {t('plain.answer', answer=question.answer if question.kind == KIND_OX else _number(question.answer, question.unit))}"
+        f"{t('plain.right') if feedback.correct else t('plain.wrong')} — {t('plain.answer', answer=question.answer if question.kind == KIND_OX else _number(question.answer, question.unit, question.tolerance))}"
     ]
     lines.append(question.explanation)
     if question.misconception:
@@ -79,8 +80,10 @@ def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list
     return lines
 
 
-def _number(answer: str, unit: str) -> str:
-    return f"{float(answer):.4g}{unit}"
+def _number(answer: str, unit: str, tolerance: float) -> str:
+    """A drill's answer to the decimals the question asked for (its tolerance is one last unit)."""
+    decimals = max(0, round(-math.log10(tolerance))) if tolerance > 0 else 2
+    return f"{float(answer):.{decimals}f}{unit}"
 
 
 def format_summary(summary: Summary, content: Content, t: Translator) -> list[str]:
