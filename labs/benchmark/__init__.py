@@ -1,0 +1,1 @@
+"""pytest-benchmark 실습 lab: `python -m labs.benchmark --quick`."""

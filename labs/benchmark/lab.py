@@ -1,0 +1,574 @@
+"""pytest-benchmark 실습: 벤치마크 suite를 돌리고, 통계를 읽고, 저장된 실행과 비교한다.
+
+    python -m labs.benchmark --quick                 # labs/benchmark/suite 를 빠른 설정으로
+    python -m labs.benchmark --save base             # 이번 실행을 'base'로 저장
+    python -m labs.benchmark --compare base          # 새로 재서 'base'와 비교 (잡음 고려 판정)
+    python -m labs.benchmark --path my_benchmarks/   # 내가 쓴 pytest-benchmark 테스트를 같은 방식으로
+
+pytest는 **별도 프로세스(subprocess)** 로 실행한다. 같은 프로세스에서 pytest.main을 두 번 부르면
+이미 import된 모듈이 재사용되어, 고친 코드가 반영되지 않는다.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from labs._protocol import LabDependencyError, LabUsageError, parse_args, progress
+from labs.benchmark.compare import (
+    FIXED_PCT,
+    MIN_EFFECT,
+    NOISE_K,
+    REGRESSION,
+    UNCHANGED,
+    VERDICT_KO,
+    fixed_verdict,
+    noise_verdict,
+    relative_iqr,
+    threshold_for,
+)
+
+SUITE_DIR = Path(__file__).resolve().parent / "suite"
+SLOWDOWN_ENV = "STUDYAPP_BENCH_SLOWDOWN"  # labs/benchmark/suite/ml_steps.py가 읽는다
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+# pytest-benchmark가 JSON에 남기는 통계 중 여기서 보고하는 것 (시간은 모두 초, 1 iteration 기준)
+STAT_KEYS = ("min", "max", "mean", "median", "stddev", "iqr", "outliers", "rounds", "ops")
+
+QUICK = {"max_time": 0.1, "min_rounds": 5}  # 테스트 하나에 약 0.1초
+FULL = {"max_time": 1.0, "min_rounds": 5}  # pytest-benchmark의 기본값
+
+
+def default_store() -> Path:
+    """저장한 실행을 두는 곳: $STUDYAPP_HOME/benchmarks, 없으면 ~/.local/share/studyapp/benchmarks."""
+    home = os.environ.get("STUDYAPP_HOME")
+    if home:
+        return Path(home) / "benchmarks"
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home) / "studyapp" / "benchmarks"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m labs.benchmark",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--quick", action="store_true", help="짧은 측정 (테스트당 약 0.1초)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="결과 파일(JSON, junit XML)을 쓸 폴더 (기본: 새 임시 폴더)"
+    )
+    parser.add_argument(
+        "--path", type=Path, default=None, help="내 pytest-benchmark 테스트 폴더 (기본: 내장 suite)"
+    )
+    parser.add_argument("--save", metavar="NAME", help="이번 실행을 STORE/NAME.json으로 저장")
+    parser.add_argument("--compare", metavar="NAME", help="저장된 실행 NAME과 비교")
+    parser.add_argument(
+        "--store", type=Path, default=None, help="저장 폴더 (기본: $STUDYAPP_HOME/benchmarks)"
+    )
+    parser.add_argument("--max-time", type=float, default=None, help="테스트 하나를 재는 최대 시간(초)")
+    parser.add_argument("--min-rounds", type=int, default=None, help="테스트 하나의 최소 round 수")
+    # 숨은 옵션: suite의 함수들을 N배 느리게 만든다 (regression을 심어 --compare를 시험할 때)
+    parser.add_argument("--slowdown", type=int, default=1, help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    args = parse_args(build_parser(), argv)
+    settings = dict(QUICK if args.quick else FULL)
+    if args.max_time is not None:
+        if not 0 < args.max_time <= 60:
+            raise LabUsageError("--max-time must be between 0 and 60 seconds")
+        settings["max_time"] = args.max_time
+    if args.min_rounds is not None:
+        if not 1 <= args.min_rounds <= 100_000:
+            raise LabUsageError("--min-rounds must be between 1 and 100000")
+        settings["min_rounds"] = args.min_rounds
+    if args.slowdown < 1:
+        raise LabUsageError("--slowdown must be 1 or more")
+
+    # 잘못된 입력은 측정을 시작하기 전에 알린다 (한 줄, exit 2)
+    target = SUITE_DIR if args.path is None else args.path.expanduser().resolve()
+    if args.path is not None and not target.is_dir():
+        raise LabUsageError(f"--path {args.path}: no such directory")
+    store = (args.store or default_store()).expanduser().resolve()
+    for option, name in (("--save", args.save), ("--compare", args.compare)):
+        if name is not None and not NAME_RE.match(name):
+            raise LabUsageError(f"{option} {name!r}: use letters, digits, '.', '_' or '-'")
+    old_run = load_saved(store, args.compare) if args.compare else None
+    for module, package in (
+        ("pytest", "pytest"),
+        ("pytest_benchmark", "pytest-benchmark"),
+        ("numpy", "numpy"),
+    ):
+        if importlib.util.find_spec(module) is None:
+            raise LabDependencyError(f"the benchmark lab needs {package}: pip install {package}")
+
+    # 결과 파일을 쓸 곳: --out (studyapp은 늘 넘긴다), 없으면 새 임시 폴더
+    out = (
+        args.out.expanduser().resolve() if args.out else Path(tempfile.mkdtemp(prefix="studyapp-benchmark-"))
+    )
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LabUsageError(f"cannot use --out {args.out}: {exc.strerror or exc}") from None
+    json_path, junit_path = out / "benchmark.json", out / "junit.xml"
+    for stale in (json_path, junit_path):
+        stale.unlink(missing_ok=True)
+
+    run_pytest(target, json_path, junit_path, settings, args.slowdown, own_suite=args.path is None)
+
+    progress("analysing", 0.85, "reading pytest-benchmark JSON")
+    report = read_report(json_path, target)
+    benchmarks = [summarise(b) for b in report["benchmarks"]]
+    tests = read_junit(junit_path, benchmarks)
+
+    fastest, ratios = compare_within_groups(benchmarks)
+    result: dict[str, Any] = {
+        "benchmarks": benchmarks,
+        "fastest": fastest,
+        "ratios": ratios,
+        "tests": tests,
+        "settings": {**settings, "path": str(target), "slowdown": args.slowdown},
+        "artifacts": {"benchmark_json": str(json_path), "junit_xml": str(junit_path)},
+    }
+    tables = [*stats_tables(benchmarks), groups_table(benchmarks, fastest)]
+    findings = within_group_findings(benchmarks, fastest) + noise_findings(benchmarks) + unit_vs_bench(tests)
+
+    if old_run is not None:
+        comparison = compare_runs(old_run, report)
+        # 잡음 기준을 넘은 테스트는 한 번 더 재서, 같은 판정이 다시 나올 때만 믿는다.
+        suspects = sorted({c["name"].split("[")[0] for c in comparison if c["noise_verdict"] != UNCHANGED})
+        if suspects:
+            confirm_path = out / "benchmark-confirm.json"
+            confirm_path.unlink(missing_ok=True)
+            run_pytest(target, confirm_path, None, settings, args.slowdown, own_suite=args.path is None,
+                       select=suspects, span=(0.87, 0.97))  # fmt: skip
+            confirm_runs(comparison, old_run, read_report(confirm_path, target))
+            result["artifacts"]["confirm_json"] = str(confirm_path)
+        result["comparison"] = comparison
+        result["compared_with"] = str(store / f"{args.compare}.json")
+        tables.append(comparison_table(comparison, args.compare))
+        findings += comparison_findings(comparison, old_run, report, args.compare)
+
+    if args.save:
+        store.mkdir(parents=True, exist_ok=True)
+        saved = store / f"{args.save}.json"
+        shutil.copyfile(json_path, saved)
+        result["artifacts"]["saved"] = str(saved)
+        findings.append(
+            f"이번 실행을 '{args.save}'로 저장했다: 나중에 --compare {args.save} 로 비교할 수 있다."
+        )
+
+    result.update(tables=tables, findings=findings, summary=make_summary(result))
+    progress("done", 1.0, "")
+    return result
+
+
+# --- pytest 실행 ---------------------------------------------------------------------------------
+
+
+def run_pytest(
+    target: Path,
+    json_path: Path,
+    junit_path: Path | None,
+    settings: dict,
+    slowdown: int,
+    own_suite: bool,
+    select: list[str] | None = None,
+    span: tuple[float, float] = (0.02, 0.85),
+) -> None:
+    """pytest를 subprocess로 실행하고, 출력은 stderr로 흘려보내며 진행률을 알린다.
+
+    select: 이 이름의 테스트만 다시 잰다 (pytest -k). span: 전체 진행률 중 이 실행이 차지하는 구간.
+    """
+    cmd = [
+        sys.executable, "-m", "pytest", str(target),
+        "-p", "no:cacheprovider",            # .pytest_cache를 만들지 않는다
+        "-v",                                # 테스트마다 한 줄 → 진행률 [ 50%]을 읽는다
+        "--benchmark-enable",                # 설정 파일의 --benchmark-disable을 무시
+        f"--benchmark-json={json_path}",     # 모든 통계 + round별 원자료(data)
+        f"--benchmark-max-time={settings['max_time']}",
+        f"--benchmark-min-rounds={settings['min_rounds']}",
+    ]  # fmt: skip
+    if junit_path is not None:
+        cmd.append(f"--junitxml={junit_path}")  # 테스트마다 통과/실패 (단위 테스트 결과를 읽으려고)
+    if select:
+        cmd += ["-k", " or ".join(select)]
+    if own_suite:
+        # suite 폴더가 rootdir: 저장소의 pyproject.toml(addopts 등)이 끼어들지 않는다
+        cmd += ["-c", str(target / "pytest.ini"), "--rootdir", str(target)]
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env.pop("STUDYAPP_LAB_PROTOCOL", None)  # pytest 안의 코드는 프로토콜과 무관
+    env[SLOWDOWN_ENV] = str(slowdown)
+
+    phase = "confirm" if select else "pytest"
+    start, width = span[0], span[1] - span[0]
+    progress(phase, start, f"pytest {target.name} (max_time={settings['max_time']}s)")
+    tail: deque[str] = deque(maxlen=15)
+    percent = re.compile(r"\[\s*(\d+)%\]\s*$")
+    proc = subprocess.Popen(
+        cmd, cwd=target, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        encoding="utf-8", errors="replace",
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            sys.stderr.write(line)  # 사람이 직접 실행하면 pytest-benchmark의 표를 그대로 볼 수 있다
+            tail.append(line.rstrip())
+            match = percent.search(line)
+            if match:
+                name = line.split(" ", 1)[0].rsplit("::", 1)[-1]
+                progress(phase, start + width * int(match.group(1)) / 100, name)
+        rc = proc.wait()
+    finally:
+        if proc.poll() is None:  # Ctrl+C 등으로 빠져나올 때 pytest도 끝낸다
+            proc.kill()
+            proc.wait()
+
+    # pytest exit codes: 0 모두 통과, 1 실패한 테스트 있음, 2 중단(수집 오류), 3 내부 오류, 4 사용법 오류, 5 테스트 없음
+    if rc == 5:
+        raise LabUsageError(f"no tests collected in {target}")
+    if rc in (2, 4):
+        last = next((t for t in reversed(tail) if t.startswith(("E ", "ERROR"))), tail[-1] if tail else "")
+        raise LabUsageError(f"pytest could not run the tests in {target} (exit {rc}): {last.strip()}")
+    if rc not in (0, 1):
+        raise RuntimeError(f"pytest exited with {rc}: " + " | ".join(list(tail)[-3:]))
+
+
+def read_report(json_path: Path, target: Path) -> dict[str, Any]:
+    """pytest-benchmark의 JSON을 읽는다. 벤치마크가 하나도 없으면 사용법 오류."""
+    try:  # pytest-benchmark leaves the file empty when no test used the fixture
+        report = json.loads(json_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        report = {}
+    report["benchmarks"] = [b for b in report.get("benchmarks", []) if b.get("stats")]
+    if not report["benchmarks"]:
+        raise LabUsageError(
+            f"no pytest-benchmark tests in {target} (a benchmark test uses the `benchmark` fixture)"
+        )
+    return report
+
+
+def load_saved(store: Path, name: str) -> dict[str, Any]:
+    path = store / f"{name}.json"
+    if not path.is_file():
+        saved = sorted(p.stem for p in store.glob("*.json")) if store.is_dir() else []
+        listing = ", ".join(saved) if saved else "none"
+        raise LabUsageError(f"--compare {name}: no saved run {path} (saved runs: {listing})")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LabUsageError(f"--compare {name}: cannot read {path}: {exc}") from exc
+    if not isinstance(data, dict) or not data.get("benchmarks"):
+        raise LabUsageError(f"--compare {name}: {path} is not a pytest-benchmark JSON file")
+    return data
+
+
+# --- 결과 읽기 ------------------------------------------------------------------------------------
+
+
+def summarise(bench: dict[str, Any]) -> dict[str, Any]:
+    """JSON의 benchmark 하나 → 보고할 값. 통계는 JSON 값을 그대로 쓰고, cv만 계산한다."""
+    stats = bench["stats"]
+    row = {
+        "name": bench["name"],
+        "fullname": bench.get("fullname", bench["name"]),
+        "group": bench.get("group"),
+    }
+    row.update({key: stats[key] for key in STAT_KEYS})
+    row["iterations"] = stats.get("iterations", 1)
+    # 변동계수(coefficient of variation): 표준편차가 평균의 몇 배인가. 0.05 = 5 %
+    row["cv"] = stats["stddev"] / stats["mean"] if stats["mean"] else 0.0
+    return row
+
+
+def read_junit(junit_path: Path, benchmarks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """junit XML에서 테스트마다 결과를 읽고, 벤치마크인지 단위 테스트인지 표시한다."""
+    if not junit_path.exists():
+        return []
+    by_id = {junit_id(b["fullname"]): b for b in benchmarks}
+    tests = []
+    for case in ET.parse(junit_path).getroot().iter("testcase"):
+        name = case.get("name", "")
+        test_id = f"{case.get('classname', '')}.{name}".lstrip(".")
+        outcome = "passed"
+        for tag in ("failure", "error", "skipped"):
+            if case.find(tag) is not None:
+                outcome = {"failure": "failed", "error": "error", "skipped": "skipped"}[tag]
+        bench = by_id.get(test_id)
+        if bench is not None:
+            calls = bench["rounds"] * bench["iterations"]
+            tests.append({"name": name, "kind": "benchmark", "outcome": outcome, "calls": calls})
+        else:
+            tests.append({"name": name, "kind": "unit", "outcome": outcome, "calls": 1})
+    return tests
+
+
+def junit_id(fullname: str) -> str:
+    """'sub/bench_x.py::TestA::test_b' → 'sub.bench_x.TestA.test_b' (junit의 classname.name 모양)."""
+    return fullname.replace(".py::", ".").replace("::", ".").replace("/", ".")
+
+
+def compare_within_groups(
+    benchmarks: list[dict[str, Any]],
+) -> tuple[dict[str, str], dict[str, dict[str, float]]]:
+    """group마다 median이 가장 작은 테스트와, 각 테스트가 그보다 몇 배 느린지."""
+    fastest: dict[str, str] = {}
+    ratios: dict[str, dict[str, float]] = {}
+    for group, members in group_by(benchmarks).items():
+        best = min(members, key=lambda b: b["median"])
+        fastest[group] = best["name"]
+        ratios[group] = {b["name"]: b["median"] / best["median"] for b in members}
+    return fastest, ratios
+
+
+def group_by(benchmarks: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for bench in benchmarks:
+        groups.setdefault(bench["group"] or "(no group)", []).append(bench)
+    return groups
+
+
+def compare_runs(old_report: dict[str, Any], new_report: dict[str, Any]) -> list[dict[str, Any]]:
+    """같은 테스트(fullname)끼리 저장된 실행과 새 실행을 비교한다."""
+    old = {b.get("fullname", b["name"]): b["stats"] for b in old_report["benchmarks"] if b.get("stats")}
+    rows = []
+    for bench in new_report["benchmarks"]:
+        key = bench.get("fullname", bench["name"])
+        if key not in old or not bench.get("stats"):
+            continue
+        o, n = old[key], bench["stats"]
+        ratio = n["median"] / o["median"]
+        verdict = noise_verdict(o, n)
+        rows.append({
+            "name": bench["name"],
+            "fullname": key,
+            "old_median": o["median"],
+            "new_median": n["median"],
+            "ratio": ratio,
+            "min_ratio": n["min"] / o["min"],
+            "old_rel_iqr": relative_iqr(o),
+            "new_rel_iqr": relative_iqr(n),
+            "noise_threshold": threshold_for(o, n),
+            "first_verdict": verdict,   # 첫 측정의 잡음 고려 판정
+            "confirm_ratio": None,      # 다시 잰 median 비율 (첫 판정이 '변화 없음'이 아닐 때만)
+            "noise_verdict": verdict,   # 최종 판정: 다시 재도 같을 때만 변화로 남는다
+            "fixed5_verdict": fixed_verdict(ratio),
+        })  # fmt: skip
+    return rows
+
+
+def confirm_runs(
+    comparison: list[dict[str, Any]], old_report: dict[str, Any], confirm: dict[str, Any]
+) -> None:
+    """다시 잰 결과로 판정을 확인한다: 두 번 모두 같은 판정일 때만 남기고, 아니면 잡음으로 본다."""
+    old = {b.get("fullname", b["name"]): b["stats"] for b in old_report["benchmarks"]}
+    again = {b.get("fullname", b["name"]): b["stats"] for b in confirm["benchmarks"]}
+    for row in comparison:
+        if row["noise_verdict"] == UNCHANGED or row["fullname"] not in again:
+            continue
+        o, n = old[row["fullname"]], again[row["fullname"]]
+        row["confirm_ratio"] = n["median"] / o["median"]
+        if noise_verdict(o, n) != row["first_verdict"]:
+            row["noise_verdict"] = UNCHANGED  # 한 번만 기준을 넘었다: 재현되지 않는 차이 = 잡음
+
+
+# --- 표 ------------------------------------------------------------------------------------------
+
+US = 1e6  # 초 → µs (표에서만; 결과의 benchmarks 값은 초)
+
+
+def stats_tables(benchmarks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """두 표: 시간이 어디에 있나(위치)와 얼마나 흩어졌나(spread). 시간은 1회 호출 기준 µs."""
+    location = {
+        "title": "벤치마크: 위치 (1회 호출 기준 µs; ops = 1/mean)",
+        "columns": ["test", "min µs", "median µs", "mean µs", "ops/s", "rounds"],
+        "rows": [
+            [b["name"], b["min"] * US, b["median"] * US, b["mean"] * US, b["ops"], b["rounds"]]
+            for b in benchmarks
+        ],
+    }
+    spread = {
+        "title": "벤치마크: 흩어짐 (outliers = 1 stddev 밖;1.5 IQR 밖; CV = stddev/mean)",
+        "columns": ["test", "stddev µs", "IQR µs", "outliers", "CV %", "IQR/median %"],
+        "rows": [
+            [b["name"], b["stddev"] * US, b["iqr"] * US, b["outliers"], b["cv"] * 100, relative_iqr(b) * 100]
+            for b in benchmarks
+        ],
+    }
+    return [location, spread]
+
+
+def groups_table(benchmarks: list[dict[str, Any]], fastest: dict[str, str]) -> dict[str, Any]:
+    rows = []
+    for group, members in group_by(benchmarks).items():
+        best = next(b for b in members if b["name"] == fastest[group])
+        for b in sorted(members, key=lambda b: b["median"]):
+            rows.append(
+                [group, b["name"], b["median"] * US, b["median"] / best["median"], b["min"] / best["min"]]
+            )
+    columns = ["group", "test", "median µs", "× fastest (median)", "× fastest (min)"]
+    return {"title": "그룹별 비교: 가장 빠른 것보다 몇 배 느린가", "columns": columns, "rows": rows}
+
+
+def comparison_table(comparison: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    rows = [
+        [c["name"], c["old_median"] * US, c["new_median"] * US, c["ratio"], c["min_ratio"], c["noise_threshold"],
+         c["confirm_ratio"], VERDICT_KO[c["noise_verdict"]], VERDICT_KO[c["fixed5_verdict"]]]
+        for c in comparison
+    ]  # fmt: skip
+    columns = ["test", f"{name} median µs", "new median µs", "ratio (median)", "ratio (min)",
+               "잡음 기준 ×", "다시 잰 ratio", "잡음 고려 판정", "고정 5 % 판정"]  # fmt: skip
+    return {"title": f"저장된 실행 '{name}'과 비교", "columns": columns, "rows": rows}
+
+
+# --- 해석 (모두 측정값에서 계산) -------------------------------------------------------------------
+
+
+def fmt_time(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.3g} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds * 1e6:.3g} µs"
+
+
+def within_group_findings(benchmarks: list[dict[str, Any]], fastest: dict[str, str]) -> list[str]:
+    findings = []
+    for group, members in group_by(benchmarks).items():
+        best = next(b for b in members if b["name"] == fastest[group])
+        if len(members) < 2:
+            continue
+        slowest = max(members, key=lambda b: b["median"])
+        text = (
+            f"[{group}] 가장 빠른 것은 {best['name']} (median {fmt_time(best['median'])}), "
+            f"가장 느린 {slowest['name']}는 {slowest['median'] / best['median']:.1f}배 느리다."
+        )
+        # 같은 실행 안에서도, 차이가 잡음 기준보다 작으면 "더 빠르다"고 말할 수 없다
+        ties = [b["name"] for b in members if b is not best and noise_verdict(best, b) != REGRESSION]
+        if ties:
+            text += f" {', '.join(ties)}와의 차이는 잡음 범위 안이라 어느 쪽이 빠르다고 말할 수 없다."
+        findings.append(text)
+    return findings
+
+
+def noise_findings(benchmarks: list[dict[str, Any]]) -> list[str]:
+    noisiest = max(benchmarks, key=lambda b: b["cv"])
+    steadiest = min(benchmarks, key=lambda b: b["cv"])
+    rel = relative_iqr(noisiest)
+    gap = statistics.median((b["median"] - b["min"]) / b["min"] for b in benchmarks)
+    return [
+        f"변동계수 CV = stddev/mean: {steadiest['name']} {steadiest['cv']:.1%} ~ {noisiest['name']} "
+        f"{noisiest['cv']:.1%}. 같은 코드를 같은 입력으로 돌려도 round마다 시간이 이만큼 흔들린다(noise).",
+        f"{noisiest['name']}: CV {noisiest['cv']:.1%}인데 IQR/median은 {rel:.1%}이다. stddev와 mean은 드물게 "
+        f"크게 늦은 round(outlier: 다른 프로세스, GC)에 끌려가므로, 대표값으로는 min과 median을 인용한다.",
+        f"median은 min보다 보통 {gap:.1%} 크다: min은 방해가 가장 적었던 round(도달 가능한 속도), "
+        f"median은 보통의 round다. 잡음은 시간을 늘리기만 하므로 min이 가장 덜 흔들린다.",
+    ]
+
+
+def unit_vs_bench(tests: list[dict[str, Any]]) -> list[str]:
+    units = [t for t in tests if t["kind"] == "unit"]
+    benches = [t for t in tests if t["kind"] == "benchmark"]
+    if not tests:
+        return []
+    unit_passed = sum(t["outcome"] == "passed" for t in units)
+    calls = statistics.median(t["calls"] for t in benches) if benches else 0
+    text = (
+        f"단위 테스트(unit test) {len(units)}개는 각각 한 번 실행되어 pass/fail만 남겼다 "
+        f"({unit_passed}/{len(units)} 통과: 구현들이 같은 결과를 내는지 확인). "
+        f"벤치마크 {len(benches)}개는 테스트당 {calls:.0f}번(중앙값) 함수를 호출해 시간의 분포를 남겼다."
+    )
+    failed = [t["name"] for t in tests if t["outcome"] in ("failed", "error")]
+    if failed:
+        text += f" 실패: {', '.join(failed)}."
+    return [
+        text,
+        "벤치마크가 passed라고 해서 빠르다는 뜻은 아니고, 단위 테스트가 통과해도 느려졌는지는 모른다: "
+        "정확성은 단위 테스트로, 속도는 벤치마크의 숫자(와 저장된 실행과의 비교)로 판단한다.",
+    ]
+
+
+def comparison_findings(
+    comparison: list[dict[str, Any]], old: dict[str, Any], new: dict[str, Any], name: str
+) -> list[str]:
+    if not comparison:
+        return [f"저장된 실행 '{name}'과 이름이 같은 테스트가 없어 비교할 수 없다."]
+    noisy = [c["name"] for c in comparison if c["noise_verdict"] == REGRESSION]
+    fixed = [c["name"] for c in comparison if c["fixed5_verdict"] == REGRESSION]
+    false_alarms = [n for n in fixed if n not in noisy]
+    biggest = max(comparison, key=lambda c: c["ratio"])
+    findings = [
+        f"'{name}' 대비 느려짐: 잡음 고려 판정 {len(noisy)}개, 고정 5 % 기준 {len(fixed)}개 "
+        f"(테스트 {len(comparison)}개 중). 가장 크게 변한 것은 {biggest['name']} ×{biggest['ratio']:.2f}.",
+        f"잡음 고려 기준: 새 실행의 min과 median이 둘 다 이전 실행의 1 + max({MIN_EFFECT:.0%}, "
+        f"{NOISE_K:g} × IQR/median)배를 넘고, 다시 재도 그래야 느려짐으로 본다 (잡음은 시간을 늘리기만 하므로 "
+        f"min까지 느려졌다면 코드가 느려진 것이다). 이번 문턱은 "
+        f"×{min(c['noise_threshold'] for c in comparison):.2f} ~ ×{max(c['noise_threshold'] for c in comparison):.2f}.",
+    ]
+    noisy_base = [c for c in comparison if c["old_rel_iqr"] * NOISE_K > 1]
+    if noisy_base:
+        worst = max(noisy_base, key=lambda c: c["old_rel_iqr"])
+        findings.append(
+            f"저장된 실행 '{name}'이 시끄럽다: {worst['name']}의 IQR/median이 {worst['old_rel_iqr']:.0%}라 문턱이 "
+            f"×{1 + NOISE_K * worst['old_rel_iqr']:.1f}까지 올라갔다. 이만큼 흩어진 기준으로는 2배 느려져도 "
+            f"못 잡을 수 있다 — 기계가 조용할 때 다시 저장하자(--save {name})."
+        )
+    unconfirmed = [c["name"] for c in comparison if c["first_verdict"] != c["noise_verdict"]]
+    if unconfirmed:
+        findings.append(
+            f"첫 측정에서는 기준을 넘었지만 다시 재니 재현되지 않은 것: {', '.join(unconfirmed)}. "
+            f"한 번의 차이는 그 순간 기계가 바빴던 탓(noise)일 수 있다."
+        )
+    if false_alarms:
+        findings.append(
+            f"고정 {FIXED_PCT:.0%} 기준만 느려짐이라 한 것: {', '.join(false_alarms)}. 변화가 측정된 흩어짐 안에 있어 "
+            f"잡음일 수 있다 — 시끄러운 기계에서 고정 5 % 기준은 거짓 경보(false alarm)를 낸다."
+        )
+    old_opts = {b.get("fullname"): b.get("options", {}) for b in old["benchmarks"]}
+    changed = [
+        b["name"] for b in new["benchmarks"]
+        if old_opts.get(b.get("fullname")) not in (None, b.get("options", {}))
+    ]  # fmt: skip
+    if changed:
+        findings.append(f"측정 설정(max_time, min_rounds 등)이 저장된 실행과 다르다: {', '.join(changed)}.")
+    keys = ("node", "machine", "python_implementation", "python_version")
+    old_m, new_m = old.get("machine_info", {}), new.get("machine_info", {})
+    differ = [k for k in keys if old_m.get(k) != new_m.get(k)]
+    if differ:
+        findings.append(
+            f"저장된 실행과 기계/파이썬이 다르다({', '.join(differ)}): 차이가 코드 때문이라고 말할 수 없다."
+        )
+    return findings
+
+
+def make_summary(result: dict[str, Any]) -> str:
+    benchmarks, tests = result["benchmarks"], result["tests"]
+    units = [t for t in tests if t["kind"] == "unit"]
+    parts = [f"벤치마크 {len(benchmarks)}개(그룹 {len(result['fastest'])}개)"]
+    if units:
+        parts[0] += f", 단위 테스트 {sum(t['outcome'] == 'passed' for t in units)}/{len(units)} 통과"
+    for group, name in result["fastest"].items():
+        slowest = max(result["ratios"][group].items(), key=lambda kv: kv[1])
+        if slowest[1] > 1:
+            parts.append(f"{group}: {name}가 {slowest[0]}보다 {slowest[1]:.1f}배 빠름")
+    if "comparison" in result:
+        comparison = result["comparison"]
+        noisy = sum(c["noise_verdict"] == REGRESSION for c in comparison)
+        fixed = sum(c["fixed5_verdict"] == REGRESSION for c in comparison)
+        parts.append(f"비교: 느려짐 {noisy}개 (고정 5 % 기준이면 {fixed}개)")
+    return "; ".join(parts)
