@@ -79,8 +79,10 @@ def lab_command(info: LabInfo, lab_args: Sequence[str], quick: bool, out_dir: Pa
     return command
 
 
-def _lab_env() -> dict[str, str]:
+def _lab_env(data_dir: Path | None = None) -> dict[str, str]:
     env = dict(os.environ)
+    if data_dir is not None:  # labs that keep state (saved benchmark runs) keep it with the learner's data
+        env["STUDYAPP_HOME"] = str(data_dir)
     env["STUDYAPP_LAB_PROTOCOL"] = "jsonl"
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
@@ -116,6 +118,7 @@ def run_lab(
     timeout: float | None = None,
     on_progress: Callable[[ProgressEvent], None] | None = None,
     cancel: threading.Event | None = None,
+    data_dir: Path | None = None,
 ) -> LabOutcome:
     """Run a lab to the end (or until cancelled / timed out). Blocking; call from a thread in a UI."""
     out_dir = out_dir or default_out_dir(info.id)
@@ -132,7 +135,7 @@ def run_lab(
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=err,
-            env=_lab_env(),
+            env=_lab_env(data_dir),
             start_new_session=True,  # its own process group: we stop it and its workers together
         )
 
@@ -264,7 +267,7 @@ def run_and_record(store: Any, info: LabInfo, lab_args: Sequence[str] = (), **kw
     run_uid = store.start_lab_run(info.id, str(out_dir))
     outcome: LabOutcome | None = None
     try:
-        outcome = run_lab(info, lab_args, out_dir=out_dir, **kwargs)
+        outcome = run_lab(info, lab_args, out_dir=out_dir, data_dir=store.path.parent, **kwargs)
     finally:
         if outcome is None:  # interrupted before an outcome existed
             store.finish_lab_run(run_uid, STATUS_CANCELLED, "interrupted", None)
