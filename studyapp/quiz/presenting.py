@@ -1,0 +1,139 @@
+"""Formatting shared by the TUI (and usable by any front end): answers, due times, bars, widths.
+
+No Textual here — the domain stays importable without it. Widths are terminal cells measured
+with `rich.cells.cell_len` (Hangul is two cells wide), never `len()`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, tzinfo
+
+from rich.cells import cell_len
+
+from studyapp.content.model import Content
+from studyapp.i18n import Translator
+from studyapp.quiz.questions import KIND_OX, Question
+
+STRINGS = {
+    "ko": {
+        "when.now": "지금",
+        "when.minutes": "{n}분 후",
+        "when.hours": "{n}시간 후",
+        "when.days": "{n}일 후 ({date})",
+        "when.none": "없음",
+        "elapsed": "{minutes}분 {seconds}초",
+        "elapsed.short": "{seconds}초",
+    },
+    "en": {
+        "when.now": "now",
+        "when.minutes": "in {n} min",
+        "when.hours": "in {n} h",
+        "when.days": "in {n} days ({date})",
+        "when.none": "none",
+        "elapsed": "{minutes} min {seconds} s",
+        "elapsed.short": "{seconds} s",
+    },
+}
+
+BAR_FULL = "█"
+BAR_EMPTY = "░"
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+ELLIPSIS = "…"
+
+
+def answer_text(question: Question) -> str:
+    """The correct answer as shown to the learner: O / X, or the number with its unit."""
+    if question.kind == KIND_OX:
+        return question.answer
+    try:
+        return f"{float(question.answer):.4g}{question.unit}"
+    except ValueError:
+        return f"{question.answer}{question.unit}"
+
+
+def topic_path(content: Content, topic_id: str, separator: str = " › ") -> str:
+    """`PyTorch 프로파일링 › Torch.profiler` for a sub-topic, the title alone otherwise."""
+    topic = content.topics.get(topic_id)
+    if topic is None:
+        return topic_id
+    parent = content.topics.get(topic.parent) if topic.parent else None
+    return f"{parent.title}{separator}{topic.title}" if parent else topic.title
+
+
+def due_phrase(when: datetime | None, now: datetime, t: Translator, tz: tzinfo | None = None) -> str:
+    """`지금`, `10분 후`, `3시간 후`, `4일 후 (03-06)` — when the next review falls due."""
+    if when is None:
+        return t("when.none")
+    seconds = (when - now).total_seconds()
+    if seconds <= 0:
+        return t("when.now")
+    if seconds < 3600:
+        return t("when.minutes", n=max(1, round(seconds / 60)))
+    if seconds < 86400:
+        return t("when.hours", n=round(seconds / 3600))
+    local = when.astimezone(tz) if tz else when.astimezone()
+    return t("when.days", n=round(seconds / 86400), date=local.strftime("%m-%d"))
+
+
+def elapsed_text(seconds: float, t: Translator) -> str:
+    whole = max(0, round(seconds))
+    if whole < 60:
+        return t("elapsed.short", seconds=whole)
+    return t("elapsed", minutes=whole // 60, seconds=whole % 60)
+
+
+def bar(fraction: float, width: int) -> str:
+    """A horizontal bar exactly `width` cells wide, with eighth-block resolution."""
+    fraction = min(1.0, max(0.0, fraction))
+    eighths = round(fraction * width * 8)
+    full, rest = divmod(eighths, 8)
+    text = BAR_FULL * full
+    if rest and full < width:
+        text += _EIGHTHS[rest]
+    return text + BAR_EMPTY * (width - cell_len(text))
+
+
+def percent(fraction: float | None) -> str:
+    return "-" if fraction is None else f"{round(fraction * 100)}%"
+
+
+def fit(text: str, width: int) -> str:
+    """Cut `text` to at most `width` cells, never through a wide character, marking the cut with …."""
+    if width <= 0:
+        return ""
+    if cell_len(text) <= width:
+        return text
+    out: list[str] = []
+    used = 0
+    for char in text:
+        size = cell_len(char)
+        if used + size > width - 1:
+            break
+        out.append(char)
+        used += size
+    return "".join(out) + ELLIPSIS
+
+
+def pad(text: str, width: int) -> str:
+    """`fit`, then pad with spaces to exactly `width` cells."""
+    text = fit(text, width)
+    return text + " " * (width - cell_len(text))
+
+
+def column_chart(values: list[int], height: int) -> list[str]:
+    """A vertical bar chart, one cell per value, `height` rows (top row first)."""
+    top = max(values) if values and max(values) > 0 else 1
+    levels = [max(1, round(v / top * height * 8)) if v > 0 else 0 for v in values]
+    rows = []
+    for row in range(height - 1, -1, -1):
+        line = []
+        for level in levels:
+            filled = level - row * 8
+            if filled >= 8:
+                line.append("█")
+            elif filled <= 0:
+                line.append(" ")
+            else:
+                line.append(" ▁▂▃▄▅▆▇"[filled])
+        rows.append("".join(line))
+    return rows

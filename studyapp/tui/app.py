@@ -1,0 +1,296 @@
+"""The Textual app: a thin shell over the quiz engine, the progress store and the lab runner.
+
+`make_app(...)` builds it (the CLI and the tests both use it). Top-level sections are Textual
+modes (home, cards, labs, checklist, stats), each with its own screen stack; a quiz session is
+pushed on top of the section it was started from and comes back to it when it ends. Screens
+are imported lazily so `studyapp quiz` shows its first question without loading the others.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import time
+from collections.abc import Callable
+from datetime import datetime, tzinfo
+from functools import partial
+from typing import Any, ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.screen import Screen
+
+from studyapp.content.model import Content
+from studyapp.i18n import Translator
+from studyapp.progress.store import ProgressStore
+from studyapp.quiz.engine import QuizSession, SessionOptions
+from studyapp.quiz.questions import Question
+from studyapp.tui.strings import register_strings, translate_bindings
+
+# Set to make the app exit right after the first question has been painted (startup benchmark).
+EXIT_AFTER_FIRST_PAINT = "STUDYAPP_EXIT_AFTER_FIRST_PAINT"
+THEME_META_KEY = "ui.theme"
+SECTIONS = ("home", "cards", "labs", "checklist", "stats")
+
+
+def _home() -> Screen[Any]:
+    from studyapp.tui.screens.home import HomeScreen
+
+    return HomeScreen()
+
+
+def _cards() -> Screen[Any]:
+    from studyapp.tui.screens.cards import CardsScreen
+
+    return CardsScreen()
+
+
+def _labs() -> Screen[Any]:
+    from studyapp.tui.screens.labs import LabsScreen
+
+    return LabsScreen()
+
+
+def _checklist() -> Screen[Any]:
+    from studyapp.tui.screens.checklist import ChecklistScreen
+
+    return ChecklistScreen()
+
+
+def _stats() -> Screen[Any]:
+    from studyapp.tui.screens.stats import StatsScreen
+
+    return StatsScreen()
+
+
+class StudyCommands(Provider):
+    """Command palette: one entry per action of the app, in the interface language."""
+
+    def _entries(self) -> list[tuple[str, str, Callable[[], Any]]]:
+        app = self.app
+        assert isinstance(app, StudyApp)
+        t = app.t
+        entries: list[tuple[str, str, Callable[[], Any]]] = [
+            (t("cmd.home"), t("cmd.home.help"), partial(app.action_section, "home")),
+        ]
+        for mode in ("due", "new", "wrong", "exam", "cram"):
+            entries.append(
+                (t(f"cmd.quiz.{mode}"), t(f"cmd.quiz.{mode}.help"), partial(app.action_quiz, mode))
+            )
+        for section in ("cards", "labs", "checklist", "stats"):
+            entries.append(
+                (t(f"cmd.{section}"), t(f"cmd.{section}.help"), partial(app.action_section, section))
+            )
+        entries.append((t("cmd.help"), t("cmd.help.help"), app.action_help))
+        entries.append((t("cmd.quit"), t("cmd.quit.help"), app.action_quit))
+        return entries
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self._entries():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._entries():
+            score = max(matcher.match(title), matcher.match(help_text) * 0.5)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+
+
+class StudyApp(App[int]):
+    """studyapp's TUI. Build it with `make_app`."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "studyapp"
+    MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {
+        "home": _home,
+        "cards": _cards,
+        "labs": _labs,
+        "checklist": _checklist,
+        "stats": _stats,
+    }
+    COMMANDS = App.COMMANDS | {StudyCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "help", "key.help", key_display="F1", id="help"),
+        Binding("ctrl+p", "command_palette", "key.palette", show=False, priority=True, id="palette"),
+        Binding("f2", "section('home')", "key.home", show=False, id="home"),
+        Binding("f3", "section('cards')", "key.cards", show=False, id="cards"),
+        Binding("f4", "section('labs')", "key.labs", show=False, id="labs"),
+        Binding("f5", "section('checklist')", "key.checklist", show=False, id="checklist"),
+        Binding("f6", "section('stats')", "key.stats", show=False, id="stats"),
+    ]
+
+    def __init__(
+        self,
+        content: Content,
+        store: ProgressStore,
+        lang: str | None = None,
+        start: str = "home",
+        options: SessionOptions | None = None,
+        tz: tzinfo | None = None,
+    ) -> None:
+        self.content = content
+        self.store = store
+        self.t = Translator(lang)
+        register_strings(self.t)
+        self.start = start
+        self.options = options
+        self.tz = tz
+        self._lab_registry: dict[str, Any] | None = None
+        self._notice_shown = False
+        # `studyapp quiz --topic nope` must fail as one line before the terminal is taken over.
+        self._first_session = (
+            QuizSession(content, store, options or SessionOptions()) if start == "quiz" else None
+        )
+        super().__init__()
+        translate_bindings(self, self.t)
+        saved = store.get_meta(THEME_META_KEY)
+        if saved and saved in self.available_themes:
+            self.theme = saved
+
+    # -- time and shared data ------------------------------------------------------------------
+    def now(self) -> datetime:
+        return self.store.clock()
+
+    def lab_registry(self) -> dict[str, Any]:
+        """All labs (id → LabInfo); empty when the lab runner or the labs are missing."""
+        if self._lab_registry is None:
+            try:
+                from studyapp.labrunner import registry
+
+                self._lab_registry = registry.discover()
+            except Exception:  # no labs dir, unreadable lab.yaml: the rest of the app still works
+                self._lab_registry = {}
+        return self._lab_registry
+
+    def lab_questions(self) -> set[str]:
+        return {lab_id for lab_id, info in self.lab_registry().items() if info.check_question}
+
+    # -- startup -------------------------------------------------------------------------------
+    def get_default_screen(self) -> Screen[Any]:
+        if self._first_session is not None:
+            from studyapp.tui.screens.quiz import QuizScreen
+
+            return QuizScreen(self._first_session.options, session=self._first_session)
+        return super().get_default_screen()
+
+    def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._save_theme)
+        if self.start != "quiz":
+            self.switch_mode(self.start if self.start in SECTIONS else "home")
+        if self.store.notice and not self._notice_shown:
+            self._notice_shown = True
+            self.notify(
+                self.store.notice, title=self.t("notice.title"), severity="warning", timeout=15, markup=False
+            )
+
+    def _save_theme(self, theme: Any) -> None:
+        name = getattr(theme, "name", None)
+        if name and name != self.store.get_meta(THEME_META_KEY):
+            self.store.set_meta(THEME_META_KEY, name)
+
+    # -- navigation ----------------------------------------------------------------------------
+    def in_session(self) -> bool:
+        from studyapp.tui.screens.quiz import QuizScreen
+
+        return any(isinstance(screen, QuizScreen) for screen in self.screen_stack)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Finish (q) a running session first; its answers are already saved.
+        return not (action in ("section", "quiz") and self.in_session())
+
+    def action_section(self, name: str) -> None:
+        if self.in_session():
+            self.notify(self.t("notify.finish_session_first"))
+            return
+        if name not in SECTIONS:
+            return
+        self.switch_mode(name)
+
+    def action_quiz(self, mode: str = "due", topic: str | None = None, checklist: str | None = None) -> None:
+        """Start a session on top of the current section."""
+        if self.in_session():
+            self.notify(self.t("notify.finish_session_first"))
+            return
+        self.start_quiz(SessionOptions(mode=mode, topic=topic, checklist=checklist))
+
+    def start_quiz(self, options: SessionOptions, questions: list[Question] | None = None) -> None:
+        """Push a session: chosen by `options`, or exactly `questions` (tests, custom drills)."""
+        from studyapp.tui.screens.quiz import QuizScreen
+
+        session = QuizSession(self.content, self.store, options, questions=questions)
+        self.push_screen(QuizScreen(options, session=session))
+
+    def open_lab(self, lab_id: str | None) -> None:
+        """Show the labs screen on one lab (pushed, so Esc comes back here)."""
+        if not self.lab_registry():
+            self.notify(self.t("notify.no_labs"), severity="warning")
+            return
+        from studyapp.tui.screens.labs import LabsScreen
+
+        self.push_screen(LabsScreen(select=lab_id, pushed=True))
+
+    def close_session(self) -> None:
+        """Leave a quiz and its summary: back to the section below, or home when started on a quiz."""
+        from studyapp.tui.screens.quiz import QuizScreen
+        from studyapp.tui.screens.summary import SummaryScreen
+
+        session_screens = (QuizScreen, SummaryScreen)
+        while isinstance(self.screen, session_screens) and len(self.screen_stack) > 1:
+            self.pop_screen()
+        if isinstance(self.screen, session_screens):  # `studyapp quiz` started on the question
+            self.switch_mode("home")
+
+    def action_help(self) -> None:
+        from studyapp.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def first_question_painted(self) -> None:
+        """Called by the quiz screen once its first question is mounted (startup benchmark).
+
+        With $STUDYAPP_EXIT_AFTER_FIRST_PAINT set, the app exits after that frame; when the value is
+        a file path, the wall-clock time of the paint is written there first.
+        """
+        target = os.environ.get(EXIT_AFTER_FIRST_PAINT)
+        if target:
+            self.call_after_refresh(self._exit_after_paint, target)
+
+    def _exit_after_paint(self, target: str) -> None:
+        if target not in ("1", "yes", "true"):
+            with open(target, "w", encoding="utf-8") as marker:
+                marker.write(repr(time.time()))
+        self.exit(0)
+
+
+_startup_frozen = False
+
+
+def _freeze_startup_objects() -> None:
+    """Move what exists now (modules, Textual, the loaded content) out of the garbage collector's way.
+
+    Building and painting the first screen allocates enough to trigger full collections, and each
+    would walk every object imported so far: about 40 ms of the first paint on this machine
+    (benchmarks/startup.py). These objects live as long as the process anyway. Young garbage is
+    collected first (cheap), so little is pinned; done once per process.
+    """
+    global _startup_frozen
+    if not _startup_frozen:
+        _startup_frozen = True
+        gc.collect(1)
+        gc.freeze()
+
+
+def make_app(
+    content: Content,
+    store: ProgressStore,
+    lang: str | None = None,
+    start: str = "home",
+    options: SessionOptions | None = None,
+    tz: tzinfo | None = None,
+) -> StudyApp:
+    """Build the app on explicit content and a store (tests pass their own; nothing global)."""
+    _freeze_startup_objects()
+    return StudyApp(content=content, store=store, lang=lang, start=start, options=options, tz=tz)

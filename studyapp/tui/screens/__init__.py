@@ -1,0 +1,1 @@
+"""The screens of the studyapp TUI (imported lazily by `studyapp.tui.app`)."""

@@ -1,0 +1,111 @@
+"""F1: every key of every screen, built from the screens' own BINDINGS (so it cannot go stale)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from studyapp.quiz.presenting import pad
+from studyapp.tui.screens.base import StudyModal
+
+KEY_NAMES = {
+    "left": "←",
+    "right": "→",
+    "up": "↑",
+    "down": "↓",
+    "escape": "Esc",
+    "enter": "Enter",
+    "space": "Space",
+    "question_mark": "?",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+    "pageup": "PgUp",
+    "pagedown": "PgDn",
+}
+KEY_COLUMN = 16
+
+
+def key_names(binding: Binding) -> str:
+    names = []
+    for key in binding.key.split(","):
+        key = key.strip()
+        if not key.isascii():
+            continue  # the Korean-layout twins of the same keys
+        names.append(KEY_NAMES.get(key, key.upper() if key.startswith("f") and key[1:].isdigit() else key))
+    return " ".join(names)
+
+
+class HelpScreen(StudyModal):
+    CSS_PATH = "help.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,f1,q", "close", "key.close", key_display="esc"),
+    ]
+
+    def _sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        from studyapp.tui.app import StudyApp
+        from studyapp.tui.screens.cards import CardsScreen
+        from studyapp.tui.screens.checklist import ChecklistScreen
+        from studyapp.tui.screens.home import HomeScreen
+        from studyapp.tui.screens.labs import LabsScreen
+        from studyapp.tui.screens.quiz import QuizScreen
+        from studyapp.tui.screens.stats import StatsScreen
+        from studyapp.tui.screens.summary import SummaryScreen
+
+        t = self.t
+        global_rows = self._rows(StudyApp.BINDINGS)
+        global_rows += [("Ctrl+P", t("help.palette")), ("Ctrl+Q", t("help.quit"))]
+        sections: list[tuple[str, list[tuple[str, str]]]] = [(t("help.global"), global_rows)]
+        for key, screen in (
+            ("help.home", HomeScreen),
+            ("help.quiz", QuizScreen),
+            ("help.summary", SummaryScreen),
+            ("help.cards", CardsScreen),
+            ("help.labs", LabsScreen),
+            ("help.checklist", ChecklistScreen),
+            ("help.stats", StatsScreen),
+        ):
+            sections.append((t(key), self._rows(screen.BINDINGS)))
+        return sections
+
+    def _rows(self, bindings: list[Any]) -> list[tuple[str, str]]:
+        rows: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for binding in Binding.make_bindings(bindings):
+            if (
+                binding.action in seen
+                or binding.action.startswith("scroll")
+                or binding.action == "command_palette"
+            ):
+                continue
+            keys = key_names(binding)
+            if not keys:
+                continue
+            # Bindings sharing an action (e.g. o and its Korean twin) are listed once.
+            seen.add(binding.action)
+            merged = [b for b in Binding.make_bindings(bindings) if b.action == binding.action]
+            keys = " ".join(dict.fromkeys(" ".join(key_names(b) for b in merged).split()))
+            rows.append((keys, self.t(binding.description)))
+        return rows
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box"):
+            yield Static(Content.styled(self.t("help.title"), "bold"), classes="heading", markup=False)
+            for title, rows in self._sections():
+                yield Static(Content.styled(title, "bold $accent"), classes="help-section", markup=False)
+                lines = [
+                    Content.assemble((pad(keys, KEY_COLUMN), "bold"), " ", description)
+                    for keys, description in rows
+                ]
+                yield Static(Content("\n").join(lines), classes="help-rows", markup=False)
+            yield Static(Content(self.t("help.close")), classes="muted", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#help-box").focus()
+
+    def action_close(self) -> None:
+        self.dismiss()

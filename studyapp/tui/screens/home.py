@@ -1,0 +1,139 @@
+"""Home: topics with mastery bars and due counts, today's due total, checklist readiness, keys."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.widgets import DataTable, Static
+
+from studyapp.progress.readiness import checklist_readiness, overall
+from studyapp.progress.stats import due_today, streak, topic_stats
+from studyapp.quiz.presenting import bar, fit, pad, percent
+from studyapp.quiz.questions import all_questions
+from studyapp.tui.screens.base import StudyScreen, TitleBar
+from studyapp.tui.widgets.keybar import KeyBar
+
+MASTERY_BAR = 10
+
+
+class HomeScreen(StudyScreen):
+    CSS_PATH = "home.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "app.quiz('due')", "key.start_due"),
+        Binding("n", "app.quiz('new')", "key.start_new"),
+        Binding("w", "app.quiz('wrong')", "key.start_wrong"),
+        Binding("e", "app.quiz('exam')", "key.start_exam"),
+        Binding("r", "app.quiz('cram')", "key.start_cram", show=False),
+        Binding("c", "app.section('cards')", "key.cards", show=False),
+        Binding("l", "app.section('labs')", "key.labs", show=False),
+        Binding("k", "app.section('checklist')", "key.checklist", show=False),
+        Binding("t", "app.section('stats')", "key.stats", show=False),
+        Binding("q", "app.quit", "key.quit"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar(f"studyapp · {self.t('home.title')}", id="home-title")
+        yield Static(id="home-status", markup=False)
+        table: DataTable[Text] = DataTable(cursor_type="row", id="home-topics", zebra_stripes=False)
+        yield table
+        yield Static(self._shortcuts(), id="home-shortcuts", markup=False)
+        yield KeyBar()
+
+    def _shortcuts(self) -> Content:
+        """The keys of home in two columns: quiz modes on the left, sections on the right."""
+        t = self.t
+        left = [
+            ("Enter", t("home.topic_quiz")),
+            ("s", t("cmd.quiz.due")),
+            ("n", t("cmd.quiz.new")),
+            ("w", t("cmd.quiz.wrong")),
+            ("e", t("cmd.quiz.exam")),
+            ("r", t("cmd.quiz.cram")),
+        ]
+        right = [
+            ("c", t("cmd.cards")),
+            ("l", t("cmd.labs")),
+            ("k", t("cmd.checklist")),
+            ("t", t("cmd.stats")),
+            ("F1", t("cmd.help")),
+            ("Ctrl+P", t("key.palette")),
+        ]
+        lines = [Content.styled(t("home.shortcuts"), "bold $accent")]
+        for (lk, ld), (rk, rd) in zip(left, right, strict=True):
+            lines.append(
+                Content.assemble((pad(lk, 6), "bold"), pad(ld, 24), (pad(rk, 7), "bold"), fit(rd, 30))
+            )
+        return Content("\n").join(lines)
+
+    def on_mount(self) -> None:
+        t = self.t
+        table = self.query_one("#home-topics", DataTable)
+        table.add_column(t("home.col.topic"), key="topic")
+        table.add_column(t("home.col.mastery"), key="mastery")
+        table.add_column(t("home.col.items"), key="items")
+        table.add_column(t("home.col.due"), key="due")
+        table.add_column(t("home.col.accuracy"), key="accuracy")
+        table.focus()
+
+    def on_screen_resume(self) -> None:
+        if self.is_current:
+            self.refresh_data()
+
+    def refresh_data(self) -> None:
+        app = self.study
+        content, store, now, tz = app.content, app.store, app.now(), app.tz
+        t = self.t
+        stats = topic_stats(content, store, now, tz)
+        questions = all_questions(content)
+        due = due_today(questions, store, now, tz)
+        unseen = len(questions.keys() - store.schedules().keys())
+        ready = overall(checklist_readiness(content, store, now, app.lab_questions()))
+        parts = [
+            Content.styled(t("home.due_today", count=due), "bold"),
+            Content(" · "),
+            Content(t("home.unseen", count=unseen)),
+            Content(" · "),
+            Content(t("home.readiness", percent=percent(ready)) + " "),
+            Content.styled(bar(ready, 10), "$accent"),
+        ]
+        days = streak(store, now, tz)
+        if days:
+            parts += [Content(" · "), Content(t("home.streak", days=days))]
+        exam = store.exam_date()
+        if exam is not None:
+            left = (exam - now.astimezone(tz).date()).days
+            if left >= 0:
+                parts += [
+                    Content(" · "),
+                    Content(t("home.exam", days=left) if left else t("home.exam_today")),
+                ]
+        self.query_one("#home-status", Static).update(Content.assemble(*parts))
+
+        table = self.query_one("#home-topics", DataTable)
+        row = table.cursor_row
+        table.clear()
+        for topic in stats:
+            parent = content.topics[topic.id].parent
+            title = f"└ {topic.title}" if parent else topic.title
+            mastery = Text(bar(topic.mastery, MASTERY_BAR), style="green")
+            mastery.append(f" {percent(topic.mastery):>4}")
+            table.add_row(
+                Text(title),
+                mastery,
+                Text(str(topic.items), justify="right"),
+                Text(str(topic.due), justify="right", style="bold yellow" if topic.due else "dim"),
+                Text(percent(topic.accuracy), justify="right"),
+                key=topic.id,
+            )
+        if table.row_count:
+            table.move_cursor(row=min(row, table.row_count - 1), animate=False)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        topic_id = event.row_key.value
+        if topic_id:
+            self.study.action_quiz("due", topic=topic_id)

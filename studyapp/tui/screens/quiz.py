@@ -1,0 +1,356 @@
+"""The question screen: one statement at a time, O/X (or a number), feedback, undo, unsure.
+
+Every answer goes through `QuizSession.answer`, which commits to the store before it returns;
+only then is the feedback shown. In a mock exam (`session.deferred_feedback`) nothing is shown
+until the summary.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.css.query import NoMatches
+from textual.widgets import Static
+
+from studyapp.errors import StudyappError
+from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions
+from studyapp.quiz.presenting import answer_text, due_phrase, topic_path
+from studyapp.quiz.questions import KIND_DRILL, KIND_OX, Question
+from studyapp.tui.screens.base import StudyScreen, TitleBar
+from studyapp.tui.widgets.inputs import DrillInput
+from studyapp.tui.widgets.keybar import KeyBar
+from studyapp.tui.widgets.progress import SessionProgress
+
+ASKING = "asking"
+FEEDBACK = "feedback"
+EMPTY = "empty"
+
+
+class QuizScreen(StudyScreen):
+    """A quiz session. Pushed on top of a section; `q` turns it into its summary."""
+
+    AUTO_FOCUS = None  # nothing focused for O/X (keys go to the screen); the drill Input when asked
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("o,1,left", "answer('O')", "key.answer_o", key_display="o"),
+        Binding("x,2,right", "answer('X')", "key.answer_x", key_display="x"),
+        # The same keys with a Korean keyboard layout left on (두벌식: o → ㅐ, x → ㅌ).
+        Binding("ㅐ", "answer('O')", "key.answer_o", show=False),
+        Binding("ㅌ", "answer('X')", "key.answer_x", show=False),
+        Binding("enter,space", "next", "key.next", key_display="⏎"),
+        Binding("question_mark", "toggle_unsure", "key.unsure", key_display="?", priority=True),
+        Binding("u,ㅕ", "undo", "key.undo", key_display="u", priority=True),
+        Binding("c,ㅊ", "card", "key.card", key_display="c", priority=True),
+        Binding("l,ㅣ", "lab", "key.lab", key_display="l", priority=True),
+        Binding("q,escape,ㅂ", "end", "key.end", key_display="q", priority=True),
+        Binding("n", "restart('new')", "key.start_new", show=True),
+        Binding("r", "restart('cram')", "key.start_cram", show=True),
+        Binding("up", "scroll('up')", "key.scroll_up", show=False),
+        Binding("down", "scroll('down')", "key.scroll_down", show=False),
+        Binding("pageup", "scroll('page_up')", "key.scroll_up", show=False),
+        Binding("pagedown", "scroll('page_down')", "key.scroll_down", show=False),
+    ]
+
+    def __init__(self, options: SessionOptions, session: QuizSession | None = None) -> None:
+        super().__init__()
+        self.options = options
+        self.session = session or QuizSession(self.study.content, self.study.store, options)
+        self.state = EMPTY if self.session.finished else ASKING
+        self.unsure = False
+        self.feedback: Feedback | None = None
+        self.deferred: list[Feedback] = []
+        self._painted = False
+
+    # -- layout --------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        # Few widgets, composed with the first question already in them: this screen is what
+        # `studyapp quiz` paints first (benchmarks/startup.py).
+        title, right, prompt, hint = self._asking_texts()
+        yield TitleBar(title, right, id="quiz-title")
+        yield SessionProgress(id="quiz-progress")
+        with VerticalScroll(id="quiz-body", can_focus=False):
+            yield Static(Content(prompt), id="statement", markup=False)
+            flag = Static(Content(self.t("quiz.unsure")), id="unsure-flag", markup=False)
+            flag.display = False
+            yield flag
+            yield Static(Content(hint), id="quiz-hint", markup=False)
+            feedback = Static(id="feedback", markup=False)
+            feedback.display = False
+            yield feedback
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.show_current(initial=True)
+        if not self._painted:
+            self._painted = True
+            self.study.first_question_painted()
+
+    def _asking_texts(self) -> tuple[str, str, str, str]:
+        """(title, progress, statement, hint) for the current question, or the empty message."""
+        session = self.session
+        question = self.question
+        if question is None:
+            return self._mode_label(), "", self.t("quiz.empty"), self.t("quiz.empty_hint")
+        topic = topic_path(self.study.content, question.topic)
+        kind = f" · {self.t('quiz.drill')}" if question.kind == KIND_DRILL else ""
+        hint = self.t("quiz.drill_hint") if question.kind == KIND_DRILL else self.t("quiz.ox_hint")
+        return (
+            f"{self._mode_label()} · {topic}{kind}",
+            self.t("quiz.progress", current=session.position + 1, total=session.total),
+            question.prompt,
+            hint,
+        )
+
+    def on_screen_resume(self) -> None:
+        if self.state == ASKING and self.current_kind() == KIND_DRILL:
+            self.drill_input().focus()
+
+    def drill_input(self) -> DrillInput:
+        """The number box, mounted the first time a drill is asked (O/X sessions never need it)."""
+        try:
+            return self.query_one("#drill-input", DrillInput)
+        except NoMatches:
+            field = DrillInput(placeholder=self.t("quiz.number_placeholder"), id="drill-input")
+            self.query_one("#quiz-body").mount(field, after="#unsure-flag")
+            return field
+
+    # -- state ---------------------------------------------------------------------------------
+    @property
+    def question(self) -> Question | None:
+        return self.session.current
+
+    def current_kind(self) -> str | None:
+        question = self.question
+        return question.kind if question else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "answer":
+            return self.state == ASKING and self.current_kind() == KIND_OX
+        if action == "next":
+            return self.state == FEEDBACK
+        if action == "toggle_unsure":
+            return self.state == ASKING
+        if action in ("card", "lab"):
+            return self.state != EMPTY and self._shown_question() is not None
+        if action == "undo":
+            return self.state != EMPTY or bool(self.session.answers)
+        if action == "restart":
+            return self.state == EMPTY
+        return True
+
+    def _shown_question(self) -> Question | None:
+        """The question on screen: the current one, or the one whose feedback is showing."""
+        if self.state == FEEDBACK and self.feedback is not None:
+            return self.feedback.question
+        return self.question
+
+    # -- rendering -----------------------------------------------------------------------------
+    def _mode_label(self) -> str:
+        return self.t(f"quiz.mode.{self.session.mode}")
+
+    def _hide_drill_input(self) -> None:
+        for field in self.query("#drill-input"):
+            field.display = False
+            field.disabled = True
+
+    def show_current(self, initial: bool = False) -> None:
+        """Show the current question (asking), or the empty message.
+
+        `initial`: compose already put the texts in place; only state, focus and timing remain.
+        """
+        session = self.session
+        question = self.question
+        self.feedback = None
+        self.state = ASKING if question is not None else EMPTY
+        if not initial:
+            title, right, prompt, hint_text = self._asking_texts()
+            self.query_one("#quiz-title", TitleBar).set(title, right)
+            self.query_one("#statement", Static).update(Content(prompt))
+            hint = self.query_one("#quiz-hint", Static)
+            hint.update(Content(hint_text))
+            hint.remove_class("warning")
+            hint.display = True
+            self.query_one("#feedback").display = False
+            self.query_one("#unsure-flag").display = self.unsure and question is not None
+            self.query_one("#quiz-body", VerticalScroll).scroll_home(animate=False)
+            self.refresh_bindings()
+        self.query_one("#quiz-progress", SessionProgress).fraction = (
+            session.position / session.total if session.total else 0.0
+        )
+        if question is not None and question.kind == KIND_DRILL:
+            field = self.drill_input()
+            field.display = True
+            field.disabled = False
+            field.value = ""
+            field.focus()
+        else:
+            self._hide_drill_input()
+            self.set_focus(None)
+        if question is not None:
+            session.mark_shown()
+
+    def show_feedback(self, feedback: Feedback) -> None:
+        self.state = FEEDBACK
+        self.feedback = feedback
+        session = self.session
+        self.query_one("#quiz-title", TitleBar).set(
+            right=self.t("quiz.progress", current=session.position, total=session.total)
+        )
+        self.query_one("#quiz-progress", SessionProgress).fraction = session.position / session.total
+        self.query_one("#unsure-flag").display = False
+        for field in self.query("#drill-input"):
+            field.disabled = True
+        self.query_one("#quiz-hint", Static).display = False
+        box = self.query_one("#feedback", Static)
+        box.set_class(feedback.correct, "right")
+        box.set_class(not feedback.correct, "wrong")
+        box.update(self._feedback_content(feedback))
+        box.display = True
+        self.set_focus(None)
+        self.refresh_bindings()
+
+    def _feedback_content(self, feedback: Feedback) -> Content:
+        """Right/wrong, the answer, the explanation, the misconception, when it comes back."""
+        t = self.t
+        question = feedback.question
+        verdict_style = "bold $success" if feedback.correct else "bold $error"
+        parts: list[Content] = [
+            Content.assemble(
+                (t("quiz.right") if feedback.correct else t("quiz.wrong"), verdict_style),
+                "   ",
+                (t("quiz.answer", answer=answer_text(question)), "bold"),
+            )
+        ]
+        if not feedback.correct:
+            shown = feedback.response.strip()
+            shown = shown.upper() if question.kind == KIND_OX else shown
+            parts[0] = parts[0].append("   ").append(t("quiz.your_answer", answer=shown))
+        if feedback.unsure:
+            parts[0] = parts[0].append("  ").append(Content.styled(t("quiz.recorded_unsure"), "italic"))
+        parts += [Content(""), Content(question.explanation)]
+        if question.misconception:
+            label = self.study.content.misconceptions.get(question.misconception, question.misconception)
+            parts += [Content(""), Content.styled(t("quiz.misconception", label=label), "$warning")]
+        when = due_phrase(feedback.next_due, self.study.now(), t, self.study.tz)
+        parts.append(Content.styled(t("quiz.next_due", when=when), "$text-muted"))
+        parts.append(Content.styled(t("quiz.continue"), "italic $text-muted"))
+        return Content("\n").join(parts)
+
+    # -- answering -----------------------------------------------------------------------------
+    def submit(self, response: str) -> None:
+        """Grade `response` for the current question: record it, then show feedback (or move on)."""
+        if self.state != ASKING or self.question is None:
+            return
+        feedback = self.session.answer(response, unsure=self.unsure)  # commits before returning
+        if feedback is None:
+            hint = self.query_one("#quiz-hint", Static)
+            key = "quiz.unreadable_drill" if self.current_kind() == KIND_DRILL else "quiz.unreadable_ox"
+            hint.update(Content(self.t(key)))
+            hint.add_class("warning")
+            return
+        self.unsure = False
+        if self.session.deferred_feedback:
+            self.deferred.append(feedback)
+            if self.session.finished:
+                self.action_end()
+            else:
+                self.show_current()
+            return
+        self.show_feedback(feedback)
+
+    def action_answer(self, response: str) -> None:
+        self.submit(response)
+
+    def on_input_submitted(self, event: DrillInput.Submitted) -> None:
+        event.stop()
+        if event.input.id == "drill-input":
+            self.submit(event.value)
+
+    def action_next(self) -> None:
+        if self.state != FEEDBACK:
+            return
+        if self.session.finished:
+            self.action_end()
+        else:
+            self.show_current()
+
+    def action_toggle_unsure(self) -> None:
+        if self.state != ASKING:
+            return
+        self.unsure = not self.unsure
+        self.query_one("#unsure-flag").display = self.unsure
+
+    def action_undo(self) -> None:
+        question = self.session.undo()
+        if question is None:
+            self.notify(self.t("notify.nothing_to_undo"), timeout=2)
+            return
+        if self.deferred and len(self.deferred) > len(self.session.answers):
+            self.deferred.pop()
+        self.unsure = False
+        self.show_current()
+        self.notify(self.t("notify.undone"), timeout=2)
+
+    def action_scroll(self, how: str) -> None:
+        body = self.query_one("#quiz-body", VerticalScroll)
+        getattr(body, f"scroll_{how}")(animate=False)
+
+    # -- leaving -------------------------------------------------------------------------------
+    def action_end(self) -> None:
+        from studyapp.tui.screens.summary import SummaryScreen
+
+        if not self.session.answers:
+            self.study.close_session()
+            return
+        self.study.push_screen(SummaryScreen(self.session, self.deferred))
+
+    def action_restart(self, mode: str) -> None:
+        if self.state != EMPTY:
+            return
+        options = SessionOptions(
+            mode=mode,
+            topic=self.options.topic,
+            checklist=self.options.checklist,
+            count=self.options.count,
+            include_drills=self.options.include_drills,
+        )
+        try:
+            self.session = QuizSession(self.study.content, self.study.store, options)
+        except StudyappError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.options = options
+        self.show_current()
+
+    def action_card(self) -> None:
+        question = self._shown_question()
+        if question is None:
+            return
+        from studyapp.tui.screens.cards import CardsScreen
+
+        self.study.push_screen(CardsScreen(topic=question.topic, section=question.section, pushed=True))
+
+    def action_lab(self) -> None:
+        question = self._shown_question()
+        if question is None:
+            return
+        content = self.study.content
+        item = content.items.get(question.id)
+        if item is not None:
+            labs = content.labs_for_item(item)
+        else:
+            topic = content.topics.get(question.topic)
+            labs = topic.labs if topic else ()
+        known = self.study.lab_registry()
+        available = [lab for lab in labs if lab in known]
+        if not available:
+            self.notify(self.t("notify.no_linked_lab"), timeout=3)
+            return
+        self.study.open_lab(available[0])
+
+
+__all__ = ["QuizScreen"]

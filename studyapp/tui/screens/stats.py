@@ -1,0 +1,115 @@
+"""Statistics: mastery per topic, reviews per day and the due forecast as terminal bar charts."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import ClassVar
+
+from rich.cells import cell_len
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from studyapp.progress.stats import due_forecast, due_today, reviews_per_day, streak, topic_stats
+from studyapp.quiz.presenting import bar, column_chart, pad, percent
+from studyapp.quiz.questions import all_questions
+from studyapp.tui.screens.base import StudyScreen, TitleBar
+from studyapp.tui.widgets.keybar import KeyBar
+
+DAYS = 30
+CHART_HEIGHT = 5
+LABEL_WIDTH = 22
+BAR_WIDTH = 30
+
+
+class StatsScreen(StudyScreen):
+    CSS_PATH = "stats.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "back", "key.back", key_display="esc"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar(self.t("stats.title"), id="stats-title")
+        with VerticalScroll(id="stats-body"):
+            yield Static(id="stats-totals", markup=False)
+            yield Static(Content(self.t("stats.mastery")), classes="heading", markup=False)
+            yield Static(id="stats-mastery", markup=False)
+            yield Static(id="stats-per-day-title", classes="heading", markup=False)
+            yield Static(id="stats-per-day", markup=False)
+            yield Static(Content(self.t("stats.forecast")), classes="heading", markup=False)
+            yield Static(id="stats-forecast", markup=False)
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#stats-body").focus()
+
+    def on_screen_resume(self) -> None:
+        if self.is_current:
+            self.refresh_data()
+
+    def refresh_data(self) -> None:
+        app = self.study
+        t = self.t
+        content, store, now, tz = app.content, app.store, app.now(), app.tz
+        reviews = store.reviews()
+        accuracy = sum(r.correct for r in reviews) / len(reviews) if reviews else None
+        self.query_one("#stats-totals", Static).update(
+            Content(
+                t(
+                    "stats.totals",
+                    reviews=len(reviews),
+                    accuracy=percent(accuracy),
+                    streak=streak(store, now, tz),
+                    due=due_today(all_questions(content), store, now, tz),
+                )
+            )
+        )
+
+        mastery_lines = []
+        for topic in topic_stats(content, store, now, tz):
+            name = ("└ " if content.topics[topic.id].parent else "") + topic.title
+            mastery_lines.append(
+                Content.assemble(
+                    pad(name, LABEL_WIDTH) + " ",
+                    (bar(topic.mastery, BAR_WIDTH), "$success"),
+                    f" {percent(topic.mastery):>4} ({topic.mastered}/{topic.items})",
+                )
+            )
+        self.query_one("#stats-mastery", Static).update(Content("\n").join(mastery_lines))
+
+        per_day = reviews_per_day(store, now, tz, DAYS)
+        counts = [n for _, n in per_day]
+        self.query_one("#stats-per-day-title", Static).update(
+            Content(t("stats.per_day", days=DAYS, max=max(counts) if counts else 0))
+        )
+        rows = column_chart(counts, CHART_HEIGHT)
+        chart = [Content.styled(" ".join(row), "$accent") for row in rows]
+        axis = _axis([d for d, _ in per_day])
+        chart.append(Content.styled(axis, "dim"))
+        self.query_one("#stats-per-day", Static).update(Content("\n").join(chart))
+
+        forecast = due_forecast(store, now, tz, 7)
+        top = max((n for _, n in forecast), default=0) or 1
+        lines = []
+        for index, (day, count) in enumerate(forecast):
+            label = t("stats.today") if index == 0 else day.strftime("%m-%d")
+            lines.append(
+                Content.assemble(pad(label, 10) + " ", (bar(count / top, BAR_WIDTH), "$warning"), f" {count}")
+            )
+        self.query_one("#stats-forecast", Static).update(Content("\n").join(lines))
+
+    def action_back(self) -> None:
+        self.study.switch_mode("home")
+
+
+def _axis(days: list[date]) -> str:
+    """Day-of-month labels under the columns (two cells per day), every 7th day back from today."""
+    cells = [" "] * (len(days) * 2 + 1)
+    for index in range(len(days) - 1, -1, -7):
+        label = str(days[index].day)
+        start = index * 2
+        if start + cell_len(label) <= len(cells):
+            cells[start : start + len(label)] = list(label)
+    return "".join(cells).rstrip()
