@@ -66,9 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def load_content_for(args: argparse.Namespace) -> Any:
     """Load and check the content; broken content raises ContentError (one line per problem)."""
-    from studyapp.content.loader import load_content
+    from studyapp.commands import load_content
 
-    return load_content(locations.content_dir(args.content))
+    return load_content(args)
 
 
 def cmd_check(args: argparse.Namespace, t: Translator) -> int:

@@ -29,9 +29,11 @@ def open_store(args: argparse.Namespace) -> Any:
 
 
 def load_content(args: argparse.Namespace) -> Any:
-    from studyapp.content.loader import load_content as load
+    """The checked content (cached in the data directory while the files are unchanged)."""
+    from studyapp.content.cache import load_cached
 
-    return load(locations.content_dir(getattr(args, "content", None)))
+    cache_dir = locations.data_dir(getattr(args, "data_dir", None)) / "cache"
+    return load_cached(locations.content_dir(getattr(args, "content", None)), cache_dir)
 
 
 def _parse_date(text: str) -> date:

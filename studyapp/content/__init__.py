@@ -1,6 +1,6 @@
-"""Content: the typed model of cards, items and the checklist, and the loader that checks it."""
+"""Content: the typed model of cards, items and the checklist (`model`), the loader that checks
+it (`loader`, which needs PyYAML) and a cache of the checked model (`cache`).
 
-from studyapp.content.loader import ContentError, Problem, check_content, load_content
-from studyapp.content.model import Content, Item, Section, Topic
-
-__all__ = ["Content", "ContentError", "Item", "Problem", "Section", "Topic", "check_content", "load_content"]
+Import the submodules directly; this package imports nothing so that reading the cache stays
+free of the YAML parser.
+"""
