@@ -2,33 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from labs.amdahl import laws
+from tests.labs.conftest import run_lab_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_lab(*args: str, timeout: float = 60) -> tuple[int, list[dict]]:
     """Run the lab as studyapp does and return (exit code, protocol messages)."""
-    env = dict(os.environ, STUDYAPP_LAB_PROTOCOL="jsonl")
-    proc = subprocess.run(
-        [sys.executable, "-m", "labs.amdahl", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    # Every stdout line is a protocol message; anything else would break the app's reader.
-    messages = [json.loads(line) for line in proc.stdout.splitlines()]
+    proc, messages = run_lab_process("amdahl", *args, timeout=timeout)
     return proc.returncode, messages
 
 

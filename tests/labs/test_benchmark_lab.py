@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from labs.benchmark.compare import noise_threshold
+from tests.labs.conftest import run_lab_process
 
 ROOT = Path(__file__).resolve().parents[2]
 STAT_KEYS = ("min", "max", "mean", "median", "stddev", "iqr", "outliers", "rounds", "ops")
@@ -23,19 +23,10 @@ pytestmark = pytest.mark.slow
 
 
 def run_lab(*args: str, timeout: float = 120) -> tuple[subprocess.CompletedProcess, list[dict[str, Any]]]:
-    env = dict(os.environ, STUDYAPP_LAB_PROTOCOL="jsonl")
+    env = dict(os.environ)
     env.pop("STUDYAPP_BENCH_SLOWDOWN", None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "labs.benchmark", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
     # In protocol mode stdout holds JSON lines only (pytest's own output goes to stderr)
-    messages = [json.loads(line) for line in proc.stdout.splitlines()]
-    return proc, messages
+    return run_lab_process("benchmark", *args, timeout=timeout, env=env)
 
 
 def result_of(proc: subprocess.CompletedProcess, messages: list[dict[str, Any]]) -> dict[str, Any]:

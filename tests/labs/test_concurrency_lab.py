@@ -5,7 +5,6 @@ Assertions compare models with each other (speedups), never against fixed times.
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import subprocess
@@ -15,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from tests.labs.conftest import run_lab_process
+
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = {"sequential", "threads", "asyncio", "processes"}
 WORKLOADS = {"io_bound", "cpu_bound"}
@@ -23,16 +24,7 @@ pytestmark = pytest.mark.slow
 
 
 def run_lab(*args: str, timeout: float = 120) -> tuple[subprocess.CompletedProcess, list[dict[str, Any]]]:
-    env = dict(os.environ, STUDYAPP_LAB_PROTOCOL="jsonl")
-    proc = subprocess.run(
-        [sys.executable, "-m", "labs.concurrency", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    return proc, [json.loads(line) for line in proc.stdout.splitlines()]
+    return run_lab_process("concurrency", *args, timeout=timeout)
 
 
 @pytest.fixture(scope="module")

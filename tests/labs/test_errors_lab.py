@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +17,7 @@ from labs.errors import confusion as cm
 from labs.errors import imbalance as im
 from labs.errors.lab import main, parse_degrees
 from labs.errors.predictions_csv import load_predictions, sort_labels
+from tests.labs.conftest import run_lab_process
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -276,16 +274,8 @@ BROKEN_CSV = {
 
 
 def _run_lab(args: list[str], timeout: float = 60) -> tuple[int, list[dict], str]:
-    env = {**os.environ, "STUDYAPP_LAB_PROTOCOL": "jsonl"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "labs.errors", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    return proc.returncode, [json.loads(line) for line in proc.stdout.splitlines()], proc.stderr
+    proc, messages = run_lab_process("errors", *args, timeout=timeout)
+    return proc.returncode, messages, proc.stderr
 
 
 @pytest.mark.slow

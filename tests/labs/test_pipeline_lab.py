@@ -2,32 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from labs.pipeline.lab import memory_bound_items, returns_stop, workers_to_pass
 from labs.pipeline.stages import predicted_throughput
+from tests.labs.conftest import run_lab_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_lab(*args: str, env: dict[str, str] | None = None, timeout: float = 90) -> tuple[int, list[dict]]:
-    """Run the lab as studyapp does and return (exit code, protocol messages)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "labs.pipeline", *args],
-        cwd=ROOT,
-        env=dict(env or os.environ, STUDYAPP_LAB_PROTOCOL="jsonl"),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    # Every stdout line is a protocol message; anything else would break the app's reader.
-    return proc.returncode, [json.loads(line) for line in proc.stdout.splitlines()]
+    proc, messages = run_lab_process("pipeline", *args, timeout=timeout, env=env)
+    return proc.returncode, messages
 
 
 def result_of(*args: str, env: dict[str, str] | None = None) -> dict:

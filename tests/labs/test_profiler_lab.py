@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from tests.labs.conftest import run_lab_process
+
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
@@ -41,16 +43,7 @@ OPTIONS_RUN = [
 
 
 def run_lab(*args: str, timeout: float = 120) -> tuple[int, list[dict[str, Any]], str]:
-    env = {**os.environ, "STUDYAPP_LAB_PROTOCOL": "jsonl"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "labs.profiler", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    messages = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    proc, messages = run_lab_process("profiler", *args, timeout=timeout)
     return proc.returncode, messages, proc.stderr
 
 
