@@ -7,7 +7,6 @@ For screen readers, pipes and scripted tests. One question per prompt; the learn
 
 from __future__ import annotations
 
-import math
 from typing import TextIO
 
 from studyapp.content.model import Content
@@ -15,6 +14,7 @@ from studyapp.errors import EXIT_OK
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions, Summary
+from studyapp.quiz.presenting import answer_text
 from studyapp.quiz.questions import KIND_OX
 
 STRINGS = {
@@ -70,7 +70,7 @@ def parse_response(line: str) -> tuple[str, bool]:
 def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list[str]:
     question = feedback.question
     lines = [
-        f"{t('plain.right') if feedback.correct else t('plain.wrong')} — {t('plain.answer', answer=question.answer if question.kind == KIND_OX else _number(question.answer, question.unit, question.tolerance))}"
+        f"{t('plain.right') if feedback.correct else t('plain.wrong')} — {t('plain.answer', answer=answer_text(question))}"
     ]
     lines.append(question.explanation)
     if question.misconception:
@@ -78,12 +78,6 @@ def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list
         lines.append(t("plain.misconception", label=label))
     lines.append(t("plain.next_due", when=feedback.next_due.astimezone().strftime("%Y-%m-%d %H:%M")))
     return lines
-
-
-def _number(answer: str, unit: str, tolerance: float) -> str:
-    """A drill's answer to the decimals the question asked for (its tolerance is one last unit)."""
-    decimals = max(0, round(-math.log10(tolerance))) if tolerance > 0 else 2
-    return f"{float(answer):.{decimals}f}{unit}"
 
 
 def format_summary(summary: Summary, content: Content, t: Translator) -> list[str]:

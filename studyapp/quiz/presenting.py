@@ -6,6 +6,7 @@ with `rich.cells.cell_len` (Hangul is two cells wide), never `len()`.
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, tzinfo
 
 from rich.cells import cell_len
@@ -45,8 +46,10 @@ def answer_text(question: Question) -> str:
     """The correct answer as shown to the learner: O / X, or the number with its unit."""
     if question.kind == KIND_OX:
         return question.answer
+    # A drill asks for N decimals and its tolerance is one unit of the last one.
+    decimals = max(0, round(-math.log10(question.tolerance))) if question.tolerance > 0 else 2
     try:
-        return f"{float(question.answer):.4g}{question.unit}"
+        return f"{float(question.answer):.{decimals}f}{question.unit}"
     except ValueError:
         return f"{question.answer}{question.unit}"
 

@@ -61,10 +61,19 @@ def test_elapsed_text(t: Translator) -> None:
 
 
 def test_answer_text_for_drills() -> None:
+    # Shown to the decimals the drill asked for: its tolerance is one unit of the last decimal.
     drill = Question(
-        id="d", kind="drill", topic="t", prompt="?", answer="5.925925", explanation="", unit="배"
+        id="d",
+        kind="drill",
+        topic="t",
+        prompt="?",
+        answer="5.925925",
+        explanation="",
+        unit="배",
+        tolerance=0.01,
     )
-    assert answer_text(drill) == "5.926배"
+    assert answer_text(drill) == "5.93배"
+    assert answer_text(Question(**{**drill.__dict__, "tolerance": 0.001})) == "5.926배"
 
 
 def test_column_chart_shape() -> None:
