@@ -34,6 +34,8 @@ REGRESSION = "regression"  # 느려짐
 IMPROVEMENT = "improvement"  # 빨라짐
 UNCHANGED = "unchanged"  # 잡음 범위 안 — 달라졌다고 말할 수 없음
 
+CONTROL_GROUP = "control"  # suite/bench_control.py: a workload no code change touches
+
 VERDICT_KO = {REGRESSION: "느려짐", IMPROVEMENT: "빨라짐", UNCHANGED: "변화 없음"}
 
 
@@ -75,3 +77,21 @@ def fixed_verdict(ratio: float, pct: float = FIXED_PCT) -> str:
     if ratio < 1 - pct:
         return IMPROVEMENT
     return UNCHANGED
+
+
+def machine_drift(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> float | None:
+    """How much slower the whole machine ran: the control benchmark's min, new / old.
+
+    `old`/`new` map test names to their pytest-benchmark entries. None without a control.
+    min, because noise only adds time: the fastest round is the machine's best speed that run.
+    """
+    old_control = [b for b in old.values() if b.get("group") == CONTROL_GROUP]
+    new_control = [b for b in new.values() if b.get("group") == CONTROL_GROUP]
+    if not old_control or not new_control:
+        return None
+    return new_control[0]["stats"]["min"] / old_control[0]["stats"]["min"]
+
+
+def scaled(stats: dict[str, Any], factor: float) -> dict[str, Any]:
+    """Timing statistics divided by `factor` (to take machine drift out of a new run)."""
+    return {**stats, **{k: stats[k] / factor for k in ("min", "median", "iqr") if k in stats}}

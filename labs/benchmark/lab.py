@@ -29,6 +29,7 @@ from typing import Any
 
 from labs._protocol import LabDependencyError, LabUsageError, parse_args, progress
 from labs.benchmark.compare import (
+    CONTROL_GROUP,
     FIXED_PCT,
     MIN_EFFECT,
     NOISE_K,
@@ -36,8 +37,10 @@ from labs.benchmark.compare import (
     UNCHANGED,
     VERDICT_KO,
     fixed_verdict,
+    machine_drift,
     noise_verdict,
     relative_iqr,
+    scaled,
     threshold_for,
 )
 
@@ -152,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         comparison = compare_runs(old_run, report)
         # 잡음 기준을 넘은 테스트는 한 번 더 재서, 같은 판정이 다시 나올 때만 믿는다.
         suspects = sorted({c["name"].split("[")[0] for c in comparison if c["noise_verdict"] != UNCHANGED})
+        if suspects and args.path is None:
+            suspects.append("test_control_fixed_work")  # re-measure the machine's speed too
         if suspects:
             confirm_path = out / "benchmark-confirm.json"
             confirm_path.unlink(missing_ok=True)
@@ -344,26 +349,33 @@ def group_by(benchmarks: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]
 
 
 def compare_runs(old_report: dict[str, Any], new_report: dict[str, Any]) -> list[dict[str, Any]]:
-    """같은 테스트(fullname)끼리 저장된 실행과 새 실행을 비교한다."""
-    old = {b.get("fullname", b["name"]): b["stats"] for b in old_report["benchmarks"] if b.get("stats")}
+    """같은 테스트(fullname)끼리 저장된 실행과 새 실행을 비교한다.
+
+    suite에 control 벤치마크가 있으면 그 비율(machine drift = 기계 전체가 느려진 정도)로 새 실행을
+    나눈 뒤 잡음 판정을 한다. 고정 5 % 판정은 비교용으로 나누지 않은 비율 그대로 둔다.
+    """
+    old_all = {b.get("fullname", b["name"]): b for b in old_report["benchmarks"] if b.get("stats")}
+    new_all = {b.get("fullname", b["name"]): b for b in new_report["benchmarks"] if b.get("stats")}
+    drift = machine_drift(old_all, new_all) or 1.0
     rows = []
-    for bench in new_report["benchmarks"]:
-        key = bench.get("fullname", bench["name"])
-        if key not in old or not bench.get("stats"):
+    for key, bench in new_all.items():
+        if key not in old_all or bench.get("group") == CONTROL_GROUP:
             continue
-        o, n = old[key], bench["stats"]
+        o, n = old_all[key]["stats"], bench["stats"]
         ratio = n["median"] / o["median"]
-        verdict = noise_verdict(o, n)
+        verdict = noise_verdict(o, scaled(n, drift))
         rows.append({
             "name": bench["name"],
             "fullname": key,
             "old_median": o["median"],
             "new_median": n["median"],
             "ratio": ratio,
+            "machine_drift": drift,           # control 벤치마크가 느려진 배율 (1 = 기계 속도 그대로)
+            "drift_adjusted_ratio": ratio / drift,
             "min_ratio": n["min"] / o["min"],
             "old_rel_iqr": relative_iqr(o),
             "new_rel_iqr": relative_iqr(n),
-            "noise_threshold": threshold_for(o, n),
+            "noise_threshold": threshold_for(o, scaled(n, drift)),
             "first_verdict": verdict,   # 첫 측정의 잡음 고려 판정
             "confirm_ratio": None,      # 다시 잰 median 비율 (첫 판정이 '변화 없음'이 아닐 때만)
             "noise_verdict": verdict,   # 최종 판정: 다시 재도 같을 때만 변화로 남는다
@@ -376,14 +388,15 @@ def confirm_runs(
     comparison: list[dict[str, Any]], old_report: dict[str, Any], confirm: dict[str, Any]
 ) -> None:
     """다시 잰 결과로 판정을 확인한다: 두 번 모두 같은 판정일 때만 남기고, 아니면 잡음으로 본다."""
-    old = {b.get("fullname", b["name"]): b["stats"] for b in old_report["benchmarks"]}
-    again = {b.get("fullname", b["name"]): b["stats"] for b in confirm["benchmarks"]}
+    old_all = {b.get("fullname", b["name"]): b for b in old_report["benchmarks"] if b.get("stats")}
+    again = {b.get("fullname", b["name"]): b for b in confirm["benchmarks"] if b.get("stats")}
+    drift = machine_drift(old_all, again) or 1.0  # the confirm run measures the control again
     for row in comparison:
         if row["noise_verdict"] == UNCHANGED or row["fullname"] not in again:
             continue
-        o, n = old[row["fullname"]], again[row["fullname"]]
+        o, n = old_all[row["fullname"]]["stats"], again[row["fullname"]]["stats"]
         row["confirm_ratio"] = n["median"] / o["median"]
-        if noise_verdict(o, n) != row["first_verdict"]:
+        if noise_verdict(o, scaled(n, drift)) != row["first_verdict"]:
             row["noise_verdict"] = UNCHANGED  # 한 번만 기준을 넘었다: 재현되지 않는 차이 = 잡음
 
 
@@ -427,11 +440,11 @@ def groups_table(benchmarks: list[dict[str, Any]], fastest: dict[str, str]) -> d
 
 def comparison_table(comparison: list[dict[str, Any]], name: str) -> dict[str, Any]:
     rows = [
-        [c["name"], c["old_median"] * US, c["new_median"] * US, c["ratio"], c["min_ratio"], c["noise_threshold"],
-         c["confirm_ratio"], VERDICT_KO[c["noise_verdict"]], VERDICT_KO[c["fixed5_verdict"]]]
+        [c["name"], c["old_median"] * US, c["new_median"] * US, c["ratio"], c["drift_adjusted_ratio"], c["min_ratio"],
+         c["noise_threshold"], c["confirm_ratio"], VERDICT_KO[c["noise_verdict"]], VERDICT_KO[c["fixed5_verdict"]]]
         for c in comparison
     ]  # fmt: skip
-    columns = ["test", f"{name} median µs", "new median µs", "ratio (median)", "ratio (min)",
+    columns = ["test", f"{name} median µs", "new median µs", "ratio (median)", "ratio ÷ drift", "ratio (min)",
                "잡음 기준 ×", "다시 잰 ratio", "잡음 고려 판정", "고정 5 % 판정"]  # fmt: skip
     return {"title": f"저장된 실행 '{name}'과 비교", "columns": columns, "rows": rows}
 
@@ -527,6 +540,13 @@ def comparison_findings(
             f"저장된 실행 '{name}'이 시끄럽다: {worst['name']}의 IQR/median이 {worst['old_rel_iqr']:.0%}라 문턱이 "
             f"×{1 + NOISE_K * worst['old_rel_iqr']:.1f}까지 올라갔다. 이만큼 흩어진 기준으로는 2배 느려져도 "
             f"못 잡을 수 있다 — 기계가 조용할 때 다시 저장하자(--save {name})."
+        )
+    drift = comparison[0]["machine_drift"]
+    if abs(drift - 1) > MIN_EFFECT:
+        findings.append(
+            f"control 벤치마크(코드가 바뀌지 않는 고정 작업)도 ×{drift:.2f} 변했다: 코드가 아니라 기계 전체의 속도가 "
+            f"달라진 것이다. 판정은 각 비율을 이 machine drift로 나눈 뒤에 했다 — 나누지 않은 고정 5 % 기준은 "
+            f"이런 때 모든 테스트를 느려졌다고 한다."
         )
     unconfirmed = [c["name"] for c in comparison if c["first_verdict"] != c["noise_verdict"]]
     if unconfirmed:

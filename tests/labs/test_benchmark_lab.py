@@ -87,7 +87,7 @@ def test_result_has_the_contract_keys(base: dict[str, Any]) -> None:
     assert "comparison" not in base
     for table in base["tables"]:
         assert all(len(row) == len(table["columns"]) for row in table["rows"])
-    assert {b["group"] for b in base["benchmarks"]} == {"normalize", "collate"}
+    assert {b["group"] for b in base["benchmarks"]} == {"normalize", "collate", "control"}
 
 
 def test_every_statistic_equals_pytest_benchmarks_json(base: dict[str, Any]) -> None:
@@ -146,7 +146,13 @@ def test_compare_flags_a_planted_3x_slowdown(base: dict[str, Any], store: Path, 
         )
     )
     comparison = result["comparison"]
-    assert {c["name"] for c in comparison} == {b["name"] for b in base["benchmarks"]}
+    # Every benchmark is compared except the control, which measures the machine's own drift.
+    assert {c["name"] for c in comparison} == {
+        b["name"] for b in base["benchmarks"] if b["group"] != "control"
+    }
+    assert all(
+        c["drift_adjusted_ratio"] == pytest.approx(c["ratio"] / c["machine_drift"]) for c in comparison
+    )
     new = {b["name"]: b for b in result["benchmarks"]}
     old = {b["name"]: b for b in base["benchmarks"]}
     for row in comparison:
@@ -206,3 +212,35 @@ def test_path_runs_the_learners_own_benchmarks(tmp_path: Path) -> None:
             "calls": result["tests"][0]["calls"],
         }
     ]
+
+
+def _report(times: dict[str, float], groups: dict[str, str]) -> dict[str, Any]:
+    """A pytest-benchmark-like report whose rounds spread 2 % around each time."""
+    return {
+        "benchmarks": [
+            {
+                "name": name,
+                "fullname": f"x.py::{name}",
+                "group": groups[name],
+                "stats": {"min": t * 0.99, "median": t, "iqr": t * 0.02},
+            }
+            for name, t in times.items()
+        ]
+    }
+
+
+def test_machine_drift_is_divided_out_before_the_verdict() -> None:
+    from labs.benchmark.lab import compare_runs
+
+    groups = {"a": "g", "b": "g", "test_control_fixed_work": "control"}
+    old = _report({"a": 1e-3, "b": 2e-3, "test_control_fixed_work": 5e-4}, groups)
+    # The whole machine 1.7x slower, code unchanged: nothing is a regression (fixed 5 % says all are).
+    slow_machine = _report({"a": 1.7e-3, "b": 3.4e-3, "test_control_fixed_work": 8.5e-4}, groups)
+    rows = compare_runs(old, slow_machine)
+    assert [r["name"] for r in rows] == ["a", "b"]  # the control is the yardstick, not a row
+    assert all(r["noise_verdict"] == "unchanged" and r["fixed5_verdict"] == "regression" for r in rows)
+    assert rows[0]["machine_drift"] == pytest.approx(1.7)
+    # On that slow machine, one test 3x slower in code as well: only it is flagged.
+    planted = _report({"a": 5.1e-3, "b": 3.4e-3, "test_control_fixed_work": 8.5e-4}, groups)
+    verdicts = {r["name"]: r["noise_verdict"] for r in compare_runs(old, planted)}
+    assert verdicts == {"a": "regression", "b": "unchanged"}
