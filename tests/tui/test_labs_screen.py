@@ -114,3 +114,24 @@ async def test_a_crashing_lab_reports_one_line(make: Any, fake_labs: Path, store
         assert store.lab_runs("fake")[-1].status == "failed"
         await wait_for(pilot, lambda: "exit code 1" in screen_text(app))  # the one line, on screen
         assert isinstance(app.screen, LabsScreen)
+
+
+async def test_results_stay_on_screen_for_a_lab_below_the_first(
+    make: Any, fake_labs: Path, store: ProgressStore
+) -> None:
+    import shutil
+
+    shutil.copytree(fake_labs / "fake", fake_labs / "another")  # sorts first in the list
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_labs(app, pilot)
+        await pilot.press("down")
+        await pilot.pause()
+        assert screen.selected == "fake"
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckQuestionScreen))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert screen.selected == "fake"
+        assert "측정 결과" in screen_text(app)  # refreshing the list did not wipe the results

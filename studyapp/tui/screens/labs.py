@@ -121,6 +121,11 @@ class LabsScreen(StudyScreen):
     def _fill_table(self) -> None:
         table = self.query_one("#labs-table", DataTable)
         last = self._last_results()
+        if table.row_count == len(self.labs):
+            # Update in place: clearing would move the cursor and drop the results on screen.
+            for lab_id in self.labs:
+                table.update_cell(lab_id, "last", self._status_text(last.get(lab_id)))
+            return
         table.clear()
         for lab_id, info in self.labs.items():
             table.add_row(
