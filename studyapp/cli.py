@@ -72,10 +72,11 @@ def load_content_for(args: argparse.Namespace) -> Any:
 
 
 def cmd_check(args: argparse.Namespace, t: Translator) -> int:
-    from studyapp.content.loader import check_content, discover_labs
+    from studyapp.content.loader import check_content
+    from studyapp.labrunner import registry
 
     root = locations.content_dir(args.content)
-    content, problems = check_content(root, known_labs=discover_labs(locations.labs_dir()))
+    content, problems = check_content(root, known_labs=set(registry.discover()))
     errors = [p for p in problems if not p.warning]
     for problem in problems:
         print(problem.format(Path.cwd()), file=sys.stderr if not problem.warning else sys.stdout)

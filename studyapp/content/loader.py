@@ -529,13 +529,6 @@ def _merge_checklist_links(checklist: list[ChecklistEntry], items: dict[str, Ite
     return sorted(merged, key=lambda e: e.number)
 
 
-def discover_labs(labs_dir: Path) -> set[str]:
-    """Lab ids present on disk (folders with a lab.yaml)."""
-    if not labs_dir.is_dir():
-        return set()
-    return {p.parent.name for p in labs_dir.glob("*/lab.yaml")}
-
-
 def check_content(root: Path, known_labs: set[str] | None = None) -> tuple[Content | None, list[Problem]]:
     """Read and check everything under `root`. Returns the model (None if unusable) and all problems."""
     c = _Collector()

@@ -152,11 +152,10 @@ def _run_with_progress(
 
 def _list(args: argparse.Namespace, t: Translator, store: Any) -> int:
     labs = registry.discover()
-    runs = store.lab_runs()
+    last_runs = store.last_lab_runs()
     rows = []
     for lab_id, info in labs.items():
-        mine = [r for r in runs if r.lab == lab_id]
-        last = mine[-1] if mine else None
+        last = last_runs.get(lab_id)
         rows.append(
             {
                 "id": lab_id,

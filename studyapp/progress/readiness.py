@@ -52,9 +52,7 @@ class Readiness:
         }
 
 
-def linked_questions(
-    content: Content, entry: ChecklistEntry, questions: dict[str, Question]
-) -> list[Question]:
+def linked_questions(entry: ChecklistEntry, questions: dict[str, Question]) -> list[Question]:
     return [q for q in questions.values() if entry.id in q.checklist or q.id in entry.items]
 
 
@@ -145,7 +143,7 @@ def checklist_readiness(
     questioned = lab_questions or set()
     result = []
     for entry in content.checklist:
-        linked = linked_questions(content, entry, questions)
+        linked = linked_questions(entry, questions)
         quiz, quiz_evidence = _quiz_score(linked, schedules, now)
         labs, lab_evidence = _lab_score(entry.labs, runs, answers, questioned)
         self_score, self_evidence = _self_check(entry, checked, linked, reviews)

@@ -49,7 +49,7 @@ STRINGS = {
         "progress.imported": "imported: {reviews} answers, {lab_runs} lab runs, {lab_answers} lab answers, {self_checks} self-checks",
     },
 }
-Translator.register(Translator(), STRINGS)
+Translator().register(STRINGS)  # the table is shared: every Translator sees these
 
 
 def full_report(content: Content, store: ProgressStore) -> dict[str, Any]:
@@ -59,15 +59,16 @@ def full_report(content: Content, store: ProgressStore) -> dict[str, Any]:
     labs = discover()
     data = progress_report(content, store, now)
     runs = store.lab_runs()
+    last = store.last_lab_runs()
     data["labs"] = {}
     for lab_id in labs:
-        mine = [r for r in runs if r.lab == lab_id]
+        latest = last.get(lab_id)
         data["labs"][lab_id] = {
-            "runs": len(mine),
-            "ok_runs": sum(r.status == "ok" for r in mine),
-            "last_status": mine[-1].status if mine else None,
-            "last_summary": mine[-1].summary if mine else None,
-            "last_run": mine[-1].started_at.isoformat() if mine else None,
+            "runs": sum(r.lab == lab_id for r in runs),
+            "ok_runs": sum(r.lab == lab_id and r.status == "ok" for r in runs),
+            "last_status": latest.status if latest else None,
+            "last_summary": latest.summary if latest else None,
+            "last_run": latest.started_at.isoformat() if latest else None,
         }
     readiness = checklist_readiness(
         content, store, now, {i for i, info in labs.items() if info.check_question}
@@ -91,7 +92,6 @@ def print_report(data: dict[str, Any], t: Translator) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    t.register(STRINGS)
     console = Console()
     console.print(Text(t("progress.title"), style="bold"))
     console.print(
@@ -142,7 +142,6 @@ def print_report(data: dict[str, Any], t: Translator) -> None:
 
 
 def to_markdown(data: dict[str, Any], t: Translator) -> str:
-    t.register(STRINGS)
     lines = [f"# {t('progress.title')} — {data['generated_at'][:10]}", ""]
     lines.append(
         t(

@@ -430,6 +430,10 @@ class ProgressStore:
             for r in rows
         ]
 
+    def last_lab_runs(self) -> dict[str, LabRun]:
+        """The most recent run of each lab, by lab id."""
+        return {run.lab: run for run in self.lab_runs()}  # lab_runs() is oldest first
+
     def record_lab_answer(self, lab: str, answer: str, correct: bool) -> None:
         with self.transaction() as db:
             db.execute(

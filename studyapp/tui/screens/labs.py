@@ -100,12 +100,6 @@ class LabsScreen(StudyScreen):
         if self.is_current and self.is_mounted:
             self._fill_table()
 
-    def _last_results(self) -> dict[str, Any]:
-        last: dict[str, Any] = {}
-        for run in self.study.store.lab_runs():
-            last[run.lab] = run
-        return last
-
     def _status_text(self, run: Any) -> Text:
         if run is None:
             return Text(self.t("labs.never"), style="dim")
@@ -120,7 +114,7 @@ class LabsScreen(StudyScreen):
 
     def _fill_table(self) -> None:
         table = self.query_one("#labs-table", DataTable)
-        last = self._last_results()
+        last = self.study.store.last_lab_runs()
         if table.row_count == len(self.labs):
             # Update in place: clearing would move the cursor and drop the results on screen.
             for lab_id in self.labs:
