@@ -205,7 +205,15 @@ class LabsScreen(StudyScreen):
         def on_progress(event: Any) -> None:
             self.post_message(LabProgress(info.id, event))
 
-        outcome = run_lab(info, (), quick=quick, out_dir=out_dir, on_progress=on_progress, cancel=cancel)
+        outcome = run_lab(
+            info,
+            (),
+            quick=quick,
+            out_dir=out_dir,
+            on_progress=on_progress,
+            cancel=cancel,
+            data_dir=self.study.store.path.parent,  # as run_and_record does: labs keep state with the learner's data
+        )
         self.post_message(LabFinished(info.id, run_uid, outcome))
 
     def on_lab_progress(self, message: LabProgress) -> None:
