@@ -155,8 +155,6 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         comparison = compare_runs(old_run, report)
         # 잡음 기준을 넘은 테스트는 한 번 더 재서, 같은 판정이 다시 나올 때만 믿는다.
         suspects = sorted({c["name"].split("[")[0] for c in comparison if c["noise_verdict"] != UNCHANGED})
-        if suspects and args.path is None:
-            suspects.append("test_control_fixed_work")  # re-measure the machine's speed too
         if suspects:
             confirm_path = out / "benchmark-confirm.json"
             confirm_path.unlink(missing_ok=True)
@@ -388,15 +386,16 @@ def confirm_runs(
     comparison: list[dict[str, Any]], old_report: dict[str, Any], confirm: dict[str, Any]
 ) -> None:
     """다시 잰 결과로 판정을 확인한다: 두 번 모두 같은 판정일 때만 남기고, 아니면 잡음으로 본다."""
-    old_all = {b.get("fullname", b["name"]): b for b in old_report["benchmarks"] if b.get("stats")}
-    again = {b.get("fullname", b["name"]): b for b in confirm["benchmarks"] if b.get("stats")}
-    drift = machine_drift(old_all, again) or 1.0  # the confirm run measures the control again
+    old = {b.get("fullname", b["name"]): b["stats"] for b in old_report["benchmarks"] if b.get("stats")}
+    again = {b.get("fullname", b["name"]): b["stats"] for b in confirm["benchmarks"] if b.get("stats")}
     for row in comparison:
         if row["noise_verdict"] == UNCHANGED or row["fullname"] not in again:
             continue
-        o, n = old_all[row["fullname"]]["stats"], again[row["fullname"]]["stats"]
+        o, n = old[row["fullname"]], again[row["fullname"]]
         row["confirm_ratio"] = n["median"] / o["median"]
-        if noise_verdict(o, scaled(n, drift)) != row["first_verdict"]:
+        # One drift estimate per comparison: the one from the full run, where the control ran among
+        # all the tests. A few re-measured tests are too short a run to estimate it again.
+        if noise_verdict(o, scaled(n, row["machine_drift"])) != row["first_verdict"]:
             row["noise_verdict"] = UNCHANGED  # 한 번만 기준을 넘었다: 재현되지 않는 차이 = 잡음
 
 
