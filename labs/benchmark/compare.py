@@ -7,7 +7,7 @@
 여기서는 기준이 되는 실행이 스스로 보여 준 흩어짐(IQR)으로 문턱(threshold)을 정한다:
 
     상대 IQR      r = IQR / median                      (한 실행 안의 흩어짐, outlier에 강하다)
-    문턱          T(run) = 1 + max(20 %, 3 × r(run))
+    문턱          T(run) = 1 + min(100 %, max(20 %, 3 × r(run)))
     느려짐        new_min > old_min × T(old)  그리고  new_median > old_median × T(old)
     빨라짐        old_min > new_min × T(new)  그리고  old_median > new_median × T(new)
 
@@ -28,6 +28,7 @@ from typing import Any
 
 NOISE_K = 3.0  # 상대 IQR 몇 배까지를 잡음으로 볼까
 MIN_EFFECT = 0.20  # 적어도 이만큼(20 %)은 달라야 변화로 본다
+MAX_EFFECT = 1.0  # 문턱의 상한: 2배 넘게 달라진 것은 잡음 탓으로 넘기지 않고 다시 재서 확인한다
 FIXED_PCT = 0.05  # 비교용: 흔히 쓰는 고정 5 % 기준
 
 REGRESSION = "regression"  # 느려짐
@@ -47,7 +48,9 @@ def relative_iqr(stats: dict[str, Any]) -> float:
 
 def noise_threshold(reference: dict[str, Any]) -> float:
     """reference 실행보다 이 배율 넘게 느려야 "느리다"고 말할 수 있다 (reference의 잡음에서 계산)."""
-    return 1.0 + max(MIN_EFFECT, NOISE_K * relative_iqr(reference))
+    # The cap: a saved run caught in a burst of load can have a huge IQR, which would let even a 3x
+    # slowdown pass as noise. Beyond 2x the change is re-measured instead (lab.confirm_runs).
+    return 1.0 + min(MAX_EFFECT, max(MIN_EFFECT, NOISE_K * relative_iqr(reference)))
 
 
 def slower_beyond_noise(slow: dict[str, Any], fast: dict[str, Any]) -> bool:
