@@ -301,7 +301,7 @@ def _read_item(c: _Collector, data: LinedDict, topic_id: str) -> Item | None:
         data,
         "item",
         ["id", "statement", "answer", "explanation", "section"],
-        ["sources", "pattern", "misconception", "checklist"],
+        ["sources", "pattern", "misconception", "checklist", "exam_note", "siblings"],
     )
     item_id = c.slug(data, "id", "item")
     what = f"item '{item_id}'"
@@ -337,6 +337,8 @@ def _read_item(c: _Collector, data: LinedDict, topic_id: str) -> Item | None:
         pattern=pattern,
         misconception=misconception,
         checklist=c.slug_list(data, "checklist", what),
+        exam_note=c.text(data, "exam_note", what, False),
+        siblings=c.slug_list(data, "siblings", what),
         location=Location(c.where, data.line),
     )
 

@@ -108,6 +108,11 @@ class Item:
     pattern: bool = False
     misconception: str | None = None
     checklist: tuple[str, ...] = ()
+    # What the seed-built exam expects when it differs from today's fact, shown with the explanation.
+    exam_note: str | None = None
+    # Items that intentionally mirror this one (an O/X pair on one fact): never shown together in a
+    # 4-choice question, and exempt from the near-duplicate check against each other.
+    siblings: tuple[str, ...] = ()
     location: Location = field(default_factory=lambda: Location(Path("?")))
 
 

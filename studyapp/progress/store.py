@@ -27,7 +27,7 @@ from studyapp.errors import StudyappError
 from studyapp.quiz.scheduler import Grade, ItemSchedule, replay
 
 APPLICATION_ID = 0x53545944  # "STYD": marks a SQLite file as a studyapp progress store
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # == len(MIGRATIONS)
 DB_NAME = "progress.db"
 
 Clock = Callable[[], datetime]
@@ -101,6 +101,49 @@ MIGRATIONS: list[str] = [
         checklist_id TEXT NOT NULL,
         value INTEGER NOT NULL,
         checked_at TEXT NOT NULL
+    );
+    """,
+    # 2: mock-exam attempts, explain-it answers, exercise checks and revealed hints.
+    """
+    CREATE TABLE exam_attempts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        uid TEXT NOT NULL UNIQUE,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        settings_json TEXT NOT NULL,
+        score INTEGER,
+        total INTEGER NOT NULL,
+        passed INTEGER,
+        time_used_s REAL,
+        questions_json TEXT NOT NULL
+    );
+    CREATE TABLE explain_answers (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        uid TEXT NOT NULL UNIQUE,
+        prompt_id TEXT NOT NULL,
+        checklist_id TEXT NOT NULL,
+        answer_text TEXT NOT NULL,
+        covered_json TEXT NOT NULL,
+        total_points INTEGER NOT NULL,
+        answered_at TEXT NOT NULL
+    );
+    CREATE INDEX explain_checklist ON explain_answers(checklist_id, answered_at);
+    CREATE TABLE exercise_checks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        uid TEXT NOT NULL UNIQUE,
+        exercise_id TEXT NOT NULL,
+        checker_hash TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        passed INTEGER NOT NULL,
+        details_json TEXT,
+        duration_s REAL,
+        checked_at TEXT NOT NULL
+    );
+    CREATE INDEX exercise_checks_id ON exercise_checks(exercise_id, checked_at);
+    CREATE TABLE exercise_hints (
+        exercise_id TEXT PRIMARY KEY,
+        revealed INTEGER NOT NULL,
+        updated_at TEXT NOT NULL
     );
     """,
 ]
