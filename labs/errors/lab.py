@@ -63,7 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--label-noise", type=float, help="뒤집을 라벨 비율 0..0.5 (기본 0.05)")
     parser.add_argument("--data", help="내 예측 CSV (헤더 + 실제/예측 라벨 열): confusion·불균형 분석만 한다")
     parser.add_argument("--true-col", help="--data의 실제 라벨 열 이름 (기본 true 또는 y_true)")
-    parser.add_argument("--pred-col", help="--data의 예측 라벨 열 이름 (기본 pred 또는 y_pred)")
+    parser.add_argument("--pred-col", help="--data의 예측 라벨 열 이름 (기본 pred, y_pred, prediction …)")
+    parser.add_argument(
+        "--score-col", help="--data의 양성 클래스 확률 열 (기본 score, y_score, prob, proba … 있으면 자동)"
+    )
+    parser.add_argument("--pos-label", help="확률 열이 가리키는 양성 클래스 (기본: 두 라벨 중 큰 쪽, 예: 1)")
     return parser
 
 
@@ -102,7 +106,12 @@ def validate(args: argparse.Namespace) -> None:
             if value is not None:
                 raise LabUsageError(f"{option} 옵션은 합성 데이터용이라 --data와 함께 쓸 수 없습니다")
     else:
-        for option, value in (("--true-col", args.true_col), ("--pred-col", args.pred_col)):
+        for option, value in (
+            ("--true-col", args.true_col),
+            ("--pred-col", args.pred_col),
+            ("--score-col", args.score_col),
+            ("--pos-label", args.pos_label),
+        ):
             if value is not None:
                 raise LabUsageError(f"{option} 옵션은 --data와 함께만 쓸 수 있습니다")
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
@@ -122,7 +131,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if args.data is not None:  # read (and reject) the learner's file before anything else
         from labs.errors.predictions_csv import load_predictions
 
-        predictions = load_predictions(args.data, args.true_col, args.pred_col)
+        predictions = load_predictions(
+            args.data, args.true_col, args.pred_col, args.score_col, args.pos_label
+        )
     out_dir = prepare_out_dir(args.out) if args.out else None  # fail before the work, not after
     settings = QUICK if args.quick else FULL
     if args.rounds is not None:
@@ -349,13 +360,33 @@ def run_on_file(path: str, data: Predictions):
         "models": models,
     }
 
+    ranking = None
+    if data.scores is not None:
+        from labs.errors import ranking as rk
+
+        progress("ranking", 0.85, f"확률 열 '{data.score_col}': ROC-AUC, PR-AUC")
+        positive = np.array([v == data.positive_label for v in data.y_true])
+        scores = np.array(data.scores)
+        ranking = {
+            "score_col": data.score_col,
+            "positive_label": data.positive_label,
+            "positive_share": float(positive.mean()),
+            "roc_auc": rk.roc_auc(positive, scores),
+            "pr_auc": rk.average_precision(positive, scores),
+            "thresholds": rk.threshold_table(positive, scores),
+        }
+
     yours = models["your_model"]
     findings = (
         file_findings(confusion, imbalance)
         + confusion_findings(confusion)
+        + convention_findings(confusion)
         + imbalance_findings(imbalance, synthetic=False)
+        + (ranking_findings(ranking) if ranking else [])
     )
     tables = [*confusion_tables(confusion), *imbalance_tables(imbalance)]
+    if ranking:
+        tables.append(("thresholds", ranking_table(ranking)))
     summary = (
         f"{Path(path).name}: {len(y_true)}행, 클래스 {k}개, accuracy {yours['accuracy']:.3f} / "
         f"balanced accuracy {yours['balanced_accuracy']:.3f} / MCC {yours['mcc']:.3f}; "
@@ -372,11 +403,13 @@ def run_on_file(path: str, data: Predictions):
         "best_degree": None,
         "confusion": confusion,
         "imbalance": imbalance,
+        "ranking": ranking,
         "data": {
             "path": str(Path(path).resolve()),
             "rows": len(y_true),
             "true_col": data.true_col,
             "pred_col": data.pred_col,
+            "score_col": data.score_col,
         },
     }
     return result, {"tables": tables}
@@ -607,6 +640,65 @@ def confusion_findings(confusion: dict) -> list[str]:
         findings.append(
             f"라벨 노이즈 0: 에러 {noise['errors']}건은 모두 모델 혼동이다 (--label-noise 0.1로 라벨 "
             "오류를 심어 비교해 보라)."
+        )
+    return findings
+
+
+def convention_findings(confusion: dict) -> list[str]:
+    """Say which conventions the numbers use, where a learner (or another tool) could differ."""
+    labels = confusion["labels"]
+    matrix = confusion["matrix"]
+    never_predicted = [label for j, label in enumerate(labels) if sum(row[j] for row in matrix) == 0]
+    findings = [
+        f"macro-F1과 macro 평균은 라벨 {len(labels)}개 전부(실제 또는 예측에 한 번이라도 나온 라벨)의 "
+        "단순 평균이다 — scikit-learn의 `f1_score(average='macro')` 기본값과 같은 라벨 집합이다."
+    ]
+    if never_predicted:
+        findings.append(
+            f"한 번도 예측되지 않은 클래스 {never_predicted}: precision = TP / (TP + FP) = 0/0이라 "
+            "정의되지 않는다. 여기서는 scikit-learn의 zero_division=0처럼 0으로 두었다 (관례일 뿐, "
+            "'정밀도가 나쁘다'는 뜻이 아니라 '그 클래스를 아예 고르지 않는다'는 뜻이다)."
+        )
+    return findings
+
+
+def ranking_table(ranking: dict) -> dict:
+    return {
+        "title": f"임계값별 결과 (양성 = '{ranking['positive_label']}', {ranking['score_col']} ≥ t이면 양성)",
+        "columns": ["t", "predicted_pos", "tp", "fp", "fn", "precision", "recall", "f1", "fpr"],
+        "rows": [
+            [
+                r["threshold"],
+                r["predicted_positive"],
+                r["tp"],
+                r["fp"],
+                r["fn"],
+                r["precision"],
+                r["recall"],
+                r["f1"],
+                r["fpr"],
+            ]
+            for r in ranking["thresholds"]
+        ],
+    }
+
+
+def ranking_findings(ranking: dict) -> list[str]:
+    roc, pr, share = ranking["roc_auc"], ranking["pr_auc"], ranking["positive_share"]
+    if roc is None or pr is None:
+        return ["실제 라벨에 양성 또는 음성이 하나도 없어 ROC-AUC와 PR-AUC를 계산할 수 없다."]
+    best = max(ranking["thresholds"], key=lambda r: r["f1"])
+    findings = [
+        f"확률 열 '{ranking['score_col']}' (양성 '{ranking['positive_label']}', 비율 {share:.1%}): "
+        f"ROC-AUC {roc:.3f} (무작위 0.5), PR-AUC(average precision) {pr:.3f} (무작위 = 양성 비율 "
+        f"{share:.3f}). 임계값 표에서 F1이 가장 큰 t는 {best['threshold']:g} (F1 {best['f1']:.3f}) — "
+        "0.5가 항상 최선은 아니다."
+    ]
+    if share < 0.2 and roc - pr > 0.2:
+        findings.append(
+            f"양성이 {share:.1%}뿐인 불균형 데이터에서 ROC-AUC {roc:.3f}는 좋아 보이지만 PR-AUC는 "
+            f"{pr:.3f}이다: 음성이 많아 FPR은 작아도 거짓 양성 수가 진짜 양성보다 많을 수 있다. "
+            "불균형에서는 PR-AUC와 임계값별 precision을 본다."
         )
     return findings
 
