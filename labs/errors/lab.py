@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import itertools
 import json
 import math
 from collections.abc import Sequence
@@ -442,6 +443,8 @@ def bias_variance_table(rows: list[dict], roles: dict, rounds: int) -> dict:
         "true_bias2",
         "noise",
         "noise_residual",
+        "fresh_true_bias2",
+        "fresh_variance",
         "verdict",
     ]
     return {
@@ -520,11 +523,42 @@ def bias_variance_findings(rows: list[dict], roles: dict, settings: Settings) ->
             f"best degree {best['degree']}보다 복잡하면서 variance가 지배적인 degree가 목록에 없다 "
             "(overfit 후보 없음)."
         )
+    findings.append(bootstrap_vs_fresh_finding(rows, settings.rounds))
     findings.append(
         f"loss 최소는 degree {best['degree']} ({best['loss']:.3g}): noise 바닥 σ² = {noise:.3g}의 "
         f"{best['loss'] / noise:.2f}배. σ²는 irreducible error라 어떤 degree로도 그 아래로 내려가지 않는다."
     )
     return findings
+
+
+def bootstrap_vs_fresh_finding(rows: list[dict], rounds: int) -> str:
+    """Why the bootstrap's true bias² need not fall with the degree, from the two measurements."""
+    lo, hi = rows[0], rows[-1]
+    boot = " → ".join(f"{r['true_bias2']:.3g}" for r in rows)
+    fresh = " → ".join(f"{r['fresh_true_bias2']:.3g}" for r in rows)
+    rises = any(b["true_bias2"] > a["true_bias2"] * 1.05 for a, b in itertools.pairwise(rows))
+    text = (
+        f"true bias² (degree {lo['degree']}→{hi['degree']}): bootstrap {boot}; 매번 새 training set을 "
+        f"뽑으면 {fresh}. "
+    )
+    if rises:
+        text += (
+            "bootstrap 쪽이 degree가 커질수록 다시 커지는 것은 모순이 아니다: 하나의 training set을 "
+            "복원 추출하면 모든 표본이 그 set의 noise를 공유해서, 유연한 모델의 평균 예측 f̄가 그 noise를 "
+            "따라간다(외운 noise가 bias²로 잡힌다). 교과서의 'bias는 복잡도와 함께 준다'는 training set "
+            "자체에 대한 기댓값(새 표본)에서의 이야기이고, 실제 데이터에서는 bootstrap이 그 근사다."
+        )
+    else:
+        text += (
+            "두 방법 모두 복잡도가 커질수록 bias²가 줄어든다. bootstrap은 training set 하나를 복원 추출하므로 "
+            "그 set의 noise가 f̄에 남아, 새 표본으로 잰 값보다 bias²가 약간 크게 나올 수 있다."
+        )
+    text += (
+        f" 두 값 모두 {rounds}회 평균 f̄로 재므로 (f̄ − f)²에는 평균의 흔들림 ≈ variance/{rounds}도 들어 있다 "
+        f"(degree {hi['degree']}: 새 표본 variance {hi['fresh_variance']:.3g} / {rounds} ≈ "
+        f"{hi['fresh_variance'] / rounds:.3g}) — variance가 큰 고차 degree의 bias² 추정이 부풀려지는 이유다."
+    )
+    return text
 
 
 def confusion_tables(confusion: dict) -> list[tuple[str, dict]]:

@@ -395,3 +395,15 @@ def test_lab_yaml():
     assert (meta["timeout_s"], meta["quick_timeout_s"]) == (120, 60)
     question = meta["check_question"]
     assert question["answer"] in ("O", "X") and question["statement"] and question["explanation"]
+
+
+def test_fresh_training_sets_show_the_textbook_bias_curve(sweep):
+    """New training sets per round: bias² falls from the underfit degree to the best one, and the
+    bootstrap of ONE training set (which keeps that set's noise in f̄) never measures less bias²
+    than the fresh samples at the flexible degrees beyond the best."""
+    by_degree = {row["degree"]: row for row in sweep}
+    assert by_degree[5]["fresh_true_bias2"] < by_degree[1]["fresh_true_bias2"] / 10
+    for degree in (5, 9):
+        assert by_degree[degree]["true_bias2"] > by_degree[degree]["fresh_true_bias2"]
+    # at the bias-dominated degree both estimate the same systematic error
+    assert by_degree[1]["fresh_true_bias2"] == pytest.approx(by_degree[1]["true_bias2"], rel=0.2)
