@@ -12,6 +12,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
+# tests/data holds third-party material (e.g. pytest-benchmark's own suite) that labs run on:
+# input for the tests, not tests of studyapp.
+collect_ignore = ["data"]
+
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -37,15 +37,21 @@ from labs.benchmark.compare import (
     REGRESSION,
     UNCHANGED,
     VERDICT_KO,
+    below_resolution,
     fixed_verdict,
     machine_drift,
     noise_verdict,
     relative_iqr,
+    safe_ratio,
     scaled,
     threshold_for,
 )
+from labs.benchmark.probe import PROBE_ENV
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
+LABS_PARENT = Path(__file__).resolve().parents[2]  # so the suite's pytest can load labs.benchmark.probe
+CONTROL_TEST = "test_control_fixed_work"
+MIN_ROUNDS_FOR_SPREAD = 5  # fewer rounds than this say nothing about how steady a benchmark is
 SLOWDOWN_ENV = "STUDYAPP_BENCH_SLOWDOWN"  # labs/benchmark/suite/ml_steps.py가 읽는다
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -129,16 +135,26 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise LabUsageError(f"cannot use --out {args.out}: {exc.strerror or exc}") from None
-    json_path, junit_path = out / "benchmark.json", out / "junit.xml"
-    for stale in (json_path, junit_path):
+    json_path, junit_path, probe_path = out / "benchmark.json", out / "junit.xml", out / "fixtures.json"
+    for stale in (json_path, junit_path, probe_path):
         stale.unlink(missing_ok=True)
 
-    run_pytest(target, json_path, junit_path, settings, args.slowdown, own_suite=args.path is None)
+    own_suite = args.path is None
+    run_pytest(target, json_path, junit_path, settings, args.slowdown, own_suite=own_suite, probe_path=probe_path,
+               span=(0.02, 0.78 if not own_suite else 0.85))  # fmt: skip
 
     progress("analysing", 0.85, "reading pytest-benchmark JSON")
     report = read_report(json_path, target)
-    benchmarks = [summarise(b) for b in report["benchmarks"]]
-    tests = read_junit(junit_path, benchmarks)
+    if not own_suite:
+        # The learner's suite has no control benchmark: measure the lab's own next to it, so a saved
+        # run and a comparison of this suite can take the machine's drift out too.
+        add_control(report, json_path, out / "control.json", settings, span=(0.78, 0.85))
+    # With --path the control is the lab's, not the learner's: kept in the saved JSON, reported apart.
+    benchmarks = [summarise(b) for b in report["benchmarks"] if own_suite or b.get("group") != CONTROL_GROUP]
+    control = [
+        summarise(b) for b in report["benchmarks"] if not own_suite and b.get("group") == CONTROL_GROUP
+    ]
+    tests = read_junit(junit_path, benchmarks, read_probe(probe_path))
 
     fastest, ratios = compare_within_groups(benchmarks)
     result: dict[str, Any] = {
@@ -146,6 +162,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         "fastest": fastest,
         "ratios": ratios,
         "tests": tests,
+        "control": control[0] if control else None,  # --path only: the lab's drift yardstick
         "settings": {**settings, "path": str(target), "slowdown": args.slowdown},
         "artifacts": {"benchmark_json": str(json_path), "junit_xml": str(junit_path)},
     }
@@ -156,14 +173,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         comparison = compare_runs(old_run, report)
         # 잡음 기준을 넘은 테스트는 한 번 더 재서, 같은 판정이 다시 나올 때만 믿는다.
         suspects = sorted({c["name"].split("[")[0] for c in comparison if c["noise_verdict"] != UNCHANGED})
-        if suspects and args.path is None:
-            suspects.append("test_control_fixed_work")  # measure the machine's speed again too
+        if suspects and own_suite:
+            suspects.append(CONTROL_TEST)  # measure the machine's speed again too
         if suspects:
             confirm_path = out / "benchmark-confirm.json"
             confirm_path.unlink(missing_ok=True)
-            run_pytest(target, confirm_path, None, settings, args.slowdown, own_suite=args.path is None,
-                       select=suspects, span=(0.87, 0.97))  # fmt: skip
-            confirm_runs(comparison, old_run, read_report(confirm_path, target))
+            run_pytest(target, confirm_path, None, settings, args.slowdown, own_suite=own_suite,
+                       select=suspects, span=(0.87, 0.95 if not own_suite else 0.97))  # fmt: skip
+            confirm = read_report(confirm_path, target)
+            if not own_suite:
+                add_control(confirm, confirm_path, out / "control-confirm.json", settings, span=(0.95, 0.97))
+            confirm_runs(comparison, old_run, confirm)
             result["artifacts"]["confirm_json"] = str(confirm_path)
         result["comparison"] = comparison
         result["compared_with"] = str(store / f"{args.compare}.json")
@@ -196,6 +216,7 @@ def run_pytest(
     own_suite: bool,
     select: list[str] | None = None,
     span: tuple[float, float] = (0.02, 0.85),
+    probe_path: Path | None = None,
 ) -> None:
     """pytest를 subprocess로 실행하고, 출력은 stderr로 흘려보내며 진행률을 알린다.
 
@@ -220,6 +241,10 @@ def run_pytest(
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     env.pop("STUDYAPP_LAB_PROTOCOL", None)  # pytest 안의 코드는 프로토콜과 무관
     env[SLOWDOWN_ENV] = str(slowdown)
+    if probe_path is not None:  # which tests take the benchmark fixture (labs/benchmark/probe.py)
+        cmd += ["-p", "labs.benchmark.probe"]
+        env[PROBE_ENV] = str(probe_path)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(LABS_PARENT), env.get("PYTHONPATH")) if p)
 
     phase = "confirm" if select else "pytest"
     start, width = span[0], span[1] - span[0]
@@ -269,6 +294,26 @@ def read_report(json_path: Path, target: Path) -> dict[str, Any]:
     return report
 
 
+def add_control(
+    report: dict[str, Any], json_path: Path, control_path: Path, settings: dict, span: tuple[float, float]
+) -> None:
+    """Measure the lab's control benchmark and add it to `report` and to its JSON file (for --save)."""
+    control_path.unlink(missing_ok=True)
+    run_pytest(SUITE_DIR, control_path, None, settings, 1, own_suite=True, select=[CONTROL_TEST], span=span)
+    control = read_report(control_path, SUITE_DIR)["benchmarks"]
+    report["benchmarks"] = [b for b in report["benchmarks"] if b.get("group") != CONTROL_GROUP] + control
+    json_path.write_text(json.dumps(report), encoding="utf-8")
+
+
+def read_probe(probe_path: Path) -> dict[str, bool]:
+    """{test id as junit writes it: uses the benchmark fixture} from labs/benchmark/probe.py's file."""
+    try:
+        uses = json.loads(probe_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {junit_id(nodeid): bool(flag) for nodeid, flag in uses.items()} if isinstance(uses, dict) else {}
+
+
 def load_saved(store: Path, name: str) -> dict[str, Any]:
     path = store / f"{name}.json"
     if not path.is_file():
@@ -299,11 +344,19 @@ def summarise(bench: dict[str, Any]) -> dict[str, Any]:
     row["iterations"] = stats.get("iterations", 1)
     # 변동계수(coefficient of variation): 표준편차가 평균의 몇 배인가. 0.05 = 5 %
     row["cv"] = stats["stddev"] / stats["mean"] if stats["mean"] else 0.0
+    row["below_resolution"] = below_resolution(stats)  # min 0: the timer could not see it
     return row
 
 
-def read_junit(junit_path: Path, benchmarks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """junit XML에서 테스트마다 결과를 읽고, 벤치마크인지 단위 테스트인지 표시한다."""
+def read_junit(
+    junit_path: Path, benchmarks: list[dict[str, Any]], uses_fixture: dict[str, bool] | None = None
+) -> list[dict[str, Any]]:
+    """junit XML에서 테스트마다 결과를 읽고, 벤치마크인지 단위 테스트인지 표시한다.
+
+    kind: "benchmark" (통계를 남김), "benchmark_no_stats" (benchmark fixture를 받았지만 잰 것이 없음:
+    skip, pytest.raises만 …), "unit" (fixture를 쓰지 않는 보통 테스트).
+    """
+    uses_fixture = uses_fixture or {}
     if not junit_path.exists():
         return []
     by_id = {junit_id(b["fullname"]): b for b in benchmarks}
@@ -319,6 +372,8 @@ def read_junit(junit_path: Path, benchmarks: list[dict[str, Any]]) -> list[dict[
         if bench is not None:
             calls = bench["rounds"] * bench["iterations"]
             tests.append({"name": name, "kind": "benchmark", "outcome": outcome, "calls": calls})
+        elif uses_fixture.get(test_id):
+            tests.append({"name": name, "kind": "benchmark_no_stats", "outcome": outcome, "calls": 0})
         else:
             tests.append({"name": name, "kind": "unit", "outcome": outcome, "calls": 1})
     return tests
@@ -332,20 +387,34 @@ def junit_id(fullname: str) -> str:
 def compare_within_groups(
     benchmarks: list[dict[str, Any]],
 ) -> tuple[dict[str, str], dict[str, dict[str, float]]]:
-    """group마다 median이 가장 작은 테스트와, 각 테스트가 그보다 몇 배 느린지."""
+    """group마다 median이 가장 작은 테스트와, 각 테스트가 그보다 몇 배 느린지.
+
+    타이머 해상도 미만(min 0)인 것은 비율을 낼 수 없어 뺀다. 한 group의 테스트끼리만 비교한다.
+    """
     fastest: dict[str, str] = {}
     ratios: dict[str, dict[str, float]] = {}
     for group, members in group_by(benchmarks).items():
-        best = min(members, key=lambda b: b["median"])
+        measurable = [b for b in members if not b["below_resolution"]]
+        if not measurable:
+            continue
+        best = min(measurable, key=lambda b: b["median"])
         fastest[group] = best["name"]
-        ratios[group] = {b["name"]: b["median"] / best["median"] for b in members}
+        ratios[group] = {b["name"]: b["median"] / best["median"] for b in measurable}
     return fastest, ratios
+
+
+def group_of(bench: dict[str, Any]) -> str:
+    """pytest-benchmark's group; a test without one is compared only with its own module's tests."""
+    if bench["group"]:
+        return str(bench["group"])
+    module = bench["fullname"].split("::", 1)[0].rsplit("/", 1)[-1]
+    return f"(module {module})"
 
 
 def group_by(benchmarks: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     groups: dict[str, list[dict[str, Any]]] = {}
     for bench in benchmarks:
-        groups.setdefault(bench["group"] or "(no group)", []).append(bench)
+        groups.setdefault(group_of(bench), []).append(bench)
     return groups
 
 
@@ -357,14 +426,19 @@ def compare_runs(old_report: dict[str, Any], new_report: dict[str, Any]) -> list
     """
     old_all = {b.get("fullname", b["name"]): b for b in old_report["benchmarks"] if b.get("stats")}
     new_all = {b.get("fullname", b["name"]): b for b in new_report["benchmarks"] if b.get("stats")}
-    drift = machine_drift(old_all, new_all) or 1.0
+    drift = machine_drift(old_all, new_all)  # None: no control in one of the runs → no drift removed
     rows = []
     for key, bench in new_all.items():
         if key not in old_all or bench.get("group") == CONTROL_GROUP:
             continue
         o, n = old_all[key]["stats"], bench["stats"]
+        if below_resolution(o) or below_resolution(n):
+            continue  # no ratio of a 0-second measurement (reported by comparison_findings)
         ratio = n["median"] / o["median"]
         verdict = noise_verdict(o, n)  # suspects are re-measured; drift is judged then (confirm_runs)
+        too_few_rounds = min(o.get("rounds", 0), n.get("rounds", 0)) < MIN_ROUNDS_FOR_SPREAD
+        if too_few_rounds:
+            verdict = UNCHANGED  # one or two rounds carry no spread to judge a change against
         rows.append({
             "name": bench["name"],
             "fullname": key,
@@ -372,7 +446,7 @@ def compare_runs(old_report: dict[str, Any], new_report: dict[str, Any]) -> list
             "new_median": n["median"],
             "ratio": ratio,
             "machine_drift": drift,           # control 벤치마크가 느려진 배율 (1 = 기계 속도 그대로)
-            "drift_adjusted_ratio": ratio / drift,
+            "drift_adjusted_ratio": ratio / drift if drift else None,
             "min_ratio": n["min"] / o["min"],
             "new_stats": {k: n[k] for k in ("min", "median", "iqr")},
             "old_rel_iqr": relative_iqr(o),
@@ -383,6 +457,7 @@ def compare_runs(old_report: dict[str, Any], new_report: dict[str, Any]) -> list
             "drift_used": None,         # 최종 판정에서 뺀 machine drift (두 번 모두 본 만큼, 1 이상)
             "noise_verdict": verdict,   # 최종 판정: 다시 재도 같을 때만 변화로 남는다
             "fixed5_verdict": fixed_verdict(ratio),
+            "too_few_rounds": too_few_rounds,
         })  # fmt: skip
     return rows
 
@@ -413,8 +488,12 @@ def confirm_runs(
         row["confirm_ratio"] = n["median"] / o["median"]
         # The control was measured in both runs. Only the drift it saw *both* times is the machine's:
         # one control measurement is a 50 ms window and catches passing spikes.
-        drift = drift_seen_twice(row["machine_drift"], machine_drift(old_all, again) or 1.0)
-        row["drift_used"] = drift
+        again_drift = machine_drift(old_all, again)
+        if row["machine_drift"] is None or again_drift is None:
+            drift = 1.0  # no control to compare: nothing is removed, and the findings say so
+        else:
+            drift = drift_seen_twice(row["machine_drift"], again_drift)
+        row["drift_used"] = drift if row["machine_drift"] is not None and again_drift is not None else None
         first_new = scaled(row["new_stats"], drift)
         if {noise_verdict(o, first_new), noise_verdict(o, scaled(n, drift))} != {row["first_verdict"]}:
             row["noise_verdict"] = UNCHANGED  # 기계 drift를 빼고 두 번 다 같지 않으면 잡음
@@ -449,10 +528,21 @@ def stats_tables(benchmarks: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def groups_table(benchmarks: list[dict[str, Any]], fastest: dict[str, str]) -> dict[str, Any]:
     rows = []
     for group, members in group_by(benchmarks).items():
+        if group not in fastest:
+            continue
         best = next(b for b in members if b["name"] == fastest[group])
         for b in sorted(members, key=lambda b: b["median"]):
+            if b["below_resolution"]:
+                rows.append([group, b["name"], b["median"] * US, None, None])  # shown, not compared
+                continue
             rows.append(
-                [group, b["name"], b["median"] * US, b["median"] / best["median"], b["min"] / best["min"]]
+                [
+                    group,
+                    b["name"],
+                    b["median"] * US,
+                    b["median"] / best["median"],
+                    safe_ratio(b["min"], best["min"]),
+                ]
             )
     columns = ["group", "test", "median µs", "× fastest (median)", "× fastest (min)"]
     return {"title": "그룹별 비교: 가장 빠른 것보다 몇 배 느린가", "columns": columns, "rows": rows}
@@ -483,9 +573,10 @@ def fmt_time(seconds: float) -> str:
 def within_group_findings(benchmarks: list[dict[str, Any]], fastest: dict[str, str]) -> list[str]:
     findings = []
     for group, members in group_by(benchmarks).items():
-        best = next(b for b in members if b["name"] == fastest[group])
-        if len(members) < 2:
+        members = [b for b in members if not b["below_resolution"]]
+        if len(members) < 2 or group not in fastest:
             continue
+        best = next(b for b in members if b["name"] == fastest[group])
         slowest = max(members, key=lambda b: b["median"])
         text = (
             f"[{group}] 가장 빠른 것은 {best['name']} (median {fmt_time(best['median'])}), "
@@ -500,32 +591,62 @@ def within_group_findings(benchmarks: list[dict[str, Any]], fastest: dict[str, s
 
 
 def noise_findings(benchmarks: list[dict[str, Any]]) -> list[str]:
-    noisiest = max(benchmarks, key=lambda b: b["cv"])
-    steadiest = min(benchmarks, key=lambda b: b["cv"])
+    findings = []
+    unseen = [b["name"] for b in benchmarks if b["below_resolution"]]
+    if unseen:
+        findings.append(
+            f"타이머 해상도 미만: {', '.join(unseen)} — min(또는 median)이 0으로 기록됐다 (예: timer=time.time은 "
+            "해상도가 거칠다). 0초로 잰 값으로는 비율을 낼 수 없어 비교와 판정에서 뺐다. 한 round에 여러 번 "
+            "호출하거나(iterations), time.perf_counter 같은 정밀한 타이머를 쓰자."
+        )
+    few = [b["name"] for b in benchmarks if b["rounds"] < MIN_ROUNDS_FOR_SPREAD and not b["below_resolution"]]
+    eligible = [b for b in benchmarks if b["rounds"] >= MIN_ROUNDS_FOR_SPREAD and not b["below_resolution"]]
+    if few:
+        findings.append(
+            f"round가 {MIN_ROUNDS_FOR_SPREAD}번보다 적은 것: {', '.join(few)} — 한두 번 잰 값은 흩어짐을 말해 주지 "
+            "않는다 (CV 0 %는 안정적이라는 뜻이 아니라 잰 횟수가 없다는 뜻). pedantic(rounds=1)은 준비 비용이 큰 "
+            "코드를 한 번 재는 용도다."
+        )
+    if not eligible:
+        return findings
+    noisiest = max(eligible, key=lambda b: b["cv"])
+    steadiest = min(eligible, key=lambda b: b["cv"])
     rel = relative_iqr(noisiest)
-    gap = statistics.median((b["median"] - b["min"]) / b["min"] for b in benchmarks)
-    return [
+    gap = statistics.median((b["median"] - b["min"]) / b["min"] for b in eligible)
+    findings += [
         f"변동계수 CV = stddev/mean: {steadiest['name']} {steadiest['cv']:.1%} ~ {noisiest['name']} "
         f"{noisiest['cv']:.1%}. 같은 코드를 같은 입력으로 돌려도 round마다 시간이 이만큼 흔들린다(noise).",
         f"{noisiest['name']}: CV {noisiest['cv']:.1%}인데 IQR/median은 {rel:.1%}이다. stddev와 mean은 드물게 "
         f"크게 늦은 round(outlier: 다른 프로세스, GC)에 끌려가므로, 대표값으로는 min과 median을 인용한다.",
-        f"median은 min보다 보통 {gap:.1%} 크다: min은 방해가 가장 적었던 round(도달 가능한 속도), "
-        f"median은 보통의 round다. 잡음은 시간을 늘리기만 하므로 min이 가장 덜 흔들린다.",
+        f"median은 min보다 보통 {gap:.1%} 크다: min은 방해가 가장 적었던 round, median은 보통의 round다. "
+        "조용한 기계의 CPU-bound micro-benchmark라면 방해는 대개 시간을 늘리므로 min이 코드의 속도에 가장 "
+        "가깝다. 기계 속도 자체가 변하는 곳(주파수 조절, VM 이웃)에서는 min도 운 좋은 한 번일 수 있으니 "
+        "median과 IQR로 말하고, 실행을 번갈아 재거나 control로 기계 속도를 함께 잰다.",
     ]
+    return findings
 
 
 def unit_vs_bench(tests: list[dict[str, Any]]) -> list[str]:
     units = [t for t in tests if t["kind"] == "unit"]
     benches = [t for t in tests if t["kind"] == "benchmark"]
+    empty = [t for t in tests if t["kind"] == "benchmark_no_stats"]
     if not tests:
         return []
     unit_passed = sum(t["outcome"] == "passed" for t in units)
     calls = statistics.median(t["calls"] for t in benches) if benches else 0
-    text = (
-        f"단위 테스트(unit test) {len(units)}개는 각각 한 번 실행되어 pass/fail만 남겼다 "
-        f"({unit_passed}/{len(units)} 통과: 구현들이 같은 결과를 내는지 확인). "
-        f"벤치마크 {len(benches)}개는 테스트당 {calls:.0f}번(중앙값) 함수를 호출해 시간의 분포를 남겼다."
-    )
+    text = ""
+    if units:
+        text += (
+            f"단위 테스트(unit test) {len(units)}개는 각각 한 번 실행되어 pass/fail만 남겼다 "
+            f"({unit_passed}/{len(units)} 통과: 구현들이 같은 결과를 내는지 확인). "
+        )
+    text += f"벤치마크 {len(benches)}개는 테스트당 {calls:.0f}번(중앙값) 함수를 호출해 시간의 분포를 남겼다."
+    if empty:
+        shown = ", ".join(f"{t['name']} {t['outcome']}" for t in empty[:5]) + (" …" if len(empty) > 5 else "")
+        text += (
+            f" benchmark fixture를 받았지만 잰 것이 없는 테스트 {len(empty)}개({shown})는 "
+            "단위 테스트도 벤치마크도 아니라 따로 센다 (skip되었거나 benchmark를 호출하지 않았다)."
+        )
     failed = [t["name"] for t in tests if t["outcome"] in ("failed", "error")]
     if failed:
         text += f" 실패: {', '.join(failed)}."
@@ -540,7 +661,7 @@ def comparison_findings(
     comparison: list[dict[str, Any]], old: dict[str, Any], new: dict[str, Any], name: str
 ) -> list[str]:
     if not comparison:
-        return [f"저장된 실행 '{name}'과 이름이 같은 테스트가 없어 비교할 수 없다."]
+        return [f"저장된 실행 '{name}'과 이름이 같은 (타이머로 잴 수 있는) 테스트가 없어 비교할 수 없다."]
     noisy = [c["name"] for c in comparison if c["noise_verdict"] == REGRESSION]
     fixed = [c["name"] for c in comparison if c["fixed5_verdict"] == REGRESSION]
     false_alarms = [n for n in fixed if n not in noisy]
@@ -562,11 +683,30 @@ def comparison_findings(
             f"못 잡을 수 있다 — 기계가 조용할 때 다시 저장하자(--save {name})."
         )
     drift = comparison[0]["machine_drift"]
-    if abs(drift - 1) > MIN_EFFECT:
+    if drift is None:
+        findings.append(
+            f"기계 drift를 빼지 않았다: 저장된 실행 '{name}' 또는 이번 실행에 control 벤치마크가 없다 "
+            "(control 없이 저장한 예전 실행). 기계 전체가 느려진 것과 코드가 느려진 것을 구별할 수 없으니, "
+            f"--save {name}로 다시 저장한 뒤 비교하자."
+        )
+    elif abs(drift - 1) > MIN_EFFECT:
+        used = sorted({f"×{c['drift_used']:.2f}" for c in comparison if c["drift_used"]})
         findings.append(
             f"control 벤치마크(코드가 바뀌지 않는 고정 작업)도 ×{drift:.2f} 변했다: 코드가 아니라 기계 전체의 속도가 "
-            f"달라진 것이다. 의심 가는 테스트를 다시 잴 때 control도 다시 재서, 두 번 모두 본 만큼의 drift를 빼고 "
-            f"판정했다 — 빼지 않은 고정 5 % 기준은 이런 때 모든 테스트를 느려졌다고 한다."
+            "달라진 것이다. "
+            + (
+                "의심 가는 테스트를 다시 잴 때 control도 다시 재서, 두 번 모두 본 만큼의 drift를 빼고 판정했다 "
+                f"(뺀 배율 {', '.join(used)})"
+                if used
+                else "다시 잴 만큼 의심스러운 테스트가 없어 drift를 뺄 일이 없었다"
+            )
+            + " — 빼지 않은 고정 5 % 기준은 이런 때 모든 테스트를 느려졌다고 한다."
+        )
+    few = [c["name"] for c in comparison if c["too_few_rounds"]]
+    if few:
+        findings.append(
+            f"round가 {MIN_ROUNDS_FOR_SPREAD}번보다 적어 잡음 고려 판정을 하지 않은 것: {', '.join(few)} — "
+            "흩어짐을 모르면 변화와 잡음을 가를 수 없다 (고정 5 % 기준은 그래도 판정해 버린다)."
         )
     unconfirmed = [c["name"] for c in comparison if c["first_verdict"] != c["noise_verdict"]]
     if unconfirmed:

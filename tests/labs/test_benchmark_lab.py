@@ -222,7 +222,7 @@ def _report(times: dict[str, float], groups: dict[str, str]) -> dict[str, Any]:
                 "name": name,
                 "fullname": f"x.py::{name}",
                 "group": groups[name],
-                "stats": {"min": t * 0.99, "median": t, "iqr": t * 0.02},
+                "stats": {"min": t * 0.99, "median": t, "iqr": t * 0.02, "rounds": 20},
             }
             for name, t in times.items()
         ]
