@@ -208,17 +208,38 @@ def run_calc(args: argparse.Namespace, workers: list[int]) -> dict[str, Any]:
     s = min(max(serial, 0.0), 1.0)
     limit = laws.amdahl_limit(s)
     amdahl = {p: laws.amdahl_speedup(s, p) for p in workers}
-    gustafson = {p: laws.gustafson_speedup(s, p) for p in workers}
+    # Gustafson's s is the serial share of the run ON p workers. For the same fixed-size program that
+    # share is s_p (not s); Gustafson with s_p equals Amdahl. Gustafson with s itself answers another
+    # question: the speedup of a problem whose parallel part grew p-fold (weak scaling).
+    share_on_p = {p: laws.serial_share_on_p(s, p) for p in workers}
+    same_program = {p: laws.gustafson_speedup(share_on_p[p], p) for p in workers}
+    gustafson = {p: laws.scaled_speedup(s, p) for p in workers}
 
     rows: list[list[Any]] = [
-        [p, amdahl[p], laws.efficiency(amdahl[p], p), gustafson[p], amdahl[p] / limit if s > 0 else None]
+        [
+            p,
+            amdahl[p],
+            laws.efficiency(amdahl[p], p),
+            share_on_p[p],
+            same_program[p],
+            gustafson[p],
+            amdahl[p] / limit if s > 0 else None,
+        ]
         for p in workers
     ]
-    rows.append(["∞", limit, 0.0, None, 1.0 if s > 0 else None])
+    rows.append(["∞", limit, 0.0, 1.0 if s > 0 else 0.0, limit, None, 1.0 if s > 0 else None])
     tables = [
         {
-            "title": f"공식 계산 (s = {s:.4g}, 한계 1/s = {fmt_limit(limit)})",
-            "columns": ["workers", "amdahl_speedup", "efficiency", "gustafson_speedup", "share_of_limit"],
+            "title": f"공식 계산 (s = 작업자 1명 실행의 직렬 비율 {s:.4g}, 한계 1/s = {fmt_limit(limit)})",
+            "columns": [
+                "workers",
+                "amdahl_speedup",
+                "efficiency",
+                "serial_share_on_p",
+                "gustafson_same_program",
+                "scaled_speedup",
+                "share_of_limit",
+            ],
             "rows": rows,
         }
     ]
@@ -263,14 +284,18 @@ def run_calc(args: argparse.Namespace, workers: list[int]) -> dict[str, Any]:
             f"{amdahl[q] / amdahl[p] - 1:.0%}만 늘어납니다."
         )
     findings.append(
-        "같은 s라도 문제 크기를 작업자 수에 맞춰 키우는 Gustafson "
-        f"관점에서는 작업자 {biggest}명의 속도 향상이 "
-        f"{gustafson[biggest]:.2f}배입니다 (고정 크기 Amdahl: {amdahl[biggest]:.2f}배)."
+        f"Gustafson 식 S = p − s′(p − 1)의 s′는 작업자 {biggest}명 실행에서 잰 직렬 비율입니다. 같은 프로그램(문제 "
+        f"크기 고정)이라면 s′ = s / (s + (1 − s)/p) = {share_on_p[biggest]:.3f}이고, 그러면 Gustafson도 "
+        f"{same_program[biggest]:.2f}배로 Amdahl과 똑같습니다 — 한 프로그램의 속도 향상은 하나입니다."
+    )
+    findings.append(
+        f"Gustafson의 {gustafson[biggest]:.2f}배 = {biggest} − {s:.4g}×({biggest} − 1)는 다른 질문의 답입니다: 병렬 "
+        f"부분을 작업자 수만큼 키운 더 큰 문제(weak scaling)를 {biggest}명이 1명이 원래 문제에 쓰던 시간에 풀 때, "
+        f"그 큰 문제를 1명이 풀 때보다 몇 배 빠른가. 이때 {biggest}명 실행의 직렬 비율이 바로 s = {s:.4g}입니다."
     )
     summary = (
-        f"s = {s:.4g}: 작업자 {biggest}명이면 Amdahl "
-        f"{amdahl[biggest]:.2f}배, Gustafson {gustafson[biggest]:.2f}배,"
-        f" 한계 1/s = {fmt_limit(limit)}배"
+        f"s = {s:.4g}: 작업자 {biggest}명이면 Amdahl {amdahl[biggest]:.2f}배 (= Gustafson, s′ = "
+        f"{share_on_p[biggest]:.3f}), 문제를 키우면 {gustafson[biggest]:.2f}배, 한계 1/s = {fmt_limit(limit)}배"
     )
     return {
         "summary": summary,
@@ -282,7 +307,7 @@ def run_calc(args: argparse.Namespace, workers: list[int]) -> dict[str, Any]:
                 "x": workers,
                 "series": {
                     "amdahl": [amdahl[p] for p in workers],
-                    "gustafson": [gustafson[p] for p in workers],
+                    "scaled (Gustafson, s)": [gustafson[p] for p in workers],
                     "ideal": [float(p) for p in workers],
                 },
                 "xlabel": "workers",
@@ -296,7 +321,9 @@ def run_calc(args: argparse.Namespace, workers: list[int]) -> dict[str, Any]:
         "speedups": {},
         "predicted": amdahl,
         "efficiencies": {p: laws.efficiency(amdahl[p], p) for p in workers},
-        "gustafson": gustafson,
+        "gustafson": gustafson,  # scaled problem, s = serial share of the p-worker run of it
+        "serial_share_on_p": share_on_p,
+        "gustafson_same_program": same_program,
         "karp_flatt": karp,
         "fitted_serial": None,
         "limit": limit,

@@ -44,6 +44,26 @@ def gustafson_speedup(s: float, p: float) -> float:
     return p - s * (p - 1.0)
 
 
+def serial_share_on_p(s1: float, p: float) -> float:
+    """The serial share of the run on p workers, for the SAME program whose one-worker share is s1.
+
+    One worker: serial time a, parallel work b, s1 = a / (a + b). On p workers the serial part still
+    takes a and the rest b / p, so s_p = a / (a + b/p) = s1 / (s1 + (1 - s1) / p). Gustafson's law
+    with s_p gives exactly Amdahl's speedup with s1: one program has one speedup.
+    """
+    return s1 / (s1 + (1.0 - s1) / p)
+
+
+def scaled_speedup(s1: float, p: float) -> float:
+    """Weak scaling: the parallel work grows p-fold (a + p·b) and runs on p workers in a + b.
+
+    Speedup against one worker doing that bigger problem: (a + p·b) / (a + b) = p - s1 (p - 1). The
+    p-worker run of the scaled problem has serial share a / (a + b) = s1, which is why Gustafson's
+    formula is usually written with "the serial share measured on the parallel run".
+    """
+    return gustafson_speedup(s1, p)
+
+
 def karp_flatt(speedup: float, p: float) -> float:
     """Karp–Flatt metric: the serial fraction implied by a measured speedup on p workers.
 

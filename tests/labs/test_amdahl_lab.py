@@ -70,6 +70,11 @@ def test_laws_known_values() -> None:
     assert laws.amdahl_limit(0.25) == pytest.approx(4)
     assert laws.amdahl_limit(0.0) == math.inf
     assert laws.gustafson_speedup(0.1, 8) == pytest.approx(7.3)
+    # the review's example: s = 0.1 on one worker is s' ≈ 0.47 on eight, and then both laws agree
+    assert laws.serial_share_on_p(0.1, 8) == pytest.approx(0.4706, abs=1e-4)
+    assert laws.gustafson_speedup(laws.serial_share_on_p(0.1, 8), 8) == pytest.approx(
+        laws.amdahl_speedup(0.1, 8)
+    )
     assert laws.efficiency(4.0, 8) == pytest.approx(0.5)
     assert laws.karp_flatt(5.5, 8) == pytest.approx((1 / 5.5 - 1 / 8) / (1 - 1 / 8))
     with pytest.raises(ValueError):
@@ -97,6 +102,13 @@ def test_calc_mode_is_the_formula() -> None:
         assert result["predicted"][str(p)] == pytest.approx(1 / (0.1 + 0.9 / p), rel=1e-12)
         assert result["gustafson"][str(p)] == pytest.approx(p - 0.1 * (p - 1), rel=1e-12)
         assert result["efficiencies"][str(p)] == pytest.approx(1 / (0.1 + 0.9 / p) / p, rel=1e-12)
+        # one program, one speedup: Gustafson with the p-worker run's serial share equals Amdahl
+        share = result["serial_share_on_p"][str(p)]
+        serial_time, parallel_time = 0.1, 0.9 / p  # the p-worker run of the same program
+        assert share == pytest.approx(serial_time / (serial_time + parallel_time), rel=1e-12)
+        assert result["gustafson_same_program"][str(p)] == pytest.approx(
+            result["predicted"][str(p)], rel=1e-12
+        )
     assert result["limit"] == pytest.approx(10)
 
 
