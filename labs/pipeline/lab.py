@@ -278,6 +278,71 @@ def memory_bound_items(n_stages: int, workers: list[int], queue_size: int) -> in
     return held + (n_stages - 1) * queue_size
 
 
+def dataloader_predictions(rows: list[dict], load_ms: float, io_ms: float, cores: int) -> list[dict]:
+    """What the README's formula predicts for each num_workers, and a bound that counts the cores.
+
+    formula: 1 / (load + step) for num_workers = 0, 1 / max(load / k, step) for k workers.
+    cores:   loading's CPU part (load − the sleeping I/O) and every training step need a core, so
+             batches/s ≤ cores / (cpu_load + step) however many workers there are.
+    """
+    cpu_load_ms = max(load_ms - io_ms, 0.0)
+    out = []
+    for r in rows:
+        k, step_ms = r["num_workers"], r["step_ms"]
+        formula = 1000 / (load_ms + step_ms) if k == 0 else 1000 / max(load_ms / k, step_ms)
+        core_bound = 1000 * cores / (cpu_load_ms + step_ms) if cpu_load_ms + step_ms > 0 else None
+        bounded = formula if core_bound is None else min(formula, core_bound)
+        out.append(
+            {
+                "num_workers": k,
+                "formula_batches_s": formula,
+                "core_bound_batches_s": core_bound,
+                "bounded_batches_s": bounded,
+                "measured_over_formula": r["batches_per_s"] / formula,
+            }
+        )
+    return out
+
+
+def dataloader_gap_finding(rows: list[dict], predictions: list[dict], dl: dict, cores: int) -> str:
+    """Compare the most-workers measurement with the README formula, and say where the gap comes from."""
+    r, pr = rows[-1], predictions[-1]
+    text = (
+        f"num_workers {r['num_workers']}: 측정 {r['batches_per_s']:.1f} batches/s, README의 식 1/max(로딩/k, 학습) = "
+        f"{pr['formula_batches_s']:.1f} ({pr['measured_over_formula']:.0%}). "
+    )
+    core_bound = pr["core_bound_batches_s"]
+    if core_bound is not None and core_bound < pr["formula_batches_s"]:
+        cpu_load = dl["load_ms_per_batch"] - dl.get("io_ms_per_batch", 0.0)
+        text += (
+            f"그 식은 작업자마다 코어가 있다고 가정한다. 로딩의 CPU 부분(≈{cpu_load:.0f} ms/batch, sleep인 I/O 제외)과 "
+            f"학습 step(≈{r['step_ms']:.0f} ms)은 코어 {cores}개를 나눠 써야 하므로 상한은 "
+            f"{cores} / ({cpu_load:.0f} + {r['step_ms']:.0f} ms) ≈ {core_bound:.1f} batches/s — 측정값은 이 상한의 "
+            f"{r['batches_per_s'] / core_bound:.0%}다. 나머지 차이는 배치를 프로세스 사이로 보내는 비용(pickle, 공유 메모리)과 "
+            "이 기계의 다른 작업이다."
+        )
+    elif r["num_workers"] > 0 and r["idle_share"] > 0.2:
+        implied_ms = 1000 * r["num_workers"] / r["batches_per_s"]
+        try:
+            load_average = os.getloadavg()[0]
+        except OSError:  # not on every platform
+            load_average = None
+        text += (
+            f"학습 쪽이 여전히 {r['idle_share']:.0%}를 데이터를 기다렸으니 로딩이 병목이고, 측정에서 거꾸로 구한 작업자 한 "
+            f"명의 배치 로딩 시간은 k / 측정 = {implied_ms:.0f} ms로, 메인 프로세스 혼자 잰 {dl['load_ms_per_batch']:.0f} ms의 "
+            f"{implied_ms / dl['load_ms_per_batch']:.1f}배다. 식은 작업자가 혼자일 때만큼 빠르다고 가정하지만, 작업자들은 "
+            f"학습 프로세스와 코어 {cores}개를 나눠 쓰고"
+            + (f" (지금 load average {load_average:.1f})" if load_average is not None else "")
+            + ", 배치마다 프로세스 경계를 넘는다(pickle, 공유 메모리). 식은 상한이고, 측정이 실제다."
+        )
+    else:
+        text += (
+            "학습 쪽이 데이터를 거의 기다리지 않았으니 식의 다른 쪽(학습 step)이 한계다. 남는 차이는 배치가 프로세스 "
+            "경계를 넘는 비용(pickle, 공유 메모리)과 prefetch 버퍼가 차기까지의 시간이다."
+        )
+    return text
+
+
 def returns_stop(rows: list[dict[str, Any]]) -> int | None:
     """The first num_workers after which the next setting gains less than 10 % batches/s."""
     for cur, nxt in itertools.pairwise(rows):
@@ -455,16 +520,22 @@ def report(
 
     plots = []
     plateau = None
+    predictions: list[dict] = []
     if dataloader:
         plateau = returns_stop(dataloader)
         base = dataloader[0]
+        predictions = dataloader_predictions(
+            dataloader, dl["load_ms_per_batch"], dl.get("io_ms_per_batch", 0.0), cores
+        )
         rows = []
-        for i, r in enumerate(dataloader):
+        for i, (r, pr) in enumerate(zip(dataloader, predictions, strict=True)):
             gain_pct = None if i == 0 else 100 * (r["batches_per_s"] / dataloader[i - 1]["batches_per_s"] - 1)
             rows.append(
                 [
                     r["num_workers"],
                     r["batches_per_s"],
+                    pr["formula_batches_s"],
+                    pr["bounded_batches_s"],
                     r["idle_share"],
                     r["step_ms"],
                     r["startup_s"],
@@ -475,7 +546,16 @@ def report(
             {
                 "title": f"DataLoader num_workers (batch {dl['batch_size']}, 로딩 ≈ "
                 f"{dl['load_ms_per_batch']:.0f} ms/batch)",
-                "columns": ["num_workers", "batches_per_s", "idle_share", "step_ms", "startup_s", "gain_%"],
+                "columns": [
+                    "num_workers",
+                    "batches_per_s",
+                    "formula_batches_s",
+                    "core_bounded_s",
+                    "idle_share",
+                    "step_ms",
+                    "startup_s",
+                    "gain_%",
+                ],
                 "rows": rows,
             }
         )
@@ -514,6 +594,7 @@ def report(
                 f"측정한 범위(num_workers ≤ {dataloader[-1]['num_workers']})에서는 매번 {GAIN_THRESHOLD:.0%} 이상 "
                 f"빨라졌습니다 — 아직 로딩이 병목입니다 (학습 step만의 상한 ≈ {step_cap:.0f} batches/s)."
             )
+        findings.append(dataloader_gap_finding(dataloader, predictions, dl, cores))
         slow_start = max(dataloader, key=lambda r: r["startup_s"])
         if slow_start["num_workers"] > 0:
             findings.append(
@@ -569,6 +650,7 @@ def report(
             {key: r[key] for key in ("num_workers", "batches_per_s", "idle_share", "step_ms", "startup_s")}
             for r in dataloader
         ],
+        "dataloader_predictions": predictions,  # README formula and the core-count bound per row
         "dataloader_returns_stop": plateau,
         "dataloader_skipped": dl["note"],
         "peak_memory_bytes": peak_bytes,

@@ -153,4 +153,9 @@ def sweep(
     for k, num_workers in enumerate(worker_counts):
         on_progress(k, num_workers)
         rows.append(measure(num_workers, batches, batch_size))
-    return {"rows": rows, "load_ms_per_batch": batch_size * sample_load_ms(), "batch_size": batch_size}
+    return {
+        "rows": rows,
+        "load_ms_per_batch": batch_size * sample_load_ms(),
+        "io_ms_per_batch": batch_size * IO_MS,  # the sleeping part of loading: needs no core
+        "batch_size": batch_size,
+    }

@@ -123,6 +123,22 @@ def test_dataloader_workers_help(quick: dict) -> None:
 
 
 @pytest.mark.slow
+def test_dataloader_predictions_follow_the_readme_formula(quick: dict) -> None:
+    """Each row's prediction is recomputed from the reported load and step times."""
+    table = next(t for t in quick["tables"] if t["title"].startswith("DataLoader num_workers"))
+    load_ms = float(table["title"].split("≈ ")[1].split(" ms")[0])  # shown rounded: compare loosely
+    for row, pred in zip(quick["dataloader"], quick["dataloader_predictions"], strict=True):
+        k, step = row["num_workers"], row["step_ms"]
+        expected = 1000 / (load_ms + step) if k == 0 else 1000 / max(load_ms / k, step)
+        assert pred["formula_batches_s"] == pytest.approx(expected, rel=0.05)
+        assert pred["measured_over_formula"] == pytest.approx(
+            row["batches_per_s"] / pred["formula_batches_s"]
+        )
+        assert pred["bounded_batches_s"] <= pred["formula_batches_s"]
+    assert any("README의 식" in finding for finding in quick["findings"])
+
+
+@pytest.mark.slow
 def test_shares_are_shares(quick: dict) -> None:
     shares = [quick["io_wait_share"], quick["parallel_efficiency"], quick["cpu_share"]]
     shares += [s["utilisation"] for s in quick["stage_stats"].values()]
