@@ -680,8 +680,8 @@ def _top_op_findings(top_ops: list[dict[str, Any]]) -> list[str]:
     first = top_ops[0]
     share = first["self_ms"] / total if total else 0.0
     return [
-        f"self time 1위 연산자는 {first['name']}: {first['self_ms']:.2f} ms ({first['calls']}회), 상위 "
-        f"{len(top_ops)}개 합의 {share:.0%}. self time은 자식 연산을 뺀 시간이라 실제로 일한 곳을, "
+        f"self time 1위 연산자는 {first['name']}: {first['self_ms']:.2f} ms ({first['calls']}회) — 표에 보인 "
+        f"상위 {len(top_ops)}개 연산자의 self time을 더한 값 중 {share:.0%}(전체 실행 시간 대비가 아니다). self time은 자식 연산을 뺀 시간이라 실제로 일한 곳을, "
         "total time은 호출한 쪽까지 포함한 시간을 가리킵니다."
     ]
 
