@@ -155,9 +155,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                         raise RuntimeError(f"{workload}/{model} returned different results")
                     done += 1
 
-    # 반복의 중앙값(median)을 쓴다. 가장 짧은 값(min)은 쓰지 않았다: 이 기계에서는 잡음이 시간을
-    # 늘리기만 하는 게 아니라, 가끔 기계 전체가 잠깐 빨라지기도 해서(0.33초 작업이 한 번 0.18초) min은
-    # 그런 "운 좋은" 한 번에 끌려간다. median은 양쪽 어느 쪽의 튀는 값에도 흔들리지 않는다.
+    # 반복의 중앙값(median)을 쓴다 (benchmark lab과 같은 규칙): 조용한 기계의 짧은 CPU-bound 측정이면
+    # 방해가 대개 시간을 늘리므로 min이 가장 깨끗하지만, 이 기계는 속도 자체가 변해서(0.33초 작업이
+    # 한 번 0.18초) min이 그런 "운 좋은" 한 번에 끌려간다. 속도가 변하는 기계에서는 median으로 말한다.
     timings = {w: {m: statistics.median(runs[w][m]) for m in MODELS} for w in WORKLOADS}
     speedups = {w: {m: timings[w]["sequential"] / timings[w][m] for m in MODELS} for w in WORKLOADS}
     best = {w: min(MODELS, key=lambda m: timings[w][m]) for w in WORKLOADS}
@@ -350,8 +350,16 @@ def io_findings(r: dict[str, Any]) -> list[str]:
     light = max(("threads", "asyncio"), key=lambda m: sp[m])
     if best in ("threads", "asyncio"):
         other = "asyncio" if best == "threads" else "threads"
+        runs = r["runs"]["io_bound"]
+        tie = ranges_overlap(runs[best], runs[other])
+        verdict = (
+            f"{best}와 {other} ({sp[best]:.1f}배 vs {sp[other]:.1f}배 — 반복마다의 시간 범위가 겹쳐 어느 쪽이 빠르다고 "
+            "말할 수 없다, 둘 다 맞는 모델)"
+            if tie
+            else f"{best} ({sp[best]:.1f}배; {other}는 {sp[other]:.1f}배)"
+        )
         findings.append(
-            f"I/O-bound에 맞는 모델: {best} ({sp[best]:.1f}배; {other}는 {sp[other]:.1f}배). 대기가 대부분인 일에는 "
+            f"I/O-bound에 맞는 모델: {verdict}. 대기가 대부분인 일에는 "
             f"가벼운 동시성이 맞다 — processes는 worker {s['processes']}개만큼만 겹쳐 기다려 "
             f"{sp['processes']:.1f}배에 그쳤다. asyncio는 스레드 하나로 수천 개의 대기를 다룰 수 있다."
         )
@@ -361,6 +369,11 @@ def io_findings(r: dict[str, Any]) -> list[str]:
             f"worker 수 설정이 결과를 좌우했다 (--threads, --processes로 바꿔 보자)."
         )
     return findings
+
+
+def ranges_overlap(a: list[float], b: list[float]) -> bool:
+    """Do two sets of repeated timings overlap ([min, max] ranges)? Then neither is clearly faster."""
+    return max(a) >= min(b) and max(b) >= min(a)
 
 
 def cpu_findings(r: dict[str, Any]) -> list[str]:

@@ -123,3 +123,23 @@ def test_bad_options_exit_2_with_one_line(args: list[str]) -> None:
     assert proc.returncode == 2
     assert len(messages) == 1 and messages[0]["type"] == "error" and messages[0]["kind"] == "usage"
     assert "\n" not in messages[0]["message"]
+
+
+def test_a_best_model_within_noise_is_called_a_tie() -> None:
+    from labs.concurrency.lab import io_findings, ranges_overlap
+
+    assert ranges_overlap([1.0, 1.2], [1.1, 1.3]) and not ranges_overlap([1.0, 1.05], [1.1, 1.3])
+    settings = {"io_tasks": 16, "io_ms": 20, "threads": 8, "processes": 2}
+    r = {
+        "speedups": {"io_bound": {"sequential": 1.0, "threads": 7.42, "asyncio": 7.63, "processes": 1.95}},
+        "timings": {
+            "io_bound": {"sequential": 0.33, "threads": 0.0445, "asyncio": 0.0433, "processes": 0.169}
+        },
+        "cores_used": {"io_bound": {"sequential": 0.01, "threads": 0.02, "asyncio": 0.02, "processes": 0.05}},
+        "best": {"io_bound": "asyncio"},
+        "runs": {"io_bound": {"threads": [0.043, 0.046], "asyncio": [0.042, 0.045]}},
+        "settings": settings,
+    }
+    assert any("말할 수 없다" in f for f in io_findings(r))
+    r["runs"]["io_bound"] = {"threads": [0.060, 0.062], "asyncio": [0.040, 0.041]}
+    assert not any("말할 수 없다" in f for f in io_findings(r))
