@@ -10,8 +10,11 @@ Then the traces are read back (trace_analysis.py) to find the top operators by s
 forward time of every `layer:` label (the bottleneck is the largest), and the share of each step
 spent waiting for data.
 
-`--trace FILE` reads a trace you recorded yourself (.json or .json.gz) and reports the same
-numbers without running a model — and without importing torch.
+`--trace FILE` reads a trace you recorded yourself (.json or .json.gz; a directory = one trace per
+rank) and reports the same numbers without running a model — and without importing torch — plus
+the TensorBoard plugin's views computed from the trace (views.py, tb_overview.py) and, for GPU
+traces, HTA's analyses (gpu_analysis.py). `--compare A B` diffs two traces or two runs.
+`--tensorboard` starts the real plugin on the run's logdir (optional extra).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from labs._protocol import LabDependencyError, LabUsageError, parse_args, progress
-from labs.profiler import trace_analysis
+from labs.profiler import trace_analysis, views
 
 MAX_STEPS = 200  # (wait + warmup + active) × repeat: keeps a typo from running for an hour
 MAX_WORKERS = 32
@@ -72,7 +75,26 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--gzip", action="store_true", help="write .pt.trace.json.gz instead of .json")
     parser.add_argument("--top", type=int, default=TOP, help="rows in the top-operator lists (10)")
     parser.add_argument(
-        "--trace", metavar="FILE", help="analyse your own trace (.json/.json.gz); runs no model"
+        "--trace",
+        metavar="PATH",
+        help="analyse your own trace (.json/.json.gz, or a directory: one trace per rank); runs no model",
+    )
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="what changed from trace (or run directory) A to B: per operator and per category",
+    )
+    parser.add_argument(
+        "--tensorboard",
+        action="store_true",
+        help="start the TensorBoard profiler plugin on the run's logdir (pip install 'studyapp[tensorboard]')",
+    )
+    parser.add_argument(
+        "--serve-seconds",
+        type=float,
+        default=None,
+        help="with --tensorboard: stop the server after this many seconds (default: at Ctrl+C)",
     )
     return parser
 
@@ -92,16 +114,162 @@ def validate(args: argparse.Namespace) -> None:
         raise LabUsageError("--threads must be between 1 and 256")
     if not 1 <= args.top <= 100:
         raise LabUsageError("--top must be between 1 and 100")
+    if args.compare and args.trace:
+        raise LabUsageError("--compare takes its own two traces; leave out --trace")
+    if args.serve_seconds is not None:
+        if not args.tensorboard:
+            raise LabUsageError("--serve-seconds only goes with --tensorboard")
+        if not 0 <= args.serve_seconds <= 86_400 or args.serve_seconds != args.serve_seconds:
+            raise LabUsageError("--serve-seconds must be between 0 and 86400")
+    if args.tensorboard:
+        from labs.profiler import tensorboard_server
+
+        if not tensorboard_server.available():
+            raise LabDependencyError(tensorboard_server.INSTALL_HINT)
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parse_args(build_parser(), argv)
     validate(args)
+    if args.compare:
+        return compare_traces(args.compare[0], args.compare[1], top=args.top)
     if args.trace:
-        return analyse_trace_file(args.trace, top=args.top)
-    # Libraries that print must not write into the protocol stream on stdout.
-    with contextlib.redirect_stdout(sys.stderr):
-        return run_model(args)
+        result = analyse_trace_file(args.trace, top=args.top)
+    else:
+        # Libraries that print must not write into the protocol stream on stdout.
+        with contextlib.redirect_stdout(sys.stderr):
+            result = run_model(args)
+    if args.tensorboard:
+        logdir = result.get("tensorboard_dir") or os.path.dirname(result["trace_files"][0])
+        result["tensorboard"] = serve_tensorboard(logdir, result, args.serve_seconds)
+    return result
+
+
+# =========================================================================== views of traces
+
+
+def trace_documents(path: str) -> list[tuple[str, dict[str, Any]]]:
+    """A trace file, or every trace in a directory (one per rank; a lab run dir: its num_workers=0 run)."""
+    if not os.path.isdir(path):
+        return [(path, trace_analysis.load_trace(path))]
+    names = sorted(
+        n
+        for n in os.listdir(path)
+        if n.endswith((".json", ".json.gz")) and os.path.isfile(os.path.join(path, n))
+    )
+    lab_run = [n for n in names if n.startswith("workers0_cycle")]  # `python -m labs.profiler --out DIR`
+    names = lab_run or names
+    if not names:
+        raise LabUsageError(f"{path}: no .json or .json.gz trace files in this directory")
+    return [(os.path.join(path, n), trace_analysis.load_trace(os.path.join(path, n))) for n in names]
+
+
+def add_views(
+    result: dict[str, Any], documents: list[tuple[str, dict[str, Any]]], top: int
+) -> dict[str, Any]:
+    """Put the plugin-style views and GPU analyses into a result (keys, tables and findings)."""
+    found = views.trace_views(documents, top=top)
+    result.update(found)
+    if found["gpu"]:
+        first = found["gpu"]["ranks"][0]
+        result["gpu_time_breakdown"] = first["gpu_time_breakdown"]
+        result["kernel_type_pct"] = found["gpu"]["kernel_type_pct"]
+    result["tables"] = [*result.get("tables", []), *views.view_tables(found)]
+    result["findings"] = [*result.get("findings", []), *views.view_findings(found)]
+    return found
+
+
+def compare_traces(path_a: str, path_b: str, top: int = TOP) -> dict[str, Any]:
+    progress("compare", 0.1, f"reading {path_a} and {path_b}")
+    a = views.trace_views(trace_documents(path_a), top=100)
+    b = views.trace_views(trace_documents(path_b), top=100)
+    diff = views.compare_views(a, b, top=top)
+    progress("compare", 0.9, "diffing operators and categories")
+    tables = [
+        {
+            "title": "연산자별 self time 변화 (스텝당 ms, B − A)",
+            "columns": ["operator", "A ms/step", "B ms/step", "Δ ms"],
+            "rows": [
+                [r["name"], r["a_ms_per_step"], r["b_ms_per_step"], r["delta_ms"]] for r in diff["operators"]
+            ],
+        }
+    ]
+    if diff["categories"]:
+        tables.append(
+            {
+                "title": "스텝 시간 분해 변화 (Overview 범주, 스텝당 ms)",
+                "columns": ["category", "A ms", "B ms", "Δ ms"],
+                "rows": [
+                    [c["category"], c["a_ms"], c["b_ms"], c["delta_ms"]]
+                    for c in diff["categories"]
+                    if c["a_ms"] or c["b_ms"]
+                ],
+            }
+        )
+    findings = []
+    sa, sb = diff["step_ms"]["a"], diff["step_ms"]["b"]
+    if sa and sb:
+        findings.append(f"스텝 median: A {sa:.2f} ms → B {sb:.2f} ms ({sb / sa:.2f}배).")
+    if diff["operators"]:
+        top_change = diff["operators"][0]
+        findings.append(
+            f"가장 크게 변한 연산자: {top_change['name']} {top_change['a_ms_per_step']:.2f} → "
+            f"{top_change['b_ms_per_step']:.2f} ms/step ({top_change['delta_ms']:+.2f})."
+        )
+    if diff["categories"]:
+        biggest = max(diff["categories"], key=lambda c: abs(c["delta_ms"]))
+        findings.append(
+            f"가장 크게 변한 범주: {biggest['category']} {biggest['a_ms']:.2f} → {biggest['b_ms']:.2f} ms/step."
+        )
+    if diff["gpu"]:
+        g = diff["gpu"]["idle_pct"]
+        findings.append(f"GPU idle: A {g['a']:.1f} % → B {g['b']:.1f} % ({g['delta']:+.1f} %p).")
+    return {
+        "mode": "compare",
+        "summary": " · ".join(findings[:2]) or "비교할 스텝이 없습니다",
+        "tables": tables,
+        "findings": findings,
+        "artifacts": {},
+        "compare": diff,
+        "a": path_a,
+        "b": path_b,
+    }
+
+
+def serve_tensorboard(logdir: str, result: dict[str, Any], seconds: float | None) -> dict[str, Any]:
+    """Run the real plugin on `logdir`, read its Overview beside ours, stop it when done."""
+    from labs.profiler import tensorboard_server as tbs
+
+    progress("tensorboard", 0.97, f"starting TensorBoard on {logdir}")
+    proc, url = tbs.start(logdir)
+    try:
+        compared = {}
+        for run in tbs.runs(url):
+            try:
+                compared[run] = tbs.plugin_overview(url, run)
+            except (OSError, ValueError, KeyError, IndexError) as exc:
+                compared[run] = {"error": tbs.url_error_text(exc)}
+        wait = "Ctrl+C로 끝냅니다" if seconds is None else f"{seconds:g}초 뒤 끝냅니다"
+        progress("tensorboard", 0.99, f"TensorBoard: {url} ({wait})")
+        print(f"TensorBoard profiler plugin: {url}/#pytorch_profiler ({wait})", file=sys.stderr)
+        try:
+            if seconds is None:
+                while proc.poll() is None:
+                    time.sleep(0.5)
+            else:
+                time.sleep(seconds)
+        except KeyboardInterrupt:
+            pass  # Ctrl+C ends serving; the report still comes
+    finally:
+        tbs.stop(proc)
+    ours = result.get("tensorboard_overview_runs") or {}
+    for run, plugin in compared.items():
+        mine = ours.get(run)
+        if mine and "pct" in plugin:
+            plugin["max_gap_pp"] = max(
+                abs(plugin["pct"].get(c, 0.0) - mine["pct"].get(c, 0.0)) for c in mine["pct"]
+            )
+    return {"url": url, "logdir": logdir, "plugin_overview": compared}
 
 
 # =========================================================================== --trace FILE
@@ -110,7 +278,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 def analyse_trace_file(path: str, top: int = TOP) -> dict[str, Any]:
     """Report on a learner's own trace. Pure json/gzip: torch is not imported."""
     progress("trace", 0.1, f"reading {path}")
-    analysis = trace_analysis.analyse_files([path], top=top)
+    documents = trace_documents(path)
+    analysis = trace_analysis.analyse_files([documents[0][0]], top=top)
     progress("trace", 0.9, f"{analysis['events']} events analysed")
     steps, step_ms, share = analysis["steps"], analysis["step_ms"], analysis["data_loading_share"]
     findings = []
@@ -186,7 +355,19 @@ def analyse_trace_file(path: str, top: int = TOP) -> dict[str, Any]:
         "memory_peak_mb": analysis["memory_peak_mb"],
         "events": analysis["events"],
         "device": "cuda" if analysis["top_kernels"] else "cpu",
-    }
+        "trace_files": [p for p, _ in documents],
+        "tensorboard_dir": None,
+    } | _with_views(tables, findings, documents, top)
+
+
+def _with_views(tables, findings, documents, top) -> dict[str, Any]:
+    extra: dict[str, Any] = {"tables": tables, "findings": findings}
+    found = add_views(extra, documents, top)
+    if found["tensorboard_overview"]:
+        extra["tensorboard_overview_runs"] = {
+            os.path.basename(documents[0][0]): found["tensorboard_overview"]
+        }
+    return extra
 
 
 # =========================================================================== run the model
@@ -277,6 +458,17 @@ def run_model(args: argparse.Namespace) -> dict[str, Any]:
     result.update(setup)
     warmup = next(i for i, text in enumerate(result["findings"]) if text.startswith("워밍업"))
     result["findings"].insert(warmup + 1, _setup_finding(setup))
+    # The plugin's views of what TensorBoard would load: one run per num_workers setting.
+    main_docs = [(f, trace_analysis.load_trace(f)) for f in result["tensorboard_files"]]
+    add_views(result, main_docs, args.top)
+    runs = {"workers0": result["tensorboard_overview"]}
+    if workers_run is not None:
+        from labs.profiler import tb_overview
+
+        for cycle in workers_run["handler"].cycles:
+            overview = tb_overview.plugin_overview(trace_analysis.load_trace(cycle["tensorboard_trace"]))
+            runs[f"workers{args.workers}"] = overview
+    result["tensorboard_overview_runs"] = {run: ov for run, ov in runs.items() if ov}
     return result
 
 
