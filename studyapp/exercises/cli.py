@@ -250,7 +250,8 @@ def _print_event(event: Any) -> None:
 
 
 def _print_verdict(outcome: Any, info: Any, t: Translator, streamed: bool) -> None:
-    from studyapp.exercises.checker import FAILED, PASSED
+    from studyapp.exercises.checker import PASSED
+    from studyapp.exercises.strings import verdict_line
 
     if not streamed:
         for requirement in outcome.requirements:
@@ -259,13 +260,9 @@ def _print_verdict(outcome: Any, info: Any, t: Translator, streamed: bool) -> No
         print(t("ex.traceback"))
         for line in outcome.learner_traceback.splitlines():
             print(f"    {line}")
+    print(verdict_line(outcome, t, f"studyapp exercise hint {info.id}"))
     if outcome.verdict == PASSED:
-        print(t("ex.verdict.passed", message=outcome.message, seconds=outcome.duration_s))
         print(t("ex.passed.next", id=info.id))
-    elif outcome.verdict == FAILED:
-        print(t("ex.verdict.failed", message=outcome.message, seconds=outcome.duration_s, id=info.id))
-    else:
-        print(t("ex.verdict.other", verdict=outcome.verdict, message=outcome.message))
     sys.stdout.flush()
 
 

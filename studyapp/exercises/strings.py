@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from studyapp.i18n import Translator
 
 STRINGS: dict[str, dict[str, str]] = {
@@ -24,8 +26,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "ex.no_workspace": "'{id}' 작업 폴더가 없습니다: {path} — 먼저 studyapp exercise start {id} (또는 --path DIR)",
         "ex.checking": "{id} 검사 중 · {path}",
         "ex.traceback": "여러분의 코드에서 난 오류:",
-        "ex.verdict.passed": "통과: {message} ({seconds:.1f}초)",
-        "ex.verdict.failed": "아직: {message} ({seconds:.1f}초) · 힌트: studyapp exercise hint {id}",
+        "ex.verdict.passed": "통과: 요구 사항 {total}개 모두 충족 ({seconds:.1f}초)",
+        "ex.verdict.failed": "아직: 요구 사항 {total}개 중 {failing}개 미충족 ({seconds:.1f}초) · 힌트: {hint}",
+        "ex.verdict.undecided": "판정 보류: 컴퓨터가 바빠 측정 잡음과 구분할 수 없었습니다. 다른 프로그램을 닫고 다시 검사하세요",
         "ex.verdict.other": "판정 없음 ({verdict}): {message}",
         "ex.passed.next": "모범 답안: studyapp exercise solution {id}",
         "ex.watching": "{path} 감시 중 — 파일을 저장할 때마다 다시 검사합니다. 끝내려면 Ctrl+C",
@@ -37,6 +40,40 @@ STRINGS: dict[str, dict[str, str]] = {
         "ex.solution.locked": "모범 답안은 통과한 뒤에 볼 수 있습니다: studyapp exercise check {id} (지금 보려면 --force)",
         "ex.solution.path": "모범 답안: {path}",
         "ex.interrupted": "중단됨",
+        # TUI: keys, palette, the exercises screen
+        "key.exercises": "과제",
+        "cmd.exercises": "과제",
+        "cmd.exercises.help": "코드를 직접 쓰고 내 컴퓨터에서 검사하기",
+        "key.ex_start": "시작",
+        "key.ex_check": "검사",
+        "key.ex_hint": "힌트",
+        "key.ex_solution": "답안",
+        "key.ex_copy": "경로 복사",
+        "key.ex_open": "열기",
+        "key.ex_lab": "과제",
+        "exs.title": "과제",
+        "exs.col.status": "상태",
+        "exs.col.checklist": "체크리스트",
+        "exs.col.title": "제목",
+        "exs.none": "과제가 없습니다. labs/*/exercises/ 에 exercise.yaml이 있어야 합니다.",
+        "exs.none_for_lab": "이 실습에는 과제가 아직 없습니다",
+        "exs.workspace": "작업 폴더: {path}",
+        "exs.workspace_none": "아직 시작 전 — s를 눌러 시작 파일을 복사하세요",
+        "exs.started": "시작 파일을 복사했습니다: {path}",
+        "exs.started_again": "이미 시작한 과제입니다: {path}",
+        "exs.checking": "{id} 검사 중…",
+        "exs.cancelling": "검사를 멈추는 중…",
+        "exs.hint": "힌트 {number}/{total}",
+        "exs.no_hints": "힌트가 없습니다",
+        "exs.all_hints": "힌트를 모두 봤습니다",
+        "exs.solution_title": "모범 답안 · {path}",
+        "exs.copied": "경로를 복사했습니다: {path}",
+        "exs.opened": "열었습니다: {path}",
+        "exs.keys": "s 시작 · c 검사 · h 힌트 · v 답안 · y 경로 복사 · o 편집기로 열기",
+        "exs.error": "검사 중 오류: {error}",
+        "labs.exercises": "과제: {ids} (e)",
+        "checklist.exercises": "과제 {percent}",
+        "checklist.ev.exercise": "과제 {id}: {status} — studyapp exercise check {id}",
     },
     "en": {
         "ex.status.not started": "not started",
@@ -57,8 +94,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "ex.no_workspace": "no workspace for '{id}' at {path} — run studyapp exercise start {id} first (or --path DIR)",
         "ex.checking": "checking {id} · {path}",
         "ex.traceback": "your code raised:",
-        "ex.verdict.passed": "passed: {message} ({seconds:.1f} s)",
-        "ex.verdict.failed": "not yet: {message} ({seconds:.1f} s) · hint: studyapp exercise hint {id}",
+        "ex.verdict.passed": "passed: all {total} requirements pass ({seconds:.1f} s)",
+        "ex.verdict.failed": "not yet: {failing} of {total} requirements not met yet ({seconds:.1f} s) · hint: {hint}",
+        "ex.verdict.undecided": "undecided: the machine was too busy to tell your code from the noise; close other programs and check again",
         "ex.verdict.other": "no verdict ({verdict}): {message}",
         "ex.passed.next": "reference solution: studyapp exercise solution {id}",
         "ex.watching": "watching {path} — every save checks again. Ctrl+C to stop",
@@ -70,6 +108,52 @@ STRINGS: dict[str, dict[str, str]] = {
         "ex.solution.locked": "the solution opens after you pass: studyapp exercise check {id} (or --force to see it now)",
         "ex.solution.path": "reference solution: {path}",
         "ex.interrupted": "interrupted",
+        "key.exercises": "Exercises",
+        "cmd.exercises": "Exercises",
+        "cmd.exercises.help": "Write the code yourself and check it on your machine",
+        "key.ex_start": "start",
+        "key.ex_check": "check",
+        "key.ex_hint": "hint",
+        "key.ex_solution": "solution",
+        "key.ex_copy": "copy path",
+        "key.ex_open": "open",
+        "key.ex_lab": "exercises",
+        "exs.title": "Exercises",
+        "exs.col.status": "status",
+        "exs.col.checklist": "checklist",
+        "exs.col.title": "title",
+        "exs.none": "No exercises: labs/*/exercises/ holds no exercise.yaml.",
+        "exs.none_for_lab": "this lab has no exercises yet",
+        "exs.workspace": "workspace: {path}",
+        "exs.workspace_none": "not started — press s to copy the starter",
+        "exs.started": "starter copied: {path}",
+        "exs.started_again": "already started: {path}",
+        "exs.checking": "checking {id}…",
+        "exs.cancelling": "stopping the check…",
+        "exs.hint": "hint {number}/{total}",
+        "exs.no_hints": "no hints",
+        "exs.all_hints": "all hints shown",
+        "exs.solution_title": "reference solution · {path}",
+        "exs.copied": "path copied: {path}",
+        "exs.opened": "opened: {path}",
+        "exs.keys": "s start · c check · h hint · v solution · y copy path · o open in editor",
+        "exs.error": "check failed: {error}",
+        "labs.exercises": "exercises: {ids} (e)",
+        "checklist.exercises": "exercises {percent}",
+        "checklist.ev.exercise": "exercise {id}: {status} — studyapp exercise check {id}",
     },
 }
 Translator().register(STRINGS)  # the table is shared: every Translator sees these
+
+
+def verdict_line(outcome: Any, t: Translator, hint: str) -> str:
+    """The one line that ends a check, in the interface language; `hint` says how to get a hint."""
+    total = len(outcome.requirements)
+    failing = sum(not r.passed for r in outcome.requirements)
+    if outcome.verdict == "passed":
+        return t("ex.verdict.passed", total=total, seconds=outcome.duration_s)
+    if outcome.verdict == "failed":
+        return t("ex.verdict.failed", total=total, failing=failing, seconds=outcome.duration_s, hint=hint)
+    if outcome.verdict == "undecided":
+        return t("ex.verdict.undecided")
+    return t("ex.verdict.other", verdict=outcome.verdict, message=outcome.message)
