@@ -146,6 +146,17 @@ def test_start_copies_the_starter_and_never_overwrites_edits(
     assert (backup / "adder.py").read_text(encoding="utf-8") == "# my work\n"  # moved aside, not lost
 
 
+def test_start_never_moves_an_unrelated_folder(env: dict[str, str], tmp_path: Path) -> None:
+    folder = tmp_path / "projects"
+    folder.mkdir()
+    (folder / "thesis.tex").write_text("important", encoding="utf-8")
+    for extra in ((), ("--force",)):
+        result = cli(env, "start", TOY, "--dir", str(folder), *extra)
+        assert result.returncode == 2 and "choose an empty folder" in result.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["thesis.tex"]
+    assert not list(tmp_path.glob("projects.bak-*"))
+
+
 def test_start_dir_is_remembered_by_check(env: dict[str, str], tmp_path: Path) -> None:
     chosen = tmp_path / "my work" / "toy"
     result = cli(env, "start", TOY, "--dir", str(chosen))

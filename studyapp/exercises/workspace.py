@@ -59,6 +59,9 @@ def start(info: ExerciseInfo, path: Path, force: bool = False) -> StartResult:
     backup = None
     edited = edited_files(info, path) if path.is_dir() else []
     if edited:
+        if not any((path / relative).exists() for relative in info.starter_files()):
+            # Not a workspace of this exercise (an unrelated folder): --force must not move it.
+            raise StudyappError(f"{path} already holds other files; choose an empty folder with --dir")
         if not force:
             shown = ", ".join(p.as_posix() for p in edited[:3]) + (" …" if len(edited) > 3 else "")
             raise StudyappError(

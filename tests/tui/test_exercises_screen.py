@@ -202,3 +202,23 @@ async def test_no_exercises_is_one_calm_line(make: Any, fake_labs: Path) -> None
         assert "과제가 없습니다" in screen_text(app)
         await pilot.press("c")  # nothing to check: no crash
         await pilot.pause()
+
+
+async def test_open_hands_the_workspace_to_the_file_manager_without_an_editor(
+    make: Any, toy_labs: Path, store: ProgressStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    opened: list[str] = []
+    app = make()
+    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    async with app.run_test(size=SIZE) as pilot:
+        await open_exercises(app, pilot)
+        await pilot.press("o")  # not started yet: nothing to open
+        await pilot.pause()
+        assert opened == []
+        await pilot.press("s")
+        await pilot.press("o")
+        await pilot.pause()
+        workspace = store.path.parent / "exercises" / "toy-sum"
+        assert opened == [workspace.as_uri()]
