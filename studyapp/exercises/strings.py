@@ -73,7 +73,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "exs.error": "검사 중 오류: {error}",
         "labs.exercises": "과제: {ids} (e)",
         "checklist.exercises": "과제 {percent}",
-        "checklist.ev.exercise": "과제 {id}: {status} — studyapp exercise check {id}",
+        "checklist.ev.exercise": "과제 {id}: {status} — studyapp exercise {action} {id}",
     },
     "en": {
         "ex.status.not started": "not started",
@@ -140,7 +140,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "exs.error": "check failed: {error}",
         "labs.exercises": "exercises: {ids} (e)",
         "checklist.exercises": "exercises {percent}",
-        "checklist.ev.exercise": "exercise {id}: {status} — studyapp exercise check {id}",
+        "checklist.ev.exercise": "exercise {id}: {status} — studyapp exercise {action} {id}",
     },
 }
 Translator().register(STRINGS)  # the table is shared: every Translator sees these

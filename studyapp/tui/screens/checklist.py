@@ -135,7 +135,8 @@ class ChecklistScreen(StudyScreen):
         ]
         for exercise_id, info in row.evidence.get("exercises", {}).items():  # a pass raises this item most
             status = t(f"ex.status.{info['status']}") + (f" ({t('ex.stale')})" if info.get("stale") else "")
-            lines.append(t("checklist.ev.exercise", id=exercise_id, status=status))
+            action = "start" if info["status"] == "not started" else "check"
+            lines.append(t("checklist.ev.exercise", id=exercise_id, status=status, action=action))
         for lab, info in row.evidence.get("labs", {}).items():
             answer = info.get("check_question")
             question = (
