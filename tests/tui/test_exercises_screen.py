@@ -222,3 +222,12 @@ async def test_open_hands_the_workspace_to_the_file_manager_without_an_editor(
         await pilot.pause()
         workspace = store.path.parent / "exercises" / "toy-sum"
         assert opened == [workspace.as_uri()]
+
+
+def test_exercises_screen_snapshot(snap_compare: Any, make: Any, toy_labs: Path) -> None:
+    async def open_screen(pilot: Any) -> None:
+        await pilot.pause()
+        await pilot.press("x")
+        await pilot.pause()
+
+    assert snap_compare(make(), terminal_size=SIZE, run_before=open_screen)
