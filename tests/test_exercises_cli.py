@@ -165,6 +165,8 @@ def test_start_dir_is_remembered_by_check(env: dict[str, str], tmp_path: Path) -
     checked = cli(env, "check", TOY)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert str(chosen) in checked.stdout
+    again = cli(env, "start", TOY)  # without --dir: the workspace started before, not a second one
+    assert again.returncode == 2 and str(chosen) in again.stderr
 
 
 # -- check ------------------------------------------------------------------------------------------
@@ -211,6 +213,9 @@ def test_check_any_folder_with_path(env: dict[str, str], tmp_path: Path) -> None
     assert cli(env, "check", TOY, "--path", str(folder)).returncode == 0
     missing = cli(env, "check", TOY, "--path", str(tmp_path / "nope"))
     assert missing.returncode == 2 and "no such folder" in missing.stderr
+    solution = json.loads(cli(env, "list", "--json").stdout)[0]["solution_path"]
+    refused = cli(env, "check", TOY, "--path", solution)
+    assert refused.returncode == 2 and "inside the exercise itself" in refused.stderr
 
 
 def test_check_without_a_workspace_says_start_first(env: dict[str, str]) -> None:

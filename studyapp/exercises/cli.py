@@ -179,11 +179,7 @@ def cmd_start(args: argparse.Namespace, t: Translator) -> int:
 
     info = _exercise(args.id)
     store = _open_store(args)
-    target = (
-        Path(args.dir)
-        if args.dir
-        else workspace.default_workspace(locations.data_dir(getattr(args, "data_dir", None)), info.id)
-    )
+    target = Path(args.dir) if args.dir else _workspace_for(args, store, info)  # the one started before
     result = workspace.start(info, target, force=args.force)
     exercise_store.set_workspace(store, info.id, result.path)
     print(t("ex.started", path=result.path))
@@ -204,7 +200,12 @@ def _check_target(args: argparse.Namespace, t: Translator, store: Any, info: Any
         if args.path:
             raise StudyappError(f"no such folder: {path}")
         raise StudyappError(t("ex.no_workspace", id=info.id, path=path))
-    return path.resolve()
+    path = path.resolve()
+    if path.is_relative_to(info.path.resolve()):
+        # The exercise's own folders (starter, solution) are not a workspace: a check would write
+        # into them, and passing the reference solution is no evidence of the learner's skill.
+        raise StudyappError(f"{path} is inside the exercise itself; start a workspace or copy it elsewhere")
+    return path
 
 
 def exit_code_for(verdict: str) -> int:
