@@ -213,3 +213,18 @@ def test_discovery_order_and_missing_parts(tmp_path: Path) -> None:
     errors = [p.message for p in found.problems if not p.warning]
     assert "exercise 'nocheck' has no check.py file" in errors
     assert "exercise 'nocheck' has no solution folder" in errors
+
+
+def test_a_process_left_holding_stdout_does_not_hang_the_check(tmp_path: Path, workspace: Path) -> None:
+    outcome = run(
+        tmp_path,
+        workspace,
+        """
+        import subprocess
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # inherits stdout
+        emit(type="requirement", name="done", passed=True, message="")
+        emit(type="result", verdict="passed")
+        """,
+        timeout=30,
+    )
+    assert outcome.verdict == "passed" and outcome.duration_s < 10

@@ -9,6 +9,7 @@ prints garbage, crashes, hangs past the timeout, is interrupted — the run ends
 from __future__ import annotations
 
 import collections
+import contextlib
 import importlib.util
 import json
 import os
@@ -215,6 +216,12 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.wait()
 
 
+def _stop_leftovers(process: subprocess.Popen[bytes]) -> None:
+    """Stop what the checker started and left running (its process group outlives it)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
 def run_check(
     info: ExerciseInfo,
     workspace: Path,
@@ -294,6 +301,7 @@ def run_check(
     result: dict[str, Any] | None = None
     garbage = 0
     stopped_for = ""
+    exited_at: float | None = None
     try:
         while True:
             if cancel is not None and cancel.is_set():
@@ -305,6 +313,12 @@ def run_check(
             try:
                 raw = lines.get(timeout=0.05)
             except queue.Empty:
+                # A process the checker left behind may hold stdout open after the checker exited:
+                # the checker's exit, not the end of the pipe, ends the run (after a short drain).
+                if process.poll() is not None:
+                    exited_at = exited_at or time.monotonic()
+                    if time.monotonic() - exited_at > 1.0:
+                        break
                 continue
             if raw is None:
                 break
@@ -345,6 +359,7 @@ def run_check(
             except KeyboardInterrupt:
                 stopped_for = INTERRUPTED
                 _stop(process)
+    _stop_leftovers(process)
     for reader in readers:
         reader.join(timeout=1)
     code = process.returncode
