@@ -93,6 +93,7 @@ async def test_start_check_hints_and_solution(make: Any, toy_labs: Path, store: 
         await pilot.press("v")  # locked before a pass
         await pilot.pause()
         assert not screen.query("#exs-solution Static")
+        assert any("통과한 뒤" in str(n.message) for n in app._notifications)
 
         await pilot.press("h")
         await pilot.pause()
@@ -111,7 +112,12 @@ async def test_start_check_hints_and_solution(make: Any, toy_labs: Path, store: 
 
         await pilot.press("v")
         await pilot.pause()
-        assert flat("return a + b") in detail_text(app, screen)
+        assert flat("모범 답안 ·") in detail_text(app, screen) and flat("── adder.py ──") in detail_text(
+            app, screen
+        )
+        (source,) = screen.query(".exs-source")
+        assert "return a + b" in source.content.code  # the solution file, highlighted
+        assert "return a + b" in screen_text(app)
         assert exercise_store.solution_seen_at(store, "toy-sum") is not None
 
         await pilot.press("y")

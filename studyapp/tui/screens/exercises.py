@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.syntax import Syntax
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -394,9 +395,9 @@ class ExercisesScreen(StudyScreen):
                 code = (info.solution_dir / relative).read_text(encoding="utf-8").rstrip()
             except (OSError, UnicodeDecodeError):
                 code = "(binary file)"
-            widgets.append(
-                Static(Content(f"── {relative.as_posix()} ──\n{code}"), classes="exs-code", markup=False)
-            )
+            widgets.append(Static(Content.styled(f"── {relative.as_posix()} ──", "bold"), classes="exs-code"))
+            lexer = Syntax.guess_lexer(str(relative), code)
+            widgets.append(Static(Syntax(code, lexer, background_color="default"), classes="exs-source"))
         box = self.query_one("#exs-solution", Vertical)
         box.remove_children()
         box.mount_all(widgets)
