@@ -186,6 +186,13 @@ def test_check_reports_each_requirement_and_trims_the_traceback(
     assert "not yet: 2 of 2 requirements" in out and "studyapp exercise hint toy-sum" in out
 
 
+def test_requirements_listed_only_in_the_result_are_shown(env: dict[str, str], isolated_home: Path) -> None:
+    started(env, isolated_home)
+    result = cli(env, "check", TOY, TOY_CHECKER_MODE="result-only")
+    assert result.returncode == 1
+    assert result.stdout.count("✗ adds small numbers") == 1 and "✗ adds negative numbers" in result.stdout
+
+
 def test_check_json_and_the_stored_rows(env: dict[str, str], isolated_home: Path) -> None:
     workspace = started(env, isolated_home)
     failed = json.loads(cli(env, "check", TOY, "--json").stdout)

@@ -239,24 +239,17 @@ def check_and_record(
     return outcome
 
 
-def _print_event(event: Any) -> None:
-    if event.requirement is not None:
-        mark = "✓" if event.requirement.passed else "✗"
-        line = f"  {mark} {event.requirement.name}"
-        if event.requirement.message:
-            line += f" — {event.requirement.message}"
-        print(line, flush=True)
-    elif event.message:
-        print(f"  … {event.message}", file=sys.stderr, flush=True)
+def _requirement_line(requirement: Any) -> str:
+    mark = "✓" if requirement.passed else "✗"
+    return f"  {mark} {requirement.name}" + (f" — {requirement.message}" if requirement.message else "")
 
 
-def _print_verdict(outcome: Any, info: Any, t: Translator, streamed: bool) -> None:
+def _print_verdict(outcome: Any, info: Any, t: Translator, already_printed: int) -> None:
     from studyapp.exercises.checker import PASSED
     from studyapp.exercises.strings import verdict_line
 
-    if not streamed:
-        for requirement in outcome.requirements:
-            _print_event(type("E", (), {"requirement": requirement, "message": ""})())
+    for requirement in outcome.requirements[already_printed:]:  # listed only in the result line
+        print(_requirement_line(requirement))
     if outcome.learner_traceback:
         print(t("ex.traceback"))
         for line in outcome.learner_traceback.splitlines():
@@ -270,12 +263,22 @@ def _print_verdict(outcome: Any, info: Any, t: Translator, streamed: bool) -> No
 def _one_check(args: argparse.Namespace, t: Translator, info: Any, path: Path, store: Any) -> int:
     from studyapp.exercises.checker import USAGE
 
-    if not args.json:
-        print(t("ex.checking", id=info.id, path=path), flush=True)
     if args.timeout is not None and args.timeout <= 0:
         raise StudyappError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    printed: list[Any] = []
+
+    def on_event(event: Any) -> None:
+        """Each requirement as the checker reports it; progress goes to stderr."""
+        if event.requirement is not None:
+            printed.append(event.requirement)
+            print(_requirement_line(event.requirement), flush=True)
+        elif event.message:
+            print(f"  … {event.message}", file=sys.stderr, flush=True)
+
+    if not args.json:
+        print(t("ex.checking", id=info.id, path=path), flush=True)
     outcome = check_and_record(
-        info, path, store, args.quick, None if args.json else _print_event, timeout=args.timeout
+        info, path, store, args.quick, None if args.json else on_event, timeout=args.timeout
     )
     if outcome.verdict == USAGE:
         raise StudyappError(outcome.message)
@@ -284,7 +287,7 @@ def _one_check(args: argparse.Namespace, t: Translator, info: Any, path: Path, s
         data["checker_hash"] = info.checker_hash()
         print(json.dumps(data, ensure_ascii=False), flush=True)
     else:
-        _print_verdict(outcome, info, t, streamed=True)
+        _print_verdict(outcome, info, t, already_printed=len(printed))
     return exit_code_for(outcome.verdict)
 
 

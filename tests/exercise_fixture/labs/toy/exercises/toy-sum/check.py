@@ -1,6 +1,7 @@
 """Checker of the toy exercise: follows docs/EXERCISES.md in a few lines.
 
-TOY_CHECKER_MODE makes it misbehave on purpose (garbage, crash, hang, undecided, usage) so the
+TOY_CHECKER_MODE makes it misbehave on purpose (garbage, crash, hang, undecided, usage,
+result-only) so the
 tests can see studyapp turn each into one clear verdict.
 """
 
@@ -64,7 +65,8 @@ def main() -> int:
             message = f"{expression} = {value}" + ("" if passed else f", expected {expected}")
         requirement = {"type": "requirement", "name": name, "passed": passed, "message": message}
         requirements.append(requirement)
-        emit(requirement)
+        if mode != "result-only":  # a checker may list its requirements in the result line alone
+            emit(requirement)
     verdict = "passed" if all(r["passed"] for r in requirements) else "failed"
     if mode == "undecided":
         verdict = "undecided"
