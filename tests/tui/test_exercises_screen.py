@@ -237,3 +237,14 @@ def test_exercises_screen_snapshot(snap_compare: Any, make: Any, toy_labs: Path)
         await pilot.pause()
 
     assert snap_compare(make(), terminal_size=SIZE, run_before=open_screen)
+
+
+async def test_a_pass_against_an_older_checker_is_marked(
+    make: Any, toy_labs: Path, store: ProgressStore
+) -> None:
+    exercise_store.record_check(store, "toy-sum", "0000000000000000", "passed", {}, 0.1)
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_exercises(app, pilot)
+        text = screen_text(app)
+        assert "통과 *" in text and "* 검사기 바뀜: 다시 검사하세요" in text

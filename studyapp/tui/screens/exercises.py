@@ -131,7 +131,7 @@ class ExercisesScreen(StudyScreen):
         if status is None:
             return Text("-")
         label = self.t(f"ex.status.{status.status}")
-        if status.stale:
+        if status.stale or status.broken:
             label += " *"
         return Text(label, style=STATUS_STYLE.get(status.status, ""))
 
@@ -187,6 +187,9 @@ class ExercisesScreen(StudyScreen):
     def _show_workspace(self, info: Any) -> None:
         path = self.workspace(info)
         line = self.t("exs.workspace", path=path) if path.is_dir() else self.t("exs.workspace_none")
+        status = self.statuses.get(info.id)
+        if status is not None and (status.stale or status.broken):  # what the * in the list means
+            line += f"\n* {self.t('ex.stale' if status.stale else 'ex.broken')}"
         self.query_one("#exs-workspace", Static).update(Content(line))
 
     def _show_revealed_hints(self, info: Any) -> None:
@@ -312,6 +315,8 @@ class ExercisesScreen(StudyScreen):
                 outcome.duration_s,
             )
         self._finish_ui()
+        if info is not None and info.id == self.selected:
+            self._show_workspace(info)
         results = self.query_one("#exs-results", Vertical)
         shown = len(results.query(".exs-req"))
         results.mount_all([self._requirement_widget(r) for r in outcome.requirements[shown:]])
