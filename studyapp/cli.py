@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_quiz_parser(sub, common)
     add_lab_parser(sub, common)
     add_progress_parser(sub, common)
+    from studyapp.exercises.cli import add_exercise_parser
+
+    add_exercise_parser(sub, common)
     return parser
 
 
@@ -73,10 +76,12 @@ def load_content_for(args: argparse.Namespace) -> Any:
 
 def cmd_check(args: argparse.Namespace, t: Translator) -> int:
     from studyapp.content.loader import check_content
+    from studyapp.exercises.registry import metadata_problems
     from studyapp.labrunner import registry
 
     root = locations.content_dir(args.content)
     content, problems = check_content(root, known_labs=set(registry.discover()))
+    problems += metadata_problems(content, set(registry.discover()))  # labs/*/exercises/*/exercise.yaml
     errors = [p for p in problems if not p.warning]
     for problem in problems:
         print(problem.format(Path.cwd()), file=sys.stderr if not problem.warning else sys.stdout)

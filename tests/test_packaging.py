@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -57,7 +58,14 @@ def test_installed_app_works_from_anywhere(wheel: Path, tmp_path: Path) -> None:
     elsewhere.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYAPP_CONTENT")}
     env["PYTHONPATH"] = str(target)  # the installed copy only, not the checkout
-    for command in (["check"], ["topics"], ["cards", "torch-profiler"], ["lab", "list"]):
+    commands = (
+        ["check"],
+        ["topics"],
+        ["cards", "torch-profiler"],
+        ["lab", "list"],
+        ["exercise", "list", "--json"],
+    )
+    for command in commands:
         result = subprocess.run(
             [sys.executable, "-m", "studyapp", *command],
             cwd=elsewhere,
@@ -67,6 +75,12 @@ def test_installed_app_works_from_anywhere(wheel: Path, tmp_path: Path) -> None:
             timeout=120,
         )
         assert result.returncode == 0, (command, result.stderr)
+        if command[0] == "exercise":  # the exercises are found in the wheel's _bundled/labs
+            from studyapp.exercises.registry import discover
+
+            listed = [row["id"] for row in json.loads(result.stdout)]
+            assert listed == list(discover(REPO / "labs"))
+            assert all("/_bundled/labs/" in row["solution_path"] for row in json.loads(result.stdout))
     located = subprocess.run(
         [sys.executable, "-c", "from studyapp import locations; print(locations.content_dir())"],
         cwd=elsewhere,

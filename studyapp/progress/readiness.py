@@ -1,28 +1,37 @@
 """Checklist readiness: how ready the learner is for each of the 11 exam checklist items.
 
-Evidence per checklist item, each scored 0–1:
-- quiz: for every linked question, its FSRS recall probability now if its last answer was right
-  (0 if wrong or never seen) — "the share of these items you would get right today";
-- labs: each linked lab counts when it has run successfully; when the lab asks a check
-  question, half of its credit is the learner's latest answer to it;
-- self-check: "I can explain this", stored with a date; it stops counting when a linked item is
-  answered wrong after that date (it decays with the evidence).
-Readiness = 0.6 quiz + 0.25 labs + 0.15 self-check. The weights favour what is measured over
-what is claimed.
+Evidence per checklist item, each component scored 0–1 (docs/READINESS.md has the reasoning):
+- exercises (weight 0.40, the strongest): the linked exercises' status (studyapp.exercises.status):
+  a pass with the current checker 1.0, half when the solution was shown first, a pass against a
+  changed checker 0.5 until checked again, failing after a pass 0.25, never passed 0;
+- quiz (0.35): for every linked question, its FSRS recall probability now if its last answer was
+  right (0 if wrong or never seen) — "the share of these items you would get right today";
+- explain (0.20): the latest explain-it answer's covered key points / all key points; a bare
+  self-check ("I can explain this") counts half of that slot where explain-it prompts exist for the
+  item, the whole slot where none do. The self-check stops counting when a linked item is answered
+  wrong after it was given;
+- labs (0.05, "explored"): a successful run of each linked lab, half of it the answer to the lab's
+  check question. Watching a demo is not the skill, so a lab run alone moves readiness by at most 5 %.
+A component with nothing to offer an item (no linked exercise, no linked lab) is left out and the
+others are scaled up, so no item is credited for evidence that does not exist.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from studyapp.content.model import ChecklistEntry, Content
-from studyapp.progress.store import LabRun, ProgressStore, Review
+from studyapp.progress.store import LabRun, ProgressStore, Review, from_iso
 from studyapp.quiz.questions import Question, all_questions
 from studyapp.quiz.scheduler import ItemSchedule
 
-WEIGHTS = {"quiz": 0.6, "labs": 0.25, "self_check": 0.15}
+WEIGHTS = {"exercises": 0.40, "quiz": 0.35, "explain": 0.20, "labs": 0.05}
+SELF_CHECK_SHARE = 0.5  # of the explain slot, for a bare self-check where explain-it prompts exist
 READY_AT = 0.8  # a component at or above this needs no next step
 
 
@@ -32,9 +41,21 @@ class Readiness:
     readiness: float
     quiz: float
     labs: float
-    self_check: float
+    self_check: float  # the bare self-check, 0 or 1 (the ✓ on the checklist screen)
     evidence: dict[str, Any]
     next_step: str
+    exercises: float = 0.0
+    explain: float = 0.0  # the explain slot: explain-it coverage or the self-check's share
+    weights: dict[str, float] = field(default_factory=dict)  # this item's weights (they sum to 1)
+
+    @property
+    def raise_with(self) -> list[str]:
+        """Exercises whose pass would raise this item (not passed, stale or broken)."""
+        return [
+            exercise_id
+            for exercise_id, info in self.evidence.get("exercises", {}).items()
+            if info.get("score", 0.0) < 1.0
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -43,11 +64,16 @@ class Readiness:
             "text": self.entry.text,
             "readiness": round(self.readiness, 4),
             "components": {
+                "exercises": round(self.exercises, 4),
                 "quiz": round(self.quiz, 4),
-                "labs": round(self.labs, 4),
+                "explain": round(self.explain, 4),
                 "self_check": self.self_check,
+                "labs": round(self.labs, 4),
             },
+            "weights": {k: round(v, 4) for k, v in self.weights.items()},
             "evidence": self.evidence,
+            "exercises": list(self.evidence.get("exercises", {})),
+            "raise_with": self.raise_with,
             "next_step": self.next_step,
         }
 
@@ -78,7 +104,7 @@ def _lab_score(
     labs: tuple[str, ...], runs: list[LabRun], answers: dict[str, tuple[bool, datetime]], questioned: set[str]
 ) -> tuple[float, dict[str, Any]]:
     if not labs:
-        return 1.0, {}
+        return 0.0, {}
     evidence: dict[str, Any] = {}
     total = 0.0
     for lab in labs:
@@ -111,29 +137,151 @@ def _self_check(
     }
 
 
+def explain_answers(store: ProgressStore) -> dict[str, dict[str, Any]]:
+    """The latest explain-it answer per checklist id: its coverage score and when it was given.
+
+    Rows are written by the explain-it screen (table `explain_answers`); covered_json is the list of
+    covered key-point indices out of total_points.
+    """
+    with store.transaction() as db:
+        rows = db.execute(
+            "SELECT prompt_id, checklist_id, covered_json, total_points, answered_at FROM explain_answers"
+            " ORDER BY answered_at, id"
+        ).fetchall()
+    latest: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        try:
+            covered = json.loads(row["covered_json"])
+            total = int(row["total_points"])
+        except (ValueError, TypeError):
+            continue
+        if not isinstance(covered, list) or total <= 0:
+            continue
+        hits = {c for c in covered if isinstance(c, int) and not isinstance(c, bool) and 0 <= c < total}
+        latest[row["checklist_id"]] = {
+            "prompt_id": row["prompt_id"],
+            "covered": len(hits),
+            "total": total,
+            "score": len(hits) / total,
+            "answered_at": from_iso(row["answered_at"]).isoformat(),
+        }
+    return latest
+
+
+def explain_prompt_checklist(content_root: Path) -> set[str]:
+    """Checklist ids that have explain-it prompts in content/explain.yaml (read loosely: any
+    `checklist` / `checklist_id` value anywhere in the file), so a bare self-check only counts in
+    full where no prompt could give better evidence."""
+    path = content_root / "explain.yaml"
+    if not path.is_file():
+        return set()
+    try:
+        import yaml
+
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except Exception:  # a broken file is `studyapp check`'s business, not readiness's
+        return set()
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("checklist", "checklist_id"):
+                    values = value if isinstance(value, list) else [value]
+                    found.update(v for v in values if isinstance(v, str))
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child)
+
+    walk(data)
+    return found
+
+
+def _explain_score(
+    entry: ChecklistEntry, self_score: float, answer: dict[str, Any] | None, has_prompts: bool
+) -> tuple[float, dict[str, Any]]:
+    share = SELF_CHECK_SHARE if has_prompts or answer is not None else 1.0
+    explain_score = answer["score"] if answer else 0.0
+    return max(explain_score, share * self_score), {
+        "prompts": has_prompts,
+        "latest": answer,
+        "self_check_share": share,
+    }
+
+
+def _exercise_score(
+    entry: ChecklistEntry, exercises: Mapping[str, Any], statuses: Mapping[str, Any]
+) -> tuple[float | None, dict[str, Any]]:
+    linked = [e for e in exercises.values() if entry.id in e.checklist]
+    if not linked:
+        return None, {}
+    evidence = {e.id: statuses[e.id].to_dict() for e in linked}
+    return sum(statuses[e.id].score for e in linked) / len(linked), evidence
+
+
+def _weights(has_exercises: bool, has_labs: bool) -> dict[str, float]:
+    chosen = {
+        k: w for k, w in WEIGHTS.items() if (k != "exercises" or has_exercises) and (k != "labs" or has_labs)
+    }
+    total = sum(chosen.values())
+    return {k: w / total for k, w in chosen.items()}
+
+
 def _next_step(
     entry: ChecklistEntry,
     quiz: float,
     lab_evidence: dict[str, Any],
+    exercise_evidence: dict[str, Any],
     self_score: float,
+    explain: float,
+    explain_evidence: dict[str, Any],
     evidence: dict[str, Any],
 ) -> str:
     if quiz < READY_AT:
         return f"복습: studyapp quiz --checklist {entry.id} (연결 문항 {evidence['quiz'].get('items', 0)}개)"
+    for exercise_id, info in exercise_evidence.items():
+        if info["status"] == "not started":
+            return f"과제: studyapp exercise start {exercise_id}"
+        if info["score"] < 1.0:
+            why = " (검사기가 바뀜)" if info["stale"] else ""
+            return f"과제: studyapp exercise check {exercise_id}{why}"
+    if explain < READY_AT:
+        if explain_evidence.get("prompts"):
+            return "설명하기: 이 항목의 설명하기 문제에 답하기 (studyapp TUI)"
+        if self_score < 1.0:
+            return f"자기 점검: studyapp progress --self-check {entry.id}"
     for lab, info in lab_evidence.items():
         if not info["ok_runs"]:
             return f"실습: studyapp lab {lab}"
         if info["check_question"] not in (None, True):
             return f"실습 확인 문제: studyapp lab {lab} (끝난 뒤 확인 문제에 답하기)"
-    if self_score < 1.0:
+    if self_score < 1.0 and not explain_evidence.get("latest"):
         return f"자기 점검: studyapp progress --self-check {entry.id}"
     return "준비됨"
 
 
+def _discover_exercises() -> dict[str, Any]:
+    try:
+        from studyapp.exercises.registry import discover
+
+        return discover()
+    except Exception:  # no labs folder, unreadable metadata: readiness still works without them
+        return {}
+
+
 def checklist_readiness(
-    content: Content, store: ProgressStore, now: datetime, lab_questions: set[str] | None = None
+    content: Content,
+    store: ProgressStore,
+    now: datetime,
+    lab_questions: set[str] | None = None,
+    exercises: Mapping[str, Any] | None = None,
 ) -> list[Readiness]:
-    """Readiness for every checklist item. `lab_questions`: labs that ask a check question."""
+    """Readiness for every checklist item. `lab_questions`: labs that ask a check question;
+    `exercises`: id → ExerciseInfo (default: every exercise under the labs directory)."""
+    from studyapp.exercises.status import all_statuses
+
     questions = all_questions(content)
     schedules = store.schedules()
     runs = store.lab_runs()
@@ -141,23 +289,51 @@ def checklist_readiness(
     checked = store.self_checks()
     reviews = store.reviews()
     questioned = lab_questions or set()
+    exercises = _discover_exercises() if exercises is None else exercises
+    statuses = all_statuses(dict(exercises), store)
+    explained = explain_answers(store)
+    prompted = explain_prompt_checklist(content.root)
     result = []
     for entry in content.checklist:
         linked = linked_questions(entry, questions)
         quiz, quiz_evidence = _quiz_score(linked, schedules, now)
         labs, lab_evidence = _lab_score(entry.labs, runs, answers, questioned)
         self_score, self_evidence = _self_check(entry, checked, linked, reviews)
-        evidence = {"quiz": quiz_evidence, "labs": lab_evidence, "self_check": self_evidence}
-        readiness = WEIGHTS["quiz"] * quiz + WEIGHTS["labs"] * labs + WEIGHTS["self_check"] * self_score
+        explain, explain_evidence = _explain_score(
+            entry, self_score, explained.get(entry.id), entry.id in prompted
+        )
+        exercise, exercise_evidence = _exercise_score(entry, exercises, statuses)
+        weights = _weights(exercise is not None, bool(entry.labs))
+        scores = {"exercises": exercise or 0.0, "quiz": quiz, "explain": explain, "labs": labs}
+        evidence = {
+            "quiz": quiz_evidence,
+            "exercises": exercise_evidence,
+            "explain": explain_evidence,
+            "self_check": self_evidence,
+            "labs": lab_evidence,
+        }
+        readiness = sum(weight * scores[name] for name, weight in weights.items())
         result.append(
             Readiness(
-                entry,
-                readiness,
-                quiz,
-                labs,
-                self_score,
-                evidence,
-                _next_step(entry, quiz, lab_evidence, self_score, evidence),
+                entry=entry,
+                readiness=readiness,
+                quiz=quiz,
+                labs=labs,
+                self_check=self_score,
+                evidence=evidence,
+                next_step=_next_step(
+                    entry,
+                    quiz,
+                    lab_evidence,
+                    exercise_evidence,
+                    self_score,
+                    explain,
+                    explain_evidence,
+                    evidence,
+                ),
+                exercises=exercise or 0.0,
+                explain=explain,
+                weights=weights,
             )
         )
     return result

@@ -30,6 +30,8 @@ STRINGS = {
         "progress.next": "다음 할 일",
         "progress.labs": "실습",
         "progress.forecast": "7일 복습 예보",
+        "progress.raise_with": "올릴 과제",
+        "progress.exercises": "과제",
         "progress.exported": "저장함: {path}",
         "progress.imported": "가져옴: 답 {reviews}개, 실습 기록 {lab_runs}개, 확인 문제 {lab_answers}개, 자기 점검 {self_checks}개",
     },
@@ -45,6 +47,8 @@ STRINGS = {
         "progress.next": "next step",
         "progress.labs": "labs",
         "progress.forecast": "7-day due forecast",
+        "progress.raise_with": "exercises to pass",
+        "progress.exercises": "exercises",
         "progress.exported": "written: {path}",
         "progress.imported": "imported: {reviews} answers, {lab_runs} lab runs, {lab_answers} lab answers, {self_checks} self-checks",
     },
@@ -70,8 +74,13 @@ def full_report(content: Content, store: ProgressStore) -> dict[str, Any]:
             "last_summary": latest.summary if latest else None,
             "last_run": latest.started_at.isoformat() if latest else None,
         }
+    from studyapp.exercises.registry import discover as discover_exercises
+    from studyapp.exercises.status import all_statuses
+
+    exercises = discover_exercises()
+    data["exercises"] = {k: v.to_dict() for k, v in all_statuses(exercises, store).items()}
     readiness = checklist_readiness(
-        content, store, now, {i for i, info in labs.items() if info.check_question}
+        content, store, now, {i for i, info in labs.items() if info.check_question}, exercises
     )
     data["checklist"] = [r.to_dict() for r in readiness]
     data["readiness"] = round(overall(readiness), 4)
@@ -128,17 +137,23 @@ def print_report(data: dict[str, Any], t: Translator) -> None:
     checklist.add_column("")
     checklist.add_column(t("progress.next"))
     for entry in data["checklist"]:
+        step = Text(entry["next_step"])
+        if entry.get("raise_with"):  # the exercises whose pass would raise this item
+            step.append(f"\n{t('progress.raise_with')}: {', '.join(entry['raise_with'])}", style="dim")
         checklist.add_row(
             str(entry["number"]),
             f"{_bar(entry['readiness'])} {_pct(entry['readiness'])}",
             Text(entry["text"]),
-            Text(entry["next_step"]),
+            step,
         )
     console.print(checklist)
     forecast = " ".join(f"{d['date'][5:]}:{d['due']}" for d in data["due_forecast"])
     console.print(f"{t('progress.forecast')}: {forecast}")
     labs = " ".join(f"{lab}:{info['last_status'] or '-'}" for lab, info in data["labs"].items())
     console.print(f"{t('progress.labs')}: {labs}")
+    if data.get("exercises"):
+        shown = " ".join(f"{k}:{v['status'].replace(' ', '-')}" for k, v in data["exercises"].items())
+        console.print(f"{t('progress.exercises')}: {shown}")
 
 
 def to_markdown(data: dict[str, Any], t: Translator) -> str:
@@ -153,10 +168,11 @@ def to_markdown(data: dict[str, Any], t: Translator) -> str:
         )
     )
     lines += ["", f"## {t('progress.readiness', value=_pct(data['readiness']))}", ""]
-    lines += ["| # | 항목 | 준비도 | 다음 할 일 |", "| --- | --- | --- | --- |"]
+    lines += ["| # | 항목 | 준비도 | 다음 할 일 | 올릴 과제 |", "| --- | --- | --- | --- | --- |"]
     for entry in data["checklist"]:
+        raise_with = ", ".join(entry.get("raise_with", [])) or "-"
         lines.append(
-            f"| {entry['number']} | {entry['text']} | {_pct(entry['readiness'])} | {entry['next_step']} |"
+            f"| {entry['number']} | {entry['text']} | {_pct(entry['readiness'])} | {entry['next_step']} | {raise_with} |"
         )
     lines += ["", f"## {t('progress.mastery')}", ""]
     lines += ["| 주제 | 숙달 | 본 문항 | 최근 정답률 | 오늘 복습 |", "| --- | --- | --- | --- | --- |"]

@@ -31,7 +31,7 @@ from studyapp.tui.strings import register_strings, translate_bindings
 # Set to make the app exit right after the first question has been painted (startup benchmark).
 EXIT_AFTER_FIRST_PAINT = "STUDYAPP_EXIT_AFTER_FIRST_PAINT"
 THEME_META_KEY = "ui.theme"
-SECTIONS = ("home", "cards", "labs", "checklist", "stats")
+SECTIONS = ("home", "cards", "labs", "checklist", "stats", "exercises")
 
 
 def _home() -> Screen[Any]:
@@ -50,6 +50,12 @@ def _labs() -> Screen[Any]:
     from studyapp.tui.screens.labs import LabsScreen
 
     return LabsScreen()
+
+
+def _exercises() -> Screen[Any]:
+    from studyapp.tui.screens.exercises import ExercisesScreen
+
+    return ExercisesScreen()
 
 
 def _checklist() -> Screen[Any]:
@@ -78,7 +84,7 @@ class StudyCommands(Provider):
             entries.append(
                 (t(f"cmd.quiz.{mode}"), t(f"cmd.quiz.{mode}.help"), partial(app.action_quiz, mode))
             )
-        for section in ("cards", "labs", "checklist", "stats"):
+        for section in ("cards", "labs", "exercises", "checklist", "stats"):
             entries.append(
                 (t(f"cmd.{section}"), t(f"cmd.{section}.help"), partial(app.action_section, section))
             )
@@ -109,6 +115,7 @@ class StudyApp(App[int]):
         "labs": _labs,
         "checklist": _checklist,
         "stats": _stats,
+        "exercises": _exercises,
     }
     COMMANDS = App.COMMANDS | {StudyCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -134,6 +141,8 @@ class StudyApp(App[int]):
         self.store = store
         self.t = Translator(lang)
         register_strings(self.t)
+        import studyapp.exercises.strings  # noqa: F401  (the exercises' strings: palette, home key)
+
         self.start = start
         self.options = options
         self.tz = tz

@@ -103,6 +103,10 @@ class ChecklistScreen(StudyScreen):
             [
                 f"{bar(row.readiness, 10)} {percent(row.readiness)}",
                 t("checklist.quiz", percent=percent(row.quiz)),
+                t(
+                    "checklist.exercises",
+                    percent=percent(row.exercises) if "exercises" in row.weights else "-",
+                ),
                 t("checklist.labs", percent=percent(row.labs) if row.entry.labs else "-"),
                 t("checklist.self", value="✓" if row.self_check >= 1.0 else "–"),
             ]
@@ -129,6 +133,10 @@ class ChecklistScreen(StudyScreen):
                 expected=quiz.get("expected_right_now", 0),
             )
         ]
+        for exercise_id, info in row.evidence.get("exercises", {}).items():  # a pass raises this item most
+            status = t(f"ex.status.{info['status']}") + (f" ({t('ex.stale')})" if info.get("stale") else "")
+            action = "start" if info["status"] == "not started" else "check"
+            lines.append(t("checklist.ev.exercise", id=exercise_id, status=status, action=action))
         for lab, info in row.evidence.get("labs", {}).items():
             answer = info.get("check_question")
             question = (

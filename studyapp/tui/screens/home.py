@@ -30,6 +30,7 @@ class HomeScreen(StudyScreen):
         Binding("r", "app.quiz('cram')", "key.start_cram", show=False),
         Binding("c", "app.section('cards')", "key.cards", show=False),
         Binding("l", "app.section('labs')", "key.labs", show=False),
+        Binding("x", "app.section('exercises')", "key.exercises", show=False),
         Binding("k", "app.section('checklist')", "key.checklist", show=False),
         Binding("t", "app.section('stats')", "key.stats", show=False),
         Binding("q", "app.quit", "key.quit"),
@@ -53,10 +54,12 @@ class HomeScreen(StudyScreen):
             ("w", t("cmd.quiz.wrong")),
             ("e", t("cmd.quiz.exam")),
             ("r", t("cmd.quiz.cram")),
+            ("", ""),
         ]
         right = [
             ("c", t("cmd.cards")),
             ("l", t("cmd.labs")),
+            ("x", t("cmd.exercises")),
             ("k", t("cmd.checklist")),
             ("t", t("cmd.stats")),
             ("F1", t("cmd.help")),

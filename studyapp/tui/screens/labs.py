@@ -56,6 +56,7 @@ class LabsScreen(StudyScreen):
         Binding("r", "run(True)", "key.run_quick"),
         Binding("f", "run(False)", "key.run_full"),
         Binding("a", "ask", "key.ask_check"),
+        Binding("e", "exercises", "key.ex_lab"),
         Binding("escape", "cancel_or_back", "key.back", key_display="esc"),
         Binding("q", "back", "key.back", show=False),
     ]
@@ -144,7 +145,18 @@ class LabsScreen(StudyScreen):
             text = text.append("\n").append(
                 Content.styled(f"{self.t('labs.check_title')}: {info.check_question.statement}", "italic")
             )
+        from studyapp.tui.screens.exercises import exercises_for_lab
+
+        exercises = exercises_for_lab(info.id)
+        if exercises:  # each lab links to the exercises that practise it
+            text = text.append("\n").append(Content(self.t("labs.exercises", ids=", ".join(exercises))))
         summary.update(text)
+
+    def action_exercises(self) -> None:
+        from studyapp.tui.screens.exercises import ExercisesScreen
+
+        if self.selected:
+            self.app.push_screen(ExercisesScreen(lab=self.selected, pushed=True))
 
     # -- events --------------------------------------------------------------------------------
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

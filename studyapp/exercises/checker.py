@@ -1,0 +1,424 @@
+"""Run an exercise's checker in a subprocess and read its JSON lines (docs/EXERCISES.md).
+
+`python check.py --workspace DIR [--quick]` runs with the labs root on PYTHONPATH, the workspace
+as its working directory and STUDYAPP_EXERCISE_PROTOCOL=jsonl. Whatever the checker does —
+prints garbage, crashes, hangs past the timeout, is interrupted — the run ends in one
+`CheckOutcome` with a one-line message; the caller never sees a traceback of the checker.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import importlib.util
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from studyapp import locations
+from studyapp.exercises.registry import ExerciseInfo
+
+# Verdicts of a check. The first three come from the checker; the rest are what studyapp saw.
+PASSED = "passed"
+FAILED = "failed"
+UNDECIDED = "undecided"
+ERROR = "error"  # the checker crashed or spoke something other than the protocol
+TIMEOUT = "timeout"
+INTERRUPTED = "interrupted"
+USAGE = "usage"  # bad usage or a missing dependency (checker exit 2)
+
+MESSAGE_LIMIT = 300
+STDERR_LINES = 40
+
+
+@dataclass(frozen=True)
+class Requirement:
+    name: str
+    passed: bool
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "passed": self.passed, "message": self.message}
+
+
+@dataclass(frozen=True)
+class CheckEvent:
+    """What the checker reported while running: progress or one requirement."""
+
+    kind: str  # progress | requirement
+    message: str
+    requirement: Requirement | None = None
+
+
+@dataclass
+class CheckOutcome:
+    exercise_id: str
+    verdict: str
+    requirements: list[Requirement]
+    message: str  # one line for the learner
+    learner_traceback: str | None
+    duration_s: float
+    exit_code: int | None
+    workspace: Path
+    garbage_lines: int = 0
+    progress: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == PASSED
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.exercise_id,
+            "verdict": self.verdict,
+            "passed": self.passed,
+            "message": self.message,
+            "requirements": [r.to_dict() for r in self.requirements],
+            "learner_traceback": self.learner_traceback,
+            "duration_s": round(self.duration_s, 3),
+            "checker_exit_code": self.exit_code,
+            "workspace": str(self.workspace),
+        }
+
+    def details(self) -> dict[str, Any]:
+        """What is stored with the check (`exercise_checks.details_json`)."""
+        data = self.to_dict()
+        data.pop("id")
+        data.pop("duration_s")
+        return data
+
+
+def one_line(value: Any, limit: int = MESSAGE_LIMIT) -> str:
+    text = " ".join(str(value if value is not None else "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def missing_modules(info: ExerciseInfo) -> list[str]:
+    """`needs` that this interpreter cannot import (looked up, not imported: torch stays unloaded)."""
+    missing = []
+    for name in info.needs:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line \d+')
+
+
+def trim_traceback(text: str | None, workspace: Path) -> str | None:
+    """Keep the frames in the learner's files (and the final error line); drop the checker's.
+
+    Checkers already trim (labs._exercise); this is the safety net for one that does not.
+    """
+    if not text or not str(text).strip():
+        return None
+    lines = str(text).rstrip().splitlines()
+    root = str(workspace.resolve())
+    kept: list[str] = []
+    keep_code = False
+    saw_frame = False
+    for line in lines:
+        match = _FRAME.match(line)
+        if match:
+            saw_frame = True
+            path = match.group("file")
+            if path.startswith("<"):  # <string>, <frozen runpy>: never the learner's file
+                inside = False
+            else:
+                inside = not os.path.isabs(path) or os.path.realpath(path).startswith(root + os.sep)
+            keep_code = inside
+            if inside:
+                kept.append(line.replace(root + os.sep, ""))
+            continue
+        if line.startswith("Traceback"):
+            kept.append(line)
+            keep_code = False
+            continue
+        if line.startswith((" ", "\t")):
+            if keep_code:
+                kept.append(line)
+            continue
+        keep_code = False
+        kept.append(line)  # the exception line (and chained-exception headers)
+    if not saw_frame:
+        return "\n".join(lines[-20:])
+    return "\n".join(kept[-40:])
+
+
+def _parse(raw: bytes) -> dict[str, Any] | None:
+    try:
+        message = json.loads(raw.decode("utf-8", errors="replace"))
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) and isinstance(message.get("type"), str) else None
+
+
+def _requirement(message: dict[str, Any]) -> Requirement | None:
+    name = message.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return None
+    return Requirement(one_line(name, 120), message.get("passed") is True, one_line(message.get("message")))
+
+
+def checker_command(info: ExerciseInfo, workspace: Path, quick: bool) -> list[str]:
+    command = [sys.executable, str(info.check_script), "--workspace", str(workspace)]
+    if quick:
+        command.append("--quick")
+    return command
+
+
+def checker_env(info: ExerciseInfo) -> dict[str, str]:
+    env = dict(os.environ)
+    env["STUDYAPP_EXERCISE_PROTOCOL"] = "jsonl"
+    env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # keep the learner's folder free of __pycache__
+    env.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
+    # The labs root that holds this exercise's lab (so `from labs._exercise import ...` works).
+    root = str(info.path.parent.parent.parent.parent)
+    paths = [root]
+    if str(locations.labs_root()) != root:
+        paths.append(str(locations.labs_root()))
+    if env.get("PYTHONPATH"):
+        paths.append(env["PYTHONPATH"])
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop the checker and everything it started (the learner's child process too)."""
+    if process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        process.terminate()
+    try:
+        process.wait(timeout=3)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            process.kill()
+        process.wait()
+
+
+def _stop_leftovers(process: subprocess.Popen[bytes]) -> None:
+    """Stop what the checker started and left running (its process group outlives it)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def run_check(
+    info: ExerciseInfo,
+    workspace: Path,
+    *,
+    quick: bool = False,
+    timeout: float | None = None,
+    on_event: Callable[[CheckEvent], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> CheckOutcome:
+    """Run the checker to its verdict. Blocking; a UI calls it from a worker thread.
+
+    Ctrl+C (KeyboardInterrupt) stops the checker and returns an `interrupted` outcome; the caller
+    decides the exit code.
+    """
+    limit = timeout or (info.quick_timeout_s if quick else info.timeout_s)
+    started = time.monotonic()
+    workspace = workspace.resolve()
+
+    def outcome(verdict: str, message: str, **extra: Any) -> CheckOutcome:
+        return CheckOutcome(
+            exercise_id=info.id,
+            verdict=verdict,
+            requirements=extra.pop("requirements", []),
+            message=message,
+            learner_traceback=extra.pop("learner_traceback", None),
+            duration_s=time.monotonic() - started,
+            exit_code=extra.pop("exit_code", None),
+            workspace=workspace,
+            **extra,
+        )
+
+    missing = missing_modules(info)
+    if missing:
+        return outcome(
+            USAGE, f"this exercise needs {', '.join(missing)}: install it (pip install {missing[0]})"
+        )
+    if not workspace.is_dir():
+        return outcome(USAGE, f"no workspace at {workspace}")
+
+    lines: queue.Queue[bytes | None] = queue.Queue()
+    stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+    try:
+        process = subprocess.Popen(
+            checker_command(info, workspace, quick),
+            cwd=workspace,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=checker_env(info),
+            start_new_session=True,  # Ctrl+C reaches studyapp, which stops the whole group
+        )
+    except OSError as exc:
+        return outcome(ERROR, f"cannot start the checker: {exc}")
+
+    def pump_stdout() -> None:
+        assert process.stdout is not None
+        for raw in process.stdout:
+            lines.put(raw)
+        lines.put(None)
+
+    def pump_stderr() -> None:
+        assert process.stderr is not None
+        for raw in process.stderr:
+            text = raw.decode("utf-8", errors="replace").rstrip()
+            if text:
+                stderr_tail.append(text)
+
+    readers = [
+        threading.Thread(target=pump_stdout, daemon=True),
+        threading.Thread(target=pump_stderr, daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
+
+    requirements: list[Requirement] = []
+    progress: list[str] = []
+    result: dict[str, Any] | None = None
+    garbage = 0
+    stopped_for = ""
+    exited_at: float | None = None
+    try:
+        while True:
+            if cancel is not None and cancel.is_set():
+                stopped_for = INTERRUPTED
+                break
+            if time.monotonic() - started > limit:
+                stopped_for = TIMEOUT
+                break
+            try:
+                raw = lines.get(timeout=0.05)
+            except queue.Empty:
+                # A process the checker left behind may hold stdout open after the checker exited:
+                # the checker's exit, not the end of the pipe, ends the run (after a short drain).
+                if process.poll() is not None:
+                    exited_at = exited_at or time.monotonic()
+                    if time.monotonic() - exited_at > 1.0:
+                        break
+                continue
+            if raw is None:
+                break
+            if not raw.strip():
+                continue
+            message = _parse(raw)
+            if message is None:
+                garbage += 1
+                continue
+            kind = message["type"]
+            if kind == "progress":
+                text = one_line(message.get("message"))
+                progress.append(text)
+                if on_event is not None:
+                    on_event(CheckEvent("progress", text))
+            elif kind == "requirement":
+                requirement = _requirement(message)
+                if requirement is None:
+                    garbage += 1
+                    continue
+                requirements.append(requirement)
+                if on_event is not None:
+                    on_event(CheckEvent("requirement", requirement.message, requirement))
+            elif kind == "result":
+                result = message
+            # other types: a newer checker's extras, ignored on purpose
+    except KeyboardInterrupt:
+        stopped_for = INTERRUPTED
+    finally:
+        if stopped_for:
+            _stop(process)
+        else:
+            try:
+                process.wait(timeout=max(1.0, limit - (time.monotonic() - started)))
+            except subprocess.TimeoutExpired:
+                stopped_for = TIMEOUT
+                _stop(process)
+            except KeyboardInterrupt:
+                stopped_for = INTERRUPTED
+                _stop(process)
+    _stop_leftovers(process)
+    for reader in readers:
+        reader.join(timeout=1)
+    code = process.returncode
+    common: dict[str, Any] = {"exit_code": code, "garbage_lines": garbage, "progress": progress}
+
+    if stopped_for == INTERRUPTED:
+        return outcome(
+            INTERRUPTED,
+            "check interrupted; nothing about your code was decided",
+            requirements=requirements,
+            **common,
+        )
+    if stopped_for == TIMEOUT:
+        return outcome(
+            TIMEOUT,
+            f"the check did not finish within {limit:g} s (an endless loop in your code? "
+            "run `studyapp exercise check` again, or check the README)",
+            requirements=requirements,
+            **common,
+        )
+    if result is None:
+        if code == 2:
+            last = stderr_tail[-1] if stderr_tail else "the checker refused to run (exit 2)"
+            return outcome(USAGE, one_line(last), requirements=requirements, **common)
+        if code == 130:
+            return outcome(INTERRUPTED, "the checker was interrupted", requirements=requirements, **common)
+        why = (
+            f"it printed {garbage} line(s) that are not the checker protocol"
+            if garbage
+            else f"it ended with exit code {code} without a verdict"
+        )
+        last = f": {one_line(stderr_tail[-1], 160)}" if stderr_tail else ""
+        return outcome(
+            ERROR,
+            f"the checker stopped without a verdict ({why}{last}); this is a fault of the exercise, not your code",
+            requirements=requirements,
+            **common,
+        )
+
+    reported = result.get("requirements")
+    if not requirements and isinstance(reported, list):
+        requirements = [r for r in (_requirement(m) for m in reported if isinstance(m, dict)) if r]
+    verdict = result.get("verdict")
+    failing = [r for r in requirements if not r.passed]
+    if verdict not in (PASSED, FAILED, UNDECIDED):
+        verdict = FAILED if failing or code not in (0, None) else ERROR
+    if verdict == PASSED and (failing or not requirements):
+        verdict = FAILED if failing else ERROR  # a pass must be every requirement, and at least one
+    traceback = trim_traceback(result.get("learner_traceback"), workspace)
+    if verdict == PASSED:
+        message = f"all {len(requirements)} requirements pass"
+    elif verdict == FAILED:
+        message = f"{len(failing)} of {len(requirements)} requirements not met yet"
+    elif verdict == UNDECIDED:
+        message = (
+            "the machine was too busy to tell your code from the noise: close other programs and check again"
+        )
+    else:
+        message = (
+            "the checker gave no verdict studyapp understands; this is a fault of the exercise, not your code"
+        )
+    return outcome(verdict, message, requirements=requirements, learner_traceback=traceback, **common)

@@ -1,0 +1,384 @@
+"""`studyapp exercise list|start|check|watch|hint|solution`.
+
+Exit codes: 0 passed (or done), 1 not yet (a failing, undecided or broken check; a locked
+solution), 2 bad usage or bad input (unknown exercise, missing workspace or dependency),
+130 interrupted. Imports stay light: the checker, the store and watchfiles load on use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from studyapp import locations
+from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
+from studyapp.i18n import Translator
+
+
+def add_exercise_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    exercise = sub.add_parser(
+        "exercise",
+        parents=[common],
+        help="write code, check it on your machine (list | start | check | watch | hint | solution)",
+        description="Exercises: studyapp copies a starter, you write the code, a checker says what passes.",
+    )
+    actions = exercise.add_subparsers(dest="exercise_command", metavar="ACTION", parser_class=type(exercise))
+    listing = actions.add_parser("list", parents=[common], help="exercises with checklist items and status")
+    listing.add_argument("--json", action="store_true", help="print the list as JSON")
+    listing.add_argument("--lab", help="only this lab's exercises")
+    start = actions.add_parser("start", parents=[common], help="copy the starter into a workspace")
+    start.add_argument("id")
+    start.add_argument("--dir", metavar="DIR", help="workspace folder (default DATA_DIR/exercises/ID)")
+    start.add_argument("--force", action="store_true", help="start over; your old files are moved aside")
+    for name, text in (
+        ("check", "run the checker on your workspace"),
+        ("watch", "check again on every save"),
+    ):
+        action = actions.add_parser(name, parents=[common], help=text)
+        action.add_argument("id")
+        action.add_argument("--path", metavar="DIR", help="check this folder instead of the workspace")
+        action.add_argument("--quick", action="store_true", help="small settings (CI and tests)")
+        action.add_argument("--json", action="store_true", help="print each verdict as one JSON object")
+        action.add_argument(
+            "--timeout",
+            type=float,
+            metavar="SECONDS",
+            help="stop a check after this long (default: exercise.yaml)",
+        )
+    hint = actions.add_parser("hint", parents=[common], help="reveal the next hint")
+    hint.add_argument("id")
+    solution = actions.add_parser("solution", parents=[common], help="the reference solution, after a pass")
+    solution.add_argument("id")
+    solution.add_argument("--force", action="store_true", help="show it before passing")
+    exercise.set_defaults(handler=cmd_exercise, exercise_parser=exercise)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _translator(t: Translator) -> Translator:
+    import studyapp.exercises.strings  # noqa: F401  (registers the table)
+
+    return t
+
+
+def _open_store(args: argparse.Namespace) -> Any:
+    from studyapp.commands import open_store
+
+    return open_store(args)
+
+
+def _exercises() -> dict[str, Any]:
+    """All exercises; a broken exercise.yaml is reported as one line each and skipped."""
+    from studyapp.exercises.registry import scan
+
+    found = scan()
+    for problem in found.problems:
+        if not problem.warning:
+            print(f"studyapp: {problem.format(Path.cwd())}", file=sys.stderr)
+    return found.exercises
+
+
+def _exercise(exercise_id: str) -> Any:
+    from studyapp.exercises.registry import get
+
+    return get(exercise_id, _exercises())
+
+
+def cmd_exercise(args: argparse.Namespace, t: Translator) -> int:
+    t = _translator(t)
+    handlers = {
+        "list": cmd_list,
+        "start": cmd_start,
+        "check": cmd_check,
+        "watch": cmd_watch,
+        "hint": cmd_hint,
+        "solution": cmd_solution,
+    }
+    handler = handlers.get(args.exercise_command or "")
+    if handler is None:
+        args.exercise_parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    return handler(args, t)
+
+
+def cmd_list(args: argparse.Namespace, t: Translator) -> int:
+    from studyapp.exercises.status import all_statuses
+    from studyapp.progress import exercise_store
+
+    exercises = _exercises()
+    if args.lab:
+        exercises = {k: v for k, v in exercises.items() if v.lab == args.lab}
+    store = _open_store(args)
+    statuses = all_statuses(exercises, store)
+    rows = []
+    for exercise_id, info in exercises.items():
+        status = statuses[exercise_id]
+        workspace = _workspace_for(args, store, info)
+        rows.append(
+            {
+                "id": exercise_id,
+                "title": info.title,
+                "title_en": info.title_en,
+                "checklist": list(info.checklist),
+                "lab": info.lab,
+                "status": status.status,
+                "solution_path": str(info.solution_dir),
+                "readme": str(info.readme),
+                "workspace": str(workspace) if workspace.is_dir() else None,
+                "hints": len(info.hints()),
+                "hints_revealed": exercise_store.hints_revealed(store, exercise_id),
+                **{k: v for k, v in status.to_dict().items() if k != "status"},
+            }
+        )
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if not rows:
+        print(t("ex.none"))
+        return EXIT_OK
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None)
+    for column in ("ex.col.id", "ex.col.status", "ex.col.checklist", "ex.col.lab", "ex.col.title"):
+        table.add_column(t(column))
+    styles = {"passed": "green", "failing": "yellow", "not started": "dim"}
+    for row in rows:
+        status = t(f"ex.status.{row['status']}")
+        if row["stale"]:
+            status += f" ({t('ex.stale')})"
+        elif row["broken"]:
+            status += f" ({t('ex.broken')})"
+        table.add_row(
+            row["id"],
+            Text(status, style=styles.get(row["status"], "")),
+            ", ".join(row["checklist"]),
+            row["lab"],
+            Text(row["title"] if t.lang == "ko" else row["title_en"]),
+        )
+    Console().print(table)
+    return EXIT_OK
+
+
+def _workspace_for(args: argparse.Namespace, store: Any, info: Any) -> Path:
+    from studyapp.exercises.workspace import default_workspace
+    from studyapp.progress import exercise_store
+
+    recorded = exercise_store.workspace(store, info.id)
+    return recorded or default_workspace(locations.data_dir(getattr(args, "data_dir", None)), info.id)
+
+
+def cmd_start(args: argparse.Namespace, t: Translator) -> int:
+    from studyapp.exercises import workspace
+    from studyapp.progress import exercise_store
+
+    info = _exercise(args.id)
+    store = _open_store(args)
+    target = Path(args.dir) if args.dir else _workspace_for(args, store, info)  # the one started before
+    result = workspace.start(info, target, force=args.force)
+    exercise_store.set_workspace(store, info.id, result.path)
+    print(t("ex.started", path=result.path))
+    if result.backup is not None:
+        print(t("ex.started.backup", path=result.backup))
+    if result.copied:
+        print(t("ex.started.copied", count=len(result.copied), id=info.id))
+    else:
+        print(t("ex.started.again", id=info.id))
+    if info.readme.is_file():
+        print(f"README: {info.readme}")
+    return EXIT_OK
+
+
+def _check_target(args: argparse.Namespace, t: Translator, store: Any, info: Any) -> Path:
+    path = Path(args.path).expanduser() if args.path else _workspace_for(args, store, info)
+    if not path.is_dir():
+        if args.path:
+            raise StudyappError(f"no such folder: {path}")
+        raise StudyappError(t("ex.no_workspace", id=info.id, path=path))
+    path = path.resolve()
+    if path.is_relative_to(info.path.resolve()):
+        # The exercise's own folders (starter, solution) are not a workspace: a check would write
+        # into them, and passing the reference solution is no evidence of the learner's skill.
+        raise StudyappError(f"{path} is inside the exercise itself; start a workspace or copy it elsewhere")
+    return path
+
+
+def exit_code_for(verdict: str) -> int:
+    from studyapp.exercises import checker
+
+    return {
+        checker.PASSED: EXIT_OK,
+        checker.USAGE: EXIT_USAGE,
+        checker.INTERRUPTED: EXIT_INTERRUPTED,
+    }.get(verdict, EXIT_FAILURE)
+
+
+def check_and_record(
+    info: Any,
+    path: Path,
+    store: Any,
+    quick: bool,
+    on_event: Any = None,
+    cancel: Any = None,
+    timeout: float | None = None,
+) -> Any:
+    """Run the checker and store the check (all but refused runs: a missing dependency is no check)."""
+    from studyapp.exercises.checker import USAGE, run_check
+    from studyapp.progress import exercise_store
+
+    outcome = run_check(info, path, quick=quick, on_event=on_event, cancel=cancel, timeout=timeout)
+    if outcome.verdict != USAGE:
+        exercise_store.record_check(
+            store, info.id, info.checker_hash(), outcome.verdict, outcome.details(), outcome.duration_s
+        )
+    return outcome
+
+
+def _requirement_line(requirement: Any) -> str:
+    mark = "✓" if requirement.passed else "✗"
+    return f"  {mark} {requirement.name}" + (f" — {requirement.message}" if requirement.message else "")
+
+
+def _print_verdict(outcome: Any, info: Any, t: Translator, already_printed: int) -> None:
+    from studyapp.exercises.checker import PASSED
+    from studyapp.exercises.strings import verdict_line
+
+    for requirement in outcome.requirements[already_printed:]:  # listed only in the result line
+        print(_requirement_line(requirement))
+    if outcome.learner_traceback:
+        print(t("ex.traceback"))
+        for line in outcome.learner_traceback.splitlines():
+            print(f"    {line}")
+    print(verdict_line(outcome, t, f"studyapp exercise hint {info.id}"))
+    if outcome.verdict == PASSED:
+        print(t("ex.passed.next", id=info.id))
+    sys.stdout.flush()
+
+
+def _one_check(args: argparse.Namespace, t: Translator, info: Any, path: Path, store: Any) -> int:
+    from studyapp.exercises.checker import USAGE
+
+    if args.timeout is not None and args.timeout <= 0:
+        raise StudyappError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    printed: list[Any] = []
+
+    def on_event(event: Any) -> None:
+        """Each requirement as the checker reports it; progress goes to stderr."""
+        if event.requirement is not None:
+            printed.append(event.requirement)
+            print(_requirement_line(event.requirement), flush=True)
+        elif event.message:
+            print(f"  … {event.message}", file=sys.stderr, flush=True)
+
+    if not args.json:
+        print(t("ex.checking", id=info.id, path=path), flush=True)
+    outcome = check_and_record(
+        info, path, store, args.quick, None if args.json else on_event, timeout=args.timeout
+    )
+    if outcome.verdict == USAGE:
+        raise StudyappError(outcome.message)
+    if args.json:
+        data = outcome.to_dict()
+        data["checker_hash"] = info.checker_hash()
+        print(json.dumps(data, ensure_ascii=False), flush=True)
+    else:
+        _print_verdict(outcome, info, t, already_printed=len(printed))
+    return exit_code_for(outcome.verdict)
+
+
+def cmd_check(args: argparse.Namespace, t: Translator) -> int:
+    info = _exercise(args.id)
+    store = _open_store(args)
+    path = _check_target(args, t, store, info)
+    code = _one_check(args, t, info, path, store)
+    if code == EXIT_INTERRUPTED:
+        print(f"studyapp: {t('ex.interrupted')}", file=sys.stderr)
+    return code
+
+
+def _watch_filter(root: Path) -> Any:
+    from studyapp.exercises.registry import ignored
+
+    def accept(change: Any, raw: str) -> bool:
+        try:
+            relative = Path(raw).resolve().relative_to(root)
+        except ValueError:
+            return False
+        if ignored(relative) or any(part.startswith(".") for part in relative.parts):
+            return False
+        # What the learner writes: Python files and text. Checkers may write traces, JSON and
+        # logs into the workspace; those must not trigger an endless loop of re-checks.
+        return relative.suffix in {".py", ".txt", ".md", ".toml", ".cfg", ".ini", ".yaml", ".yml"}
+
+    return accept
+
+
+def cmd_watch(args: argparse.Namespace, t: Translator) -> int:
+    try:
+        import watchfiles
+    except ImportError:
+        raise StudyappError("`watch` needs the watchfiles package: pip install watchfiles") from None
+    info = _exercise(args.id)
+    store = _open_store(args)
+    path = _check_target(args, t, store, info)
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(line_buffering=True)  # each verdict shows as it comes, even in a pipe
+    print(t("ex.watching", path=path), flush=True)
+    try:
+        code = _one_check(args, t, info, path, store)
+        if code in (EXIT_INTERRUPTED, EXIT_USAGE):
+            return code
+        for changes in watchfiles.watch(path, watch_filter=_watch_filter(path), raise_interrupt=True):
+            files = sorted({Path(raw).name for _, raw in changes})
+            if not args.json:
+                print("", flush=True)
+                print(t("ex.watch.change", files=", ".join(files)), flush=True)
+            code = _one_check(args, t, info, path, store)
+            if code == EXIT_INTERRUPTED:
+                break
+    except KeyboardInterrupt:
+        pass
+    print(t("ex.watch.stopped"), file=sys.stderr, flush=True)
+    return EXIT_INTERRUPTED
+
+
+def cmd_hint(args: argparse.Namespace, t: Translator) -> int:
+    from studyapp.progress import exercise_store
+
+    info = _exercise(args.id)
+    hints = info.hints()
+    if not hints:
+        print(t("ex.hint.none"))
+        return EXIT_OK
+    store = _open_store(args)
+    revealed = exercise_store.reveal_next_hint(store, info.id, len(hints))
+    print(t("ex.hint", number=revealed, total=len(hints)))
+    print(hints[revealed - 1])
+    if revealed == len(hints):
+        print(t("ex.hint.last", id=info.id))
+    return EXIT_OK
+
+
+def cmd_solution(args: argparse.Namespace, t: Translator) -> int:
+    from studyapp.exercises.status import has_passed
+    from studyapp.progress import exercise_store
+
+    info = _exercise(args.id)
+    store = _open_store(args)
+    if not has_passed(exercise_store.checks(store, info.id)) and not args.force:
+        print(f"studyapp: {t('ex.solution.locked', id=info.id)}", file=sys.stderr)
+        return EXIT_FAILURE
+    exercise_store.mark_solution_seen(store, info.id)
+    print(t("ex.solution.path", path=info.solution_dir))
+    for relative in info.solution_files():
+        print(f"\n── {relative.as_posix()} ──")
+        try:
+            print((info.solution_dir / relative).read_text(encoding="utf-8").rstrip())
+        except (OSError, UnicodeDecodeError):
+            print("(binary file)")
+    return EXIT_OK

@@ -1,0 +1,300 @@
+"""Which exercises exist: every `labs/NAME/exercises/ID/exercise.yaml`, read as plain data.
+
+A broken exercise.yaml never stops the others from loading: it becomes one `Problem` line
+(`FILE:LINE: message`), shown by `studyapp check` as an error and by `studyapp exercise ...` as
+a warning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from studyapp import locations
+from studyapp.content.loader import Problem
+from studyapp.errors import StudyappError
+
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+HINT_SEPARATOR = "---"
+# Files a checker or Python leaves behind; they are never part of a starter, solution or hash.
+IGNORED_PARTS = frozenset({"__pycache__", ".pytest_cache", ".benchmarks", ".mypy_cache", ".ruff_cache"})
+
+
+@dataclass(frozen=True)
+class ExerciseInfo:
+    id: str
+    title: str
+    title_en: str
+    lab: str
+    checklist: tuple[str, ...]
+    order: int
+    needs: tuple[str, ...]
+    timeout_s: float
+    quick_timeout_s: float
+    path: Path
+    meta_line: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def starter_dir(self) -> Path:
+        return self.path / "starter"
+
+    @property
+    def solution_dir(self) -> Path:
+        return self.path / "solution"
+
+    @property
+    def check_script(self) -> Path:
+        return self.path / "check.py"
+
+    @property
+    def readme(self) -> Path:
+        return self.path / "README.md"
+
+    def title_for(self, lang: str) -> str:
+        return self.title_en if lang == "en" else self.title
+
+    def hints(self) -> list[str]:
+        """The hints in order: hints.md split at lines holding only `---`."""
+        try:
+            text = (self.path / "hints.md").read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return []
+        hints, current = [], []
+        for line in text.splitlines():
+            if line.strip() == HINT_SEPARATOR:
+                hints.append("\n".join(current).strip())
+                current = []
+            else:
+                current.append(line)
+        hints.append("\n".join(current).strip())
+        return [hint for hint in hints if hint]
+
+    def starter_files(self) -> list[Path]:
+        """The starter's files, relative to starter/."""
+        return tree_files(self.starter_dir)
+
+    def solution_files(self) -> list[Path]:
+        return tree_files(self.solution_dir)
+
+    def checker_hash(self) -> str:
+        """A hash of check.py and the solution: when either changes, earlier passes are stale."""
+        digest = hashlib.sha256()
+        digest.update(b"check.py\0")
+        digest.update(_read_bytes(self.check_script))
+        for relative in self.solution_files():
+            digest.update(b"\0solution/" + relative.as_posix().encode() + b"\0")
+            digest.update(_read_bytes(self.solution_dir / relative))
+        return digest.hexdigest()[:16]
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def ignored(relative: Path) -> bool:
+    return any(part in IGNORED_PARTS or part.endswith(".pyc") for part in relative.parts)
+
+
+def tree_files(root: Path) -> list[Path]:
+    """Every file under `root` (relative, sorted), without caches."""
+    if not root.is_dir():
+        return []
+    return sorted(
+        path.relative_to(root)
+        for path in root.rglob("*")
+        if path.is_file() and not ignored(path.relative_to(root))
+    )
+
+
+@dataclass
+class Scan:
+    """What discovery found: the usable exercises (by id, in listing order) and every problem."""
+
+    exercises: dict[str, ExerciseInfo]
+    problems: list[Problem]
+
+
+def _lines_of_keys(text: str) -> dict[str, int]:
+    """The line of each top-level key, so a problem points at the field that is wrong."""
+    lines = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = re.match(r"^([A-Za-z_][\w-]*)\s*:", line)
+        if match:
+            lines.setdefault(match.group(1), number)
+    return lines
+
+
+def _read(meta: Path, problems: list[Problem]) -> ExerciseInfo | None:
+    folder = meta.parent
+    lab_dir = folder.parent.parent
+
+    def problem(message: str, line: int = 1, warning: bool = False) -> None:
+        problems.append(Problem(meta, line, message, warning))
+
+    try:
+        text = meta.read_text(encoding="utf-8")
+        data: Any = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        reason = getattr(exc, "problem", None) or "not valid YAML"
+        problem(f"exercise metadata is not valid YAML: {reason}", (mark.line + 1) if mark else 1)
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        problem(f"cannot read exercise metadata: {exc}")
+        return None
+    if not isinstance(data, dict):
+        problem("exercise metadata must be a mapping (id: ..., title: ..., ...)")
+        return None
+    lines = _lines_of_keys(text)
+    ok = True
+
+    def bad(key: str, message: str) -> None:
+        nonlocal ok
+        ok = False
+        problem(message, lines.get(key, 1))
+
+    exercise_id = data.get("id", folder.name)
+    if not isinstance(exercise_id, str) or not SLUG.match(exercise_id):
+        bad("id", f"exercise id must be a slug like 'trace-handler', not {exercise_id!r}")
+    elif exercise_id != folder.name:
+        bad("id", f"exercise id '{exercise_id}' must match its folder name '{folder.name}'")
+    title = data.get("title")
+    if not isinstance(title, str) or not title.strip():
+        bad("title", "exercise needs a non-empty 'title'")
+    title_en = data.get("title_en", title)
+    if not isinstance(title_en, str):
+        bad("title_en", "'title_en' must be text")
+    lab = data.get("lab", lab_dir.name)
+    if lab != lab_dir.name:
+        bad("lab", f"'lab: {lab}' must name the lab folder that holds the exercise ('{lab_dir.name}')")
+    checklist = data.get("checklist")
+    if not isinstance(checklist, list) or not checklist or not all(isinstance(c, str) for c in checklist):
+        bad("checklist", "'checklist' must be a non-empty list of checklist ids")
+        checklist = []
+    order = data.get("order", 0)
+    if not isinstance(order, int) or isinstance(order, bool):
+        bad("order", f"'order' must be a whole number, not {order!r}")
+    needs = data.get("needs") or []
+    if not isinstance(needs, list) or not all(isinstance(n, str) for n in needs):
+        bad("needs", "'needs' must be a list of module names")
+        needs = []
+    timeouts = {}
+    for key, default in (("timeout_s", 120.0), ("quick_timeout_s", 60.0)):
+        value = data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            bad(key, f"'{key}' must be a positive number of seconds, not {value!r}")
+            value = default
+        timeouts[key] = float(value)
+    unknown = sorted(
+        set(data) - {"id", "title", "title_en", "lab", "checklist", "order", "needs"} - set(timeouts)
+    )
+    for key in unknown:
+        problem(f"unknown exercise field '{key}'", lines.get(key, 1), warning=True)
+    for required, kind in (("check.py", "file"), ("starter", "folder"), ("solution", "folder")):
+        target = folder / required
+        if not (target.is_file() if kind == "file" else target.is_dir()):
+            ok = False
+            problem(f"exercise '{folder.name}' has no {required} {kind}")
+    for optional in ("README.md", "hints.md"):
+        if not (folder / optional).is_file():
+            problem(f"exercise '{folder.name}' has no {optional}", warning=True)
+    if not ok:
+        return None
+    info = ExerciseInfo(
+        id=exercise_id,
+        title=title.strip(),
+        title_en=(title_en or title).strip(),
+        lab=lab,
+        checklist=tuple(checklist),
+        order=order,
+        needs=tuple(needs),
+        timeout_s=timeouts["timeout_s"],
+        quick_timeout_s=timeouts["quick_timeout_s"],
+        path=folder,
+        meta_line=lines,
+    )
+    if not info.starter_files():
+        problem(f"exercise '{info.id}': starter/ is empty", warning=True)
+    missing = sorted(set(info.starter_files()) - set(info.solution_files()))
+    if missing:
+        problem(
+            f"exercise '{info.id}': solution/ lacks {', '.join(p.as_posix() for p in missing)} "
+            "(it should mirror starter/)",
+            warning=True,
+        )
+    return info
+
+
+def scan(labs_dir: Path | None = None) -> Scan:
+    """Every exercise under the labs directory, in listing order (lab, order, id)."""
+    root = labs_dir or locations.labs_dir()
+    problems: list[Problem] = []
+    found: dict[str, ExerciseInfo] = {}
+    if not root.is_dir():
+        return Scan({}, problems)
+    for meta in sorted(root.glob("*/exercises/*/exercise.yaml")):
+        info = _read(meta, problems)
+        if info is None:
+            continue
+        if info.id in found:
+            problems.append(
+                Problem(
+                    meta,
+                    info.meta_line.get("id", 1),
+                    f"duplicate exercise id '{info.id}' (also in {found[info.id].path})",
+                )
+            )
+            continue
+        found[info.id] = info
+    ordered = sorted(found.values(), key=lambda e: (e.lab, e.order, e.id))
+    return Scan({e.id: e for e in ordered}, problems)
+
+
+def discover(labs_dir: Path | None = None) -> dict[str, ExerciseInfo]:
+    """The usable exercises (problems are left to `scan` callers that report them)."""
+    return scan(labs_dir).exercises
+
+
+def get(exercise_id: str, exercises: dict[str, ExerciseInfo]) -> ExerciseInfo:
+    if exercise_id not in exercises:
+        known = ", ".join(exercises) or "none"
+        raise StudyappError(f"unknown exercise '{exercise_id}'. Exercises: {known}")
+    return exercises[exercise_id]
+
+
+def metadata_problems(content: Any, known_labs: set[str]) -> list[Problem]:
+    """What `studyapp check` reports about exercise metadata (errors and warnings).
+
+    `content` (the checked Content, or None when it is unusable) gives the known checklist ids.
+    """
+    known_checklist = {entry.id for entry in content.checklist} if content is not None else None
+    result = scan()
+    problems = list(result.problems)
+    for info in result.exercises.values():
+        meta = info.path / "exercise.yaml"
+        if known_labs and info.lab not in known_labs:
+            problems.append(Problem(meta, info.meta_line.get("lab", 1), f"unknown lab '{info.lab}'"))
+        for checklist_id in info.checklist:
+            if known_checklist is not None and checklist_id not in known_checklist:
+                problems.append(
+                    Problem(
+                        meta, info.meta_line.get("checklist", 1), f"unknown checklist id '{checklist_id}'"
+                    )
+                )
+    return problems
+
+
+def for_lab(lab: str, exercises: dict[str, ExerciseInfo]) -> list[ExerciseInfo]:
+    return [e for e in exercises.values() if e.lab == lab]
+
+
+def for_checklist(checklist_id: str, exercises: dict[str, ExerciseInfo]) -> list[ExerciseInfo]:
+    return [e for e in exercises.values() if checklist_id in e.checklist]

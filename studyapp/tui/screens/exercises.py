@@ -1,0 +1,460 @@
+"""Exercises: the list with status, start (copy the starter), check with live output, hints one
+at a time, the solution after a pass, and the workspace path (copy it, open it in $EDITOR).
+
+The checker runs in a thread worker (`studyapp.exercises.checker.run_check`); the thread only
+posts messages (`ExerciseEvent`, `ExerciseChecked`). Widgets and the progress store are touched
+on the UI thread alone, as on the labs screen.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import DataTable, Static
+from textual.worker import Worker, WorkerState
+
+from studyapp.exercises.strings import verdict_line
+from studyapp.quiz.presenting import fit
+from studyapp.tui.screens.base import StudyScreen, TitleBar
+from studyapp.tui.widgets.keybar import KeyBar
+
+README_LINES = 14
+STATUS_STYLE = {"passed": "green", "failing": "yellow", "not started": "dim"}
+
+
+def discover_exercises() -> dict[str, Any]:
+    """Every exercise (id → ExerciseInfo); empty when the labs or their metadata are missing."""
+    try:
+        from studyapp.exercises.registry import discover
+
+        return discover()
+    except Exception:  # the rest of the app works without exercises
+        return {}
+
+
+def exercises_for_lab(lab: str) -> list[str]:
+    return [e.id for e in discover_exercises().values() if e.lab == lab]
+
+
+class ExerciseEvent(Message, bubble=False):
+    """The checker reported progress or a requirement (posted from the worker thread)."""
+
+    def __init__(self, exercise_id: str, event: Any) -> None:
+        super().__init__()
+        self.exercise_id = exercise_id
+        self.event = event
+
+
+class ExerciseChecked(Message, bubble=False):
+    """A check ended, whatever its verdict (posted from the worker thread)."""
+
+    def __init__(self, exercise_id: str, outcome: Any) -> None:
+        super().__init__()
+        self.exercise_id = exercise_id
+        self.outcome = outcome
+
+
+class ExercisesScreen(StudyScreen):
+    CSS_PATH = "exercises.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "start", "key.ex_start"),
+        Binding("c", "check", "key.ex_check"),
+        Binding("h", "hint", "key.ex_hint"),
+        Binding("v", "solution", "key.ex_solution"),
+        Binding("y", "copy_path", "key.ex_copy"),
+        Binding("o", "open_workspace", "key.ex_open"),
+        Binding("escape", "cancel_or_back", "key.back", key_display="esc"),
+        Binding("q", "back", "key.back", show=False),
+    ]
+
+    def __init__(
+        self, lab: str | None = None, select: str | None = None, pushed: bool = False, quick: bool = False
+    ) -> None:
+        super().__init__()
+        found = discover_exercises()
+        self.exercises: dict[str, Any] = {k: v for k, v in found.items() if lab is None or v.lab == lab}
+        self.lab = lab
+        self.selected: str | None = select if select in self.exercises else next(iter(self.exercises), None)
+        self.pushed = pushed
+        self.quick = quick  # smaller checker settings (tests)
+        self.running: str | None = None
+        self.statuses: dict[str, Any] = {}
+        self._cancel = threading.Event()
+
+    # -- layout --------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        title = self.t("exs.title") + (f" › {self.lab}" if self.lab else "")
+        yield TitleBar(title, id="exs-title")
+        yield DataTable(cursor_type="row", id="exs-table")
+        with VerticalScroll(id="exs-detail"):
+            yield Static(id="exs-summary", markup=False)
+            yield Static(id="exs-workspace", markup=False)
+            yield Static(id="exs-phase", markup=False)
+            yield Vertical(id="exs-results")
+            yield Vertical(id="exs-hints")
+            yield Vertical(id="exs-solution")
+            yield Static(Content(self.t("exs.keys")), classes="muted hint", markup=False)
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        t = self.t
+        table = self.query_one("#exs-table", DataTable)
+        table.add_column("id", key="id")
+        table.add_column(t("exs.col.status"), key="status")
+        table.add_column(t("exs.col.checklist"), key="checklist")
+        table.add_column(t("exs.col.title"), key="title")
+        self.query_one("#exs-phase").display = False
+        self._fill_table()
+        table.focus()
+        self._show_selected()
+
+    def on_screen_resume(self) -> None:
+        if self.is_current and self.is_mounted:
+            self._fill_table()
+
+    # -- data ----------------------------------------------------------------------------------
+    def _status_text(self, exercise_id: str) -> Text:
+        status = self.statuses.get(exercise_id)
+        if status is None:
+            return Text("-")
+        label = self.t(f"ex.status.{status.status}")
+        if status.stale or status.broken:
+            label += " *"
+        return Text(label, style=STATUS_STYLE.get(status.status, ""))
+
+    def _fill_table(self) -> None:
+        from studyapp.exercises.status import all_statuses
+
+        self.statuses = all_statuses(self.exercises, self.study.store)
+        table = self.query_one("#exs-table", DataTable)
+        if table.row_count == len(self.exercises) and table.row_count:
+            for exercise_id in self.exercises:
+                table.update_cell(exercise_id, "status", self._status_text(exercise_id))
+            return
+        table.clear()
+        for exercise_id, info in self.exercises.items():
+            table.add_row(
+                Text(exercise_id),
+                self._status_text(exercise_id),
+                Text(fit(", ".join(info.checklist), 22)),
+                Text(fit(info.title_for(self.t.lang), 34)),
+                key=exercise_id,
+            )
+        if self.selected in self.exercises:
+            table.move_cursor(row=list(self.exercises).index(self.selected), animate=False)
+
+    def current(self) -> Any:
+        return self.exercises.get(self.selected) if self.selected else None
+
+    def workspace(self, info: Any) -> Path:
+        from studyapp.exercises.workspace import default_workspace
+        from studyapp.progress import exercise_store
+
+        store = self.study.store
+        return exercise_store.workspace(store, info.id) or default_workspace(store.path.parent, info.id)
+
+    def _show_selected(self) -> None:
+        info = self.current()
+        summary = self.query_one("#exs-summary", Static)
+        if info is None:
+            summary.update(Content(self.t("exs.none_for_lab" if self.lab else "exs.none")))
+            self.query_one("#exs-workspace", Static).update("")
+            return
+        try:
+            readme = info.readme.read_text(encoding="utf-8").strip().splitlines()
+        except (OSError, UnicodeDecodeError):
+            readme = []
+        body = "\n".join(line for line in readme[:README_LINES] if not line.startswith("# "))
+        summary.update(Content.assemble((info.title_for(self.t.lang), "bold"), "\n", body.strip()))
+        self._show_workspace(info)
+        self.query_one("#exs-hints", Vertical).remove_children()
+        self.query_one("#exs-solution", Vertical).remove_children()
+        self._show_revealed_hints(info)
+
+    def _show_workspace(self, info: Any) -> None:
+        path = self.workspace(info)
+        line = self.t("exs.workspace", path=path) if path.is_dir() else self.t("exs.workspace_none")
+        status = self.statuses.get(info.id)
+        if status is not None and (status.stale or status.broken):  # what the * in the list means
+            line += f"\n* {self.t('ex.stale' if status.stale else 'ex.broken')}"
+        self.query_one("#exs-workspace", Static).update(Content(line))
+
+    def _show_revealed_hints(self, info: Any) -> None:
+        from studyapp.progress import exercise_store
+
+        hints = info.hints()
+        revealed = exercise_store.hints_revealed(self.study.store, info.id)
+        box = self.query_one("#exs-hints", Vertical)
+        box.remove_children()
+        box.mount_all(
+            [
+                Static(
+                    Content.assemble(
+                        (self.t("exs.hint", number=number, total=len(hints)), "bold"), "\n", hints[number - 1]
+                    ),
+                    classes="exs-hint",
+                    markup=False,
+                )
+                for number in range(1, min(revealed, len(hints)) + 1)
+            ]
+        )
+
+    # -- events --------------------------------------------------------------------------------
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        exercise_id = event.row_key.value
+        if exercise_id and exercise_id != self.selected:
+            self.selected = exercise_id
+            if self.running is None:
+                self.query_one("#exs-results", Vertical).remove_children()
+            self._show_selected()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.selected = event.row_key.value
+        self.action_check()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("start", "check", "hint", "solution"):
+            return self.running is None and self.current() is not None
+        if action in ("copy_path", "open_workspace"):
+            return self.current() is not None
+        return True
+
+    # -- actions -------------------------------------------------------------------------------
+    def action_start(self) -> None:
+        from studyapp.errors import StudyappError
+        from studyapp.exercises import workspace
+        from studyapp.progress import exercise_store
+
+        info = self.current()
+        if info is None:
+            return
+        try:
+            result = workspace.start(info, self.workspace(info))
+        except StudyappError as exc:
+            self.notify(str(exc), severity="warning", markup=False, timeout=8)
+            return
+        exercise_store.set_workspace(self.study.store, info.id, result.path)
+        key = "exs.started" if result.copied else "exs.started_again"
+        self.notify(self.t(key, path=result.path), markup=False)
+        self._show_workspace(info)
+
+    def action_check(self) -> None:
+        info = self.current()
+        if info is None or self.running is not None:
+            return
+        path = self.workspace(info)
+        if not path.is_dir():
+            self.notify(self.t("ex.no_workspace", id=info.id, path=path), severity="warning", markup=False)
+            return
+        self.running = info.id
+        self._cancel = threading.Event()
+        self.query_one("#exs-results", Vertical).remove_children()
+        phase = self.query_one("#exs-phase", Static)
+        phase.display = True
+        phase.update(Content(self.t("exs.checking", id=info.id)))
+        self.query_one("#exs-title", TitleBar).set(right=self.t("exs.checking", id=info.id))
+        self.refresh_bindings()
+        self._check_worker(info, path, self._cancel)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="exercise-check")
+    def _check_worker(self, info: Any, path: Path, cancel: threading.Event) -> None:
+        from studyapp.exercises.checker import run_check
+
+        def on_event(event: Any) -> None:
+            self.post_message(ExerciseEvent(info.id, event))
+
+        outcome = run_check(info, path, quick=self.quick, on_event=on_event, cancel=cancel)
+        self.post_message(ExerciseChecked(info.id, outcome))
+
+    def on_exercise_event(self, message: ExerciseEvent) -> None:
+        if message.exercise_id != self.running:
+            return
+        event = message.event
+        if event.requirement is not None:
+            self.query_one("#exs-results", Vertical).mount(self._requirement_widget(event.requirement))
+        elif event.message:
+            self.query_one("#exs-phase", Static).update(
+                Content(f"{self.t('exs.checking', id=message.exercise_id)} {event.message}")
+            )
+
+    def _requirement_widget(self, requirement: Any) -> Static:
+        mark = "✓" if requirement.passed else "✗"
+        text = f"{mark} {requirement.name}" + (f" — {requirement.message}" if requirement.message else "")
+        return Static(
+            Content(text), classes="exs-req " + ("passed" if requirement.passed else "failed"), markup=False
+        )
+
+    def on_exercise_checked(self, message: ExerciseChecked) -> None:
+        from studyapp.exercises import checker
+        from studyapp.progress import exercise_store
+
+        outcome = message.outcome
+        info = self.exercises.get(message.exercise_id)
+        if outcome.verdict != checker.USAGE and info is not None:
+            exercise_store.record_check(
+                self.study.store,
+                info.id,
+                info.checker_hash(),
+                outcome.verdict,
+                outcome.details(),
+                outcome.duration_s,
+            )
+        self._finish_ui()
+        if info is not None and info.id == self.selected:
+            self._show_workspace(info)
+        results = self.query_one("#exs-results", Vertical)
+        shown = len(results.query(".exs-req"))
+        results.mount_all([self._requirement_widget(r) for r in outcome.requirements[shown:]])
+        if outcome.learner_traceback:
+            results.mount(
+                Static(
+                    Content(self.t("ex.traceback") + "\n" + outcome.learner_traceback),
+                    classes="exs-traceback",
+                    markup=False,
+                )
+            )
+        t = self.t
+        verdict = verdict_line(outcome, t, "h")
+        results.mount(Static(Content(verdict), classes=f"exs-verdict {outcome.verdict}", markup=False))
+        self.query_one("#exs-title", TitleBar).set(
+            right=t(f"ex.status.{self._status_of(message.exercise_id)}")
+        )
+        detail = self.query_one("#exs-detail", VerticalScroll)
+        self.call_after_refresh(detail.scroll_to_widget, results, animate=False, top=True)
+
+    def _status_of(self, exercise_id: str) -> str:
+        status = self.statuses.get(exercise_id)
+        return status.status if status else "not started"
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "exercise-check" or event.state != WorkerState.ERROR:
+            return
+        self._finish_ui()
+        self.notify(self.t("exs.error", error=event.worker.error), severity="error", markup=False)
+
+    def _finish_ui(self) -> None:
+        self.running = None
+        self.query_one("#exs-phase").display = False
+        self._fill_table()
+        self.refresh_bindings()
+
+    def action_hint(self) -> None:
+        from studyapp.progress import exercise_store
+
+        info = self.current()
+        if info is None:
+            return
+        hints = info.hints()
+        if not hints:
+            self.notify(self.t("exs.no_hints"), timeout=2)
+            return
+        before = exercise_store.hints_revealed(self.study.store, info.id)
+        exercise_store.reveal_next_hint(self.study.store, info.id, len(hints))
+        if before >= len(hints):
+            self.notify(self.t("exs.all_hints"), timeout=2)
+        self._show_revealed_hints(info)
+        box = self.query_one("#exs-hints", Vertical)
+        if box.children:
+            self.call_after_refresh(
+                self.query_one("#exs-detail", VerticalScroll).scroll_to_widget,
+                box.children[-1],
+                animate=False,
+            )
+
+    def action_solution(self) -> None:
+        from studyapp.exercises.status import has_passed
+        from studyapp.progress import exercise_store
+
+        info = self.current()
+        if info is None:
+            return
+        store = self.study.store
+        if not has_passed(exercise_store.checks(store, info.id)):
+            self.notify(self.t("ex.solution.locked", id=info.id), severity="warning", markup=False, timeout=6)
+            return
+        exercise_store.mark_solution_seen(store, info.id)
+        widgets: list[Static] = [
+            Static(
+                Content.styled(self.t("exs.solution_title", path=info.solution_dir), "bold"),
+                classes="exs-code",
+                markup=False,
+            )
+        ]
+        for relative in info.solution_files():
+            try:
+                code = (info.solution_dir / relative).read_text(encoding="utf-8").rstrip()
+            except (OSError, UnicodeDecodeError):
+                code = "(binary file)"
+            widgets.append(Static(Content.styled(f"── {relative.as_posix()} ──", "bold"), classes="exs-code"))
+            lexer = Syntax.guess_lexer(str(relative), code)
+            widgets.append(Static(Syntax(code, lexer, background_color="default"), classes="exs-source"))
+        box = self.query_one("#exs-solution", Vertical)
+        box.remove_children()
+        box.mount_all(widgets)
+        self.call_after_refresh(
+            self.query_one("#exs-detail", VerticalScroll).scroll_to_widget, box, animate=False, top=True
+        )
+
+    def action_copy_path(self) -> None:
+        info = self.current()
+        if info is None:
+            return
+        path = self.workspace(info)
+        self.app.copy_to_clipboard(str(path))
+        self.notify(self.t("exs.copied", path=path), markup=False)
+
+    def action_open_workspace(self) -> None:
+        """Open the workspace in $VISUAL / $EDITOR (the terminal is handed over), else the file manager."""
+        info = self.current()
+        if info is None:
+            return
+        path = self.workspace(info)
+        if not path.is_dir():
+            self.notify(self.t("exs.workspace_none"), severity="warning")
+            return
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        try:
+            if editor:
+                files = [path / f for f in info.starter_files()] or [path]
+                with self.app.suspend():
+                    subprocess.run([*shlex.split(editor), str(files[0])], check=False)
+            else:
+                self.app.open_url(path.as_uri())
+        except Exception:  # no terminal to hand over, no file manager: the path is still useful
+            self.app.copy_to_clipboard(str(path))
+            self.notify(self.t("exs.copied", path=path), markup=False)
+            return
+        self.notify(self.t("exs.opened", path=path), markup=False)
+
+    def action_cancel_or_back(self) -> None:
+        if self.running is not None:
+            self._cancel.set()
+            self.query_one("#exs-phase", Static).update(Content(self.t("exs.cancelling")))
+            return
+        self.action_back()
+
+    def action_back(self) -> None:
+        if self.running is not None:
+            return
+        if self.pushed:
+            self.dismiss()
+        else:
+            self.study.switch_mode("home")
+
+    def on_unmount(self) -> None:
+        self._cancel.set()  # leaving the app mid-check stops the checker and the learner's code

@@ -1,0 +1,5 @@
+"""Write add(a, b)."""
+
+
+def add(a: int, b: int) -> int:
+    return a + b
