@@ -79,6 +79,60 @@ def progress(phase: str, fraction: float | None = None, message: str = "") -> No
         print(f"[{pct}{phase}] {message}", file=sys.stderr, flush=True)
 
 
+def finite_float(text: str) -> float:
+    """A float option value: `nan` and `inf` are refused (a NaN compares false with every limit)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"숫자가 아닙니다 (not a number): {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"유한한 숫자여야 합니다 (must be a finite number): {text!r}")
+    return value
+
+
+def bounded_float(low: float, high: float, *, above: bool = False) -> Callable[[str], float]:
+    """An argparse `type` for a float in [low, high] (or (low, high] with above=True), never nan/inf."""
+
+    def parse(text: str) -> float:
+        value = finite_float(text)
+        if value > high or value < low or (above and value == low):
+            opening = "(" if above else "["
+            raise argparse.ArgumentTypeError(
+                f"{opening}{low:g}, {high:g}] 범위의 숫자여야 합니다 (must be in {opening}{low:g}, {high:g}]): {text!r}"
+            )
+        return value
+
+    return parse
+
+
+def bounded_int(low: int, high: int) -> Callable[[str], int]:
+    """An argparse `type` for a whole number in [low, high]: absurd sizes are refused before any work."""
+
+    def parse(text: str) -> int:
+        stripped = text.strip()
+        digits = stripped[1:] if stripped[:1] in "+-" else stripped
+        if not (digits.isascii() and digits.isdigit()) or len(digits) > 18:
+            raise argparse.ArgumentTypeError(
+                f"{low}..{high} 범위의 정수여야 합니다 (must be a whole number {low}..{high}): {text!r}"
+            )
+        value = int(stripped)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{low}..{high} 범위의 정수여야 합니다 (must be a whole number {low}..{high}): {text!r}"
+            )
+        return value
+
+    return parse
+
+
+def _harden(parser: argparse.ArgumentParser) -> None:
+    """No option abbreviations, and no float option that takes nan or inf (in every lab's parser)."""
+    parser.allow_abbrev = False
+    for action in parser._actions:
+        if action.type is float:
+            action.type = finite_float
+
+
 def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
     """argparse that raises LabUsageError instead of printing usage and exiting."""
 
@@ -86,6 +140,7 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> a
         raise LabUsageError(message)
 
     parser.error = fail  # type: ignore[method-assign]
+    _harden(parser)
     if _protocol_mode():
         # --help would print to the protocol stream and exit without a result: say it in one line.
         parser.print_help = lambda file=None: fail(  # type: ignore[method-assign]
