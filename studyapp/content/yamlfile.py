@@ -159,7 +159,7 @@ def _require_regular(mode: int) -> None:
     if stat.S_ISDIR(mode):
         raise FileProblem(1, "cannot read file: Is a directory")
     kind = "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device or socket"
-    raise FileProblem(1, f"cannot read file: not a regular file ({kind})")
+    raise FileProblem(1, f"cannot read file: not a regular file but {kind}")
 
 
 def _refuse_anchors(text: str) -> None:
