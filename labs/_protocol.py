@@ -18,6 +18,7 @@ Exit codes: 0 ok, 1 crashed, 2 bad options or input, 3 a dependency is missing, 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -202,7 +203,9 @@ def run_lab(
     except LabDependencyError as exc:
         _fail(name, str(exc), "dependency", EXIT_DEPENDENCY)
     except Exception as exc:  # a crash: full traceback to stderr, one line on the protocol
-        traceback.print_exc(file=sys.stderr)
+        # stderr may be a log on the same full disk: the protocol line below still says why.
+        with contextlib.suppress(OSError):
+            traceback.print_exc(file=sys.stderr)
         _fail(name, f"{type(exc).__name__}: {exc}", "crash", EXIT_CRASH)
     result.setdefault("lab", name)
     result.setdefault("status", "ok")
