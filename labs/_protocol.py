@@ -22,6 +22,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import sys
 import traceback
 import unicodedata
@@ -77,7 +78,7 @@ def progress(phase: str, fraction: float | None = None, message: str = "") -> No
         _emit({"type": "progress", "phase": phase, "fraction": fraction, "message": message})
     else:
         pct = "" if fraction is None else f"{fraction * 100:5.1f}% "
-        print(f"[{pct}{phase}] {message}", file=sys.stderr, flush=True)
+        print(printable(f"[{pct}{phase}] {message}"), file=sys.stderr, flush=True)
 
 
 def finite_float(text: str) -> float:
@@ -150,8 +151,22 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> a
     return parser.parse_args(argv)
 
 
+# Terminal control characters (C0 but tab/newline, DEL, C1): a label read from a learner's CSV or a
+# trace could hold an escape sequence that retitles or clears the terminal when printed by hand.
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` with control characters shown as visible `\\xNN` escapes (newline and tab kept)."""
+    return _CONTROL_CHARS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def format_report(result: dict[str, Any]) -> str:
     """A plain-text report of a result: tables, findings, artifacts (for runs by hand)."""
+    return printable(_format_report(result))
+
+
+def _format_report(result: dict[str, Any]) -> str:
     lines: list[str] = []
     if result.get("summary"):
         lines += [str(result["summary"]), ""]
@@ -220,5 +235,5 @@ def _fail(name: str, message: str, kind: str, code: int) -> NoReturn:
     if _protocol_mode():
         _emit({"type": "error", "message": message, "kind": kind})
     else:
-        print(f"{name}: {message}", file=sys.stderr)
+        print(printable(f"{name}: {message}"), file=sys.stderr)
     sys.exit(code)

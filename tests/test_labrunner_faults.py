@@ -279,3 +279,19 @@ def test_nan_and_infinity_durations_never_print_nan(tmp_path: Path) -> None:  # 
     assert report["steps"] == [3]  # the malformed steps are skipped like other malformed events
     plain = run_cli("lab", "profiler", "--trace", str(trace))
     assert plain.returncode == 0 and not odd.search(plain.stdout), plain.stdout
+
+
+def test_a_lab_run_by_hand_prints_no_control_characters(fake_labs: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "STUDYAPP_LAB_PROTOCOL"}
+    for lab, code in (("loud", 0), ("shouty", 2)):
+        result = subprocess.run(
+            [sys.executable, "-m", f"labs.{lab}"],
+            cwd=fake_labs.parent,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode == code, result.stderr
+        assert "\x1b" not in result.stdout + result.stderr
+        assert "\\x1b]0;PWNED" in result.stdout + result.stderr
