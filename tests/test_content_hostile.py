@@ -298,3 +298,19 @@ def test_the_cached_model_equals_the_freshly_loaded_one(
                 != (field.default if field.default is not dataclasses.MISSING else None)
                 for i in cached.items.values()
             ), field.name
+
+
+def test_a_cache_of_the_wrong_shape_is_rebuilt(tmp_path: Path) -> None:
+    """A cache with the right fingerprint but a value of the wrong type (planted, or from a model
+    changed without a version bump) is not trusted: the content is loaded again."""
+    root = write_content(tmp_path / "content")
+    cache_dir = tmp_path / "cache"
+    load_cached(root, cache_dir)
+    (target,) = cache_dir.glob("content-*.json")
+    data = json.loads(target.read_text(encoding="utf-8"))
+    item = data["content"]["fields"]["items"]["$dict"]["demo-001"]["fields"]
+    item["statement"] = 5
+    target.write_text(json.dumps(data), encoding="utf-8")
+    content = load_cached(root, cache_dir)
+    assert isinstance(content.items["demo-001"].statement, str)
+    assert content == load_content(root)

@@ -19,6 +19,8 @@ import json
 import os
 import stat
 import tempfile
+import types
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +111,41 @@ def _decode(value: Any) -> Any:
     if "$path" in value:
         return Path(value["$path"])
     cls = _MODEL_TYPES[value["$type"]]  # KeyError for anything else: not our cache
-    return cls(**{str(k): _decode(v) for k, v in value["fields"].items()})
+    fields = {str(k): _decode(v) for k, v in value["fields"].items()}
+    hints = _hints(cls)
+    for name, field_value in fields.items():
+        if name not in hints or not _fits(field_value, hints[name]):
+            raise TypeError(f"{cls.__name__}.{name}: not what the model holds")  # another shape: rebuild
+    return cls(**fields)
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether a decoded value has the type a model field declares (str, tuple[str, ...], …)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (types.UnionType, typing.Union):
+        return any(_fits(value, arg) for arg in args)
+    if hint is type(None):
+        return value is None
+    if origin is tuple:
+        return isinstance(value, tuple) and all(_fits(v, args[0]) for v in value)
+    if origin is list:
+        return isinstance(value, list) and all(_fits(v, args[0]) for v in value)
+    if origin is dict:
+        return isinstance(value, dict) and all(_fits(v, args[1]) for v in value.values())
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, hint)
 
 
 def to_json(stamp: str, content: Content) -> str:
