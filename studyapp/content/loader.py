@@ -618,7 +618,7 @@ def check_content(root: Path, known_labs: set[str] | None = None) -> tuple[Conte
         return data
 
     misconceptions_file = root / "misconceptions.yaml"
-    if misconceptions_file.exists():
+    if misconceptions_file.exists() or misconceptions_file.is_symlink():  # a broken link is a problem
         data = parse(misconceptions_file)
         if data is not None:
             file_data = c.mapping(data, 1, "misconceptions file")
@@ -653,7 +653,7 @@ def check_content(root: Path, known_labs: set[str] | None = None) -> tuple[Conte
                 items[item.id] = item
 
     checklist_file = root / "checklist.yaml"
-    if not checklist_file.exists():
+    if not checklist_file.exists() and not checklist_file.is_symlink():
         c.error(1, "checklist.yaml is missing", checklist_file)
     else:
         data = parse(checklist_file)
