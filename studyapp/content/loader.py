@@ -691,7 +691,7 @@ def load_content(root: Path, known_labs: set[str] | None = None) -> Content:
     errors = [p for p in problems if not p.warning]
     if content is None or errors:
         # A file that cannot be read at all is the root cause of what follows: name it first.
-        unreadable = ("YAML", "not UTF-8", "empty file", "cannot read")
+        unreadable = ("YAML", "not UTF-8", "empty file", "cannot read", "file too large")
         errors.sort(key=lambda p: not p.message.startswith(unreadable))
         raise ContentError(errors, base=Path.cwd())
     return content

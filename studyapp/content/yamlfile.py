@@ -149,7 +149,8 @@ def read_file_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         except OSError as exc:
             raise FileProblem(1, f"cannot read file: {exc.strerror or exc}") from None
     if len(raw) > limit:
-        raise FileProblem(1, f"file too large (over {limit // (1024 * 1024)} MB)")
+        size = f"{limit // (1024 * 1024)} MB" if limit >= 1024 * 1024 else f"{limit} bytes"
+        raise FileProblem(1, f"file too large (over {size}): content files are a few KB")
     return raw
 
 
