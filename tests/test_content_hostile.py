@@ -314,3 +314,11 @@ def test_a_cache_of_the_wrong_shape_is_rebuilt(tmp_path: Path) -> None:
     content = load_cached(root, cache_dir)
     assert isinstance(content.items["demo-001"].statement, str)
     assert content == load_content(root)
+
+
+def test_a_file_over_the_size_limit_is_one_problem(shipped: Path, tmp_path: Path) -> None:
+    # review 1 #59: an 83 MB items file took 35–43 s to report; past 64 MB it is refused unread.
+    path = shipped / "items" / "zz-huge.yaml"
+    with path.open("wb") as handle:
+        handle.write(b"# padding\n" * (7 * 1024 * 1024))  # 70 MB
+    assert_problem_everywhere(shipped, tmp_path / "home", "items/zz-huge.yaml:1: file too large (over 64 MB)")
