@@ -15,6 +15,7 @@ import os
 import queue
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -161,7 +162,10 @@ def sweep_stale_runs(store: Any, now: datetime | None = None) -> int:
         if now - started < STALE_GRACE and not Path(run.artifact_dir or "").joinpath(RUN_LOCK).exists():
             continue
         if _owner_alive(run.artifact_dir) is False:
-            store.finish_lab_run(run.uid, STATUS_CANCELLED, INTERRUPTED_SUMMARY, None)
+            try:
+                store.finish_lab_run(run.uid, STATUS_CANCELLED, INTERRUPTED_SUMMARY, None)
+            except (sqlite3.Error, StudyappError):
+                return changed  # a read-only or busy store: list the runs as they are
             changed += 1
     return changed
 
