@@ -135,7 +135,7 @@ def load_trace(path: str | os.PathLike[str]) -> dict[str, Any]:
     return document
 
 
-def _gunzip(data: bytes, limit: int) -> bytes | None:
+def _gunzip(data: bytes, limit: int) -> bytearray | None:
     """The inflated bytes of every gzip member in `data`, or None once they pass `limit`."""
     out = bytearray()
     while data:
@@ -150,7 +150,7 @@ def _gunzip(data: bytes, limit: int) -> bytes | None:
             if not chunk and not pending:
                 raise EOFError("compressed data ended before the end-of-stream marker")
         data = inflater.unused_data.lstrip(b"\0")  # the next member, if any (zero padding allowed)
-    return bytes(out)
+    return out  # not bytes(out): a copy of a trace near the limit would double the memory
 
 
 def _finite(text: str) -> float | None:
