@@ -14,6 +14,7 @@ an unexpected shape is ignored and rebuilt silently.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -21,6 +22,7 @@ import stat
 import tempfile
 import types
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -130,22 +132,31 @@ def _hints(cls: type) -> dict[str, Any]:
 
 def _fits(value: Any, hint: Any) -> bool:
     """Whether a decoded value has the type a model field declares (str, tuple[str, ...], …)."""
+    return _checker(hint)(value)
+
+
+@functools.cache
+def _checker(hint: Any) -> Callable[[Any], bool]:
+    """A type test for `hint`, built once per hint (the cache is read on every command)."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (types.UnionType, typing.Union):
-        return any(_fits(value, arg) for arg in args)
+        options = [_checker(arg) for arg in args]
+        return lambda value: any(check(value) for check in options)
     if hint is type(None):
-        return value is None
-    if origin is tuple:
-        return isinstance(value, tuple) and all(_fits(v, args[0]) for v in value)
-    if origin is list:
-        return isinstance(value, list) and all(_fits(v, args[0]) for v in value)
+        return lambda value: value is None
+    if origin in (tuple, list):
+        element = _checker(args[0])
+        return lambda value: isinstance(value, origin) and all(element(v) for v in value)
     if origin is dict:
-        return isinstance(value, dict) and all(_fits(v, args[1]) for v in value.values())
+        element = _checker(args[1])
+        return lambda value: isinstance(value, dict) and all(element(v) for v in value.values())
     if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
+        return lambda value: isinstance(value, int) and not isinstance(value, bool)
     if hint is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    return isinstance(value, hint)
+        return lambda value: isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is str:
+        return lambda value: type(value) is str
+    return lambda value: isinstance(value, hint)
 
 
 def to_json(stamp: str, content: Content) -> str:
