@@ -2,8 +2,8 @@
 
 A seeded loop (the same cases on every run, so a failure reproduces) applies 1–3 random
 mutations to one shipped content file — delete, duplicate or swap lines, replace a value with a
-hostile one, re-indent, truncate, insert a key — and runs `studyapp check` and `studyapp topics`
-(the cached path) on it through `studyapp.cli.main`, the function `python -m studyapp` calls.
+hostile one, re-indent, truncate, insert a key — and runs `studyapp check`, `studyapp topics`
+(the cached path) and `studyapp quiz --plain` (answering o, x, then q) on it through `studyapp.cli.main`, the function `python -m studyapp` calls.
 Each run must exit 0 or 2 and never print an internal error or a traceback. In-process, so a few
 hundred runs fit well inside a minute; the hostile files that need a subprocess (FIFOs, memory
 caps) are in tests/test_content_hostile.py.
@@ -11,6 +11,7 @@ caps) are in tests/test_content_hostile.py.
 
 from __future__ import annotations
 
+import io
 import random
 import shutil
 from pathlib import Path
@@ -138,14 +139,15 @@ def test_mutated_shipped_yaml_never_crashes_a_command(
         path = rng.choice(files)
         lines, mutations = _mutate(originals[path].splitlines(keepends=True), rng)
         path.write_text("".join(lines), encoding="utf-8")
-        for command in (["check"], ["topics", "--json"]):
+        for command in (["check"], ["topics", "--json"], ["quiz", "--plain", "--count", "2", "--seed", "1"]):
+            monkeypatch.setattr("sys.stdin", io.StringIO("o\nx\nq\n"))
             code = cli.main([*command, "--content", str(content_copy), "--data-dir", str(home)])
             err = capsys.readouterr().err
             exits[code] = exits.get(code, 0) + 1
             if code not in (0, 2) or "internal error" in err or "Traceback" in err:
                 where = path.relative_to(content_copy)
                 failures.append(f"case {case} {where} {mutations} {command[0]}: rc={code} {err[-300:]!r}")
-            if code == 2 and command[0] == "topics":
+            if code == 2 and command[0] != "check":
                 assert len(err.strip().splitlines()) == 1, err
         path.write_text(originals[path], encoding="utf-8")
     assert not failures, "\n".join(failures)
