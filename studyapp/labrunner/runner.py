@@ -116,10 +116,18 @@ def _hold_run_lock(out_dir: Path) -> IO[bytes] | None:
         return None
     try:
         handle = (out_dir / RUN_LOCK).open("wb")
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return None  # a full or odd file system: the run still runs, only stale detection is lost
-    return handle
+    for _ in range(100):  # a sweeper may hold a shared lock for an instant
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return handle
+        except BlockingIOError:
+            time.sleep(0.01)
+        except OSError:
+            break
+    handle.close()  # another run uses the same --out and holds it: that run's lock covers both
+    return None
 
 
 def _release_run_lock(handle: IO[bytes] | None, out_dir: Path) -> None:
@@ -320,7 +328,10 @@ def run_lab(
     elapsed = time.monotonic() - started
     code = process.returncode
     if result is not None:
-        result = printable_data(result)  # shown on a terminal and in the TUI: no control characters
+        try:
+            result = printable_data(result)  # shown on a terminal and in the TUI: no control characters
+        except RecursionError:
+            result, garbage = None, garbage + 1  # nested past any real result: unreadable output
 
     def outcome(status: str, message: str, reason: str = "") -> LabOutcome:
         return LabOutcome(
