@@ -166,3 +166,14 @@ def test_lab_without_a_name_is_one_line_on_stderr() -> None:  # review 6 #8
     assert result.returncode == 2
     assert result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1 and "studyapp lab list" in result.stderr
+
+
+def test_no_studyapp_parser_takes_abbreviations() -> None:
+    """Every command's parser (today's and any added later) refuses `--data` for `--data-dir`."""
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert parser.allow_abbrev is False
+    for name, command in subparsers.choices.items():
+        assert command.allow_abbrev is False, name
+    result = run_cli("topics", "--data", "somewhere")
+    assert result.returncode == 2 and "unrecognized arguments: --data somewhere" in result.stderr
