@@ -18,9 +18,11 @@ Exit codes: 0 ok, 1 crashed, 2 bad options or input, 3 a dependency is missing, 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+import re
 import sys
 import traceback
 import unicodedata
@@ -76,7 +78,61 @@ def progress(phase: str, fraction: float | None = None, message: str = "") -> No
         _emit({"type": "progress", "phase": phase, "fraction": fraction, "message": message})
     else:
         pct = "" if fraction is None else f"{fraction * 100:5.1f}% "
-        print(f"[{pct}{phase}] {message}", file=sys.stderr, flush=True)
+        print(printable(f"[{pct}{phase}] {message}"), file=sys.stderr, flush=True)
+
+
+def finite_float(text: str) -> float:
+    """A float option value: `nan` and `inf` are refused (a NaN compares false with every limit)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"숫자가 아닙니다 (not a number): {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"유한한 숫자여야 합니다 (must be a finite number): {text!r}")
+    return value
+
+
+def bounded_float(low: float, high: float, *, above: bool = False) -> Callable[[str], float]:
+    """An argparse `type` for a float in [low, high] (or (low, high] with above=True), never nan/inf."""
+
+    def parse(text: str) -> float:
+        value = finite_float(text)
+        if value > high or value < low or (above and value == low):
+            opening = "(" if above else "["
+            raise argparse.ArgumentTypeError(
+                f"{opening}{low:g}, {high:g}] 범위의 숫자여야 합니다 (must be in {opening}{low:g}, {high:g}]): {text!r}"
+            )
+        return value
+
+    return parse
+
+
+def bounded_int(low: int, high: int) -> Callable[[str], int]:
+    """An argparse `type` for a whole number in [low, high]: absurd sizes are refused before any work."""
+
+    def parse(text: str) -> int:
+        stripped = text.strip()
+        digits = stripped[1:] if stripped[:1] in "+-" else stripped
+        if not (digits.isascii() and digits.isdigit()) or len(digits) > 18:
+            raise argparse.ArgumentTypeError(
+                f"{low}..{high} 범위의 정수여야 합니다 (must be a whole number {low}..{high}): {text!r}"
+            )
+        value = int(stripped)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{low}..{high} 범위의 정수여야 합니다 (must be a whole number {low}..{high}): {text!r}"
+            )
+        return value
+
+    return parse
+
+
+def _harden(parser: argparse.ArgumentParser) -> None:
+    """No option abbreviations, and no float option that takes nan or inf (in every lab's parser)."""
+    parser.allow_abbrev = False
+    for action in parser._actions:
+        if action.type is float:
+            action.type = finite_float
 
 
 def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
@@ -86,6 +142,7 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> a
         raise LabUsageError(message)
 
     parser.error = fail  # type: ignore[method-assign]
+    _harden(parser)
     if _protocol_mode():
         # --help would print to the protocol stream and exit without a result: say it in one line.
         parser.print_help = lambda file=None: fail(  # type: ignore[method-assign]
@@ -94,8 +151,22 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> a
     return parser.parse_args(argv)
 
 
+# Terminal control characters (C0 but tab/newline, DEL, C1): a label read from a learner's CSV or a
+# trace could hold an escape sequence that retitles or clears the terminal when printed by hand.
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` with control characters shown as visible `\\xNN` escapes (newline and tab kept)."""
+    return _CONTROL_CHARS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def format_report(result: dict[str, Any]) -> str:
     """A plain-text report of a result: tables, findings, artifacts (for runs by hand)."""
+    return printable(_format_report(result))
+
+
+def _format_report(result: dict[str, Any]) -> str:
     lines: list[str] = []
     if result.get("summary"):
         lines += [str(result["summary"]), ""]
@@ -147,7 +218,9 @@ def run_lab(
     except LabDependencyError as exc:
         _fail(name, str(exc), "dependency", EXIT_DEPENDENCY)
     except Exception as exc:  # a crash: full traceback to stderr, one line on the protocol
-        traceback.print_exc(file=sys.stderr)
+        # stderr may be a log on the same full disk: the protocol line below still says why.
+        with contextlib.suppress(OSError):
+            traceback.print_exc(file=sys.stderr)
         _fail(name, f"{type(exc).__name__}: {exc}", "crash", EXIT_CRASH)
     result.setdefault("lab", name)
     result.setdefault("status", "ok")
@@ -162,5 +235,5 @@ def _fail(name: str, message: str, kind: str, code: int) -> NoReturn:
     if _protocol_mode():
         _emit({"type": "error", "message": message, "kind": kind})
     else:
-        print(f"{name}: {message}", file=sys.stderr)
+        print(printable(f"{name}: {message}"), file=sys.stderr)
     sys.exit(code)

@@ -22,7 +22,15 @@ from studyapp.i18n import LANGS, Translator
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so every error is one line and exit 2."""
+    """argparse that raises instead of exiting, so every error is one line and exit 2.
+
+    Abbreviations are off: `studyapp lab errors --data FILE` must pass `--data` to the lab, not
+    take it as a short form of studyapp's own `--data-dir`.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> Any:  # type: ignore[override]
         raise StudyappError(f"{self.prog}: {message}")
@@ -158,6 +166,14 @@ def cmd_home(args: argparse.Namespace, t: Translator) -> int:
     return run_tui(args, t, start="home")
 
 
+def _lab_args(extra: list[str]) -> list[str]:
+    """The lab's own options; a `--` separator (`studyapp lab NAME -- --opt`) is not one of them."""
+    if "--" in extra:
+        extra = list(extra)
+        extra.remove("--")
+    return extra
+
+
 COMMANDS = {"check": cmd_check, "topics": cmd_topics, "cards": cmd_cards}
 
 
@@ -168,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if extra and args.command != "lab":
             raise StudyappError(f"studyapp: unrecognized arguments: {' '.join(extra)}")
         if args.command == "lab":
-            args.lab_args = extra  # options for the lab itself, passed through
+            args.lab_args = _lab_args(extra)  # options for the lab itself, passed through
         t = Translator(args.lang)
         if args.command is None:
             return cmd_home(args, t)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from studyapp import locations
-from studyapp.errors import EXIT_OK, EXIT_USAGE, StudyappError
+from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
 
 
@@ -154,16 +154,36 @@ def add_lab_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     lab.add_argument("--quick", action="store_true", help="small settings, finishes in seconds")
     lab.add_argument("--json", action="store_true", help="print one JSON result object on stdout")
     lab.add_argument("--out", metavar="DIR", help="artifact directory (default DATA_DIR/runs/NAME/TIMESTAMP)")
-    lab.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the lab after this long")
+    lab.add_argument(
+        "--timeout", type=_timeout_seconds, metavar="SECONDS", help="stop the lab after this long"
+    )
     lab.set_defaults(handler=cmd_lab, lab_args=[], lab_parser=lab)
+
+
+MAX_LAB_TIMEOUT_S = 24 * 3600.0
+
+
+def _timeout_seconds(text: str) -> float:
+    """--timeout: a positive, finite number of seconds (`nan` would switch the safety timeout off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= MAX_LAB_TIMEOUT_S:  # False for nan as well
+        raise argparse.ArgumentTypeError(
+            f"must be more than 0 and at most {MAX_LAB_TIMEOUT_S:.0f} seconds: {text!r}"
+        )
+    return value
 
 
 def cmd_lab(args: argparse.Namespace, t: Translator) -> int:
     from studyapp.labrunner import cli as lab_cli
 
-    if args.name is None or (args.help and args.name == "list"):
+    if args.help and args.name in (None, "list"):
         args.lab_parser.print_help()
-        return EXIT_OK if args.help else EXIT_USAGE
+        return EXIT_OK
+    if args.name is None:  # a usage mistake: one line on stderr, like every other one
+        raise StudyappError("lab: name a lab to run, or 'list' (studyapp lab list; studyapp lab --help)")
     return lab_cli.run_command(args, t, open_store)
 
 

@@ -19,7 +19,7 @@ def test_cache_is_reused_and_rebuilt_on_edit(tmp_path: Path) -> None:
     root = write_content(tmp_path / "content")
     cache = tmp_path / "cache"
     first = load_cached(root, cache)
-    assert len(list(cache.glob("content-*.pickle"))) == 1
+    assert len(list(cache.glob("content-*.json"))) == 1
     assert load_cached(root, cache).items.keys() == first.items.keys()
     items = root / "items" / "demo.yaml"
     items.write_text(
@@ -43,8 +43,8 @@ def test_garbage_cache_file_is_ignored(tmp_path: Path) -> None:
     root = write_content(tmp_path / "content")
     cache = tmp_path / "cache"
     load_cached(root, cache)
-    (cached,) = cache.glob("content-*.pickle")
-    cached.write_bytes(b"not a pickle")
+    (cached,) = cache.glob("content-*.json")
+    cached.write_bytes(b"not a cache")
     assert len(load_cached(root, cache).items) == 20
 
 

@@ -24,12 +24,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from labs._protocol import LabUsageError, progress
+from labs._protocol import LabUsageError, bounded_float, bounded_int, progress
 from labs._protocol import parse_args as parse_lab_args
 from labs.amdahl import laws, work
 
 MAX_PROCESSES = 64  # measure mode: more processes than this is a typo, not an experiment
 MAX_THREADS = 256  # simulate mode
+MAX_SECONDS = 60.0  # --seconds: a one-worker run longer than a minute is a typo
+MAX_REPEATS = 100
 
 
 # ---------------------------------------------------------------------------------------------
@@ -61,22 +63,6 @@ def _worker_list(text: str) -> list[int]:
     return sorted(set(values))
 
 
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"숫자가 아닙니다: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"0보다 커야 합니다: {text}")
-    return value
-
-
-def _count(text: str) -> int:
-    if not text.strip().isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"1 이상의 정수여야 합니다: {text!r}")
-    return int(text)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m labs.amdahl", description="Amdahl's law: calculate, measure, simulate."
@@ -98,22 +84,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--speedup",
-        type=_positive,
+        type=bounded_float(0, 1e6, above=True),
         default=None,
         help="calc mode: a measured speedup, to estimate s by Karp–Flatt",
     )
     parser.add_argument(
-        "--at", type=_count, default=None, help="calc mode: the number of workers that gave --speedup"
+        "--at",
+        type=bounded_int(1, 1_000_000),
+        default=None,
+        help="calc mode: the number of workers that gave --speedup",
     )
     parser.add_argument(
         "--seconds",
-        type=_positive,
+        type=bounded_float(0, MAX_SECONDS, above=True),
         default=None,
         help="length of the one-worker run (measure: 1.0, simulate: 0.5; quick 0.3)",
     )
     parser.add_argument(
         "--repeats",
-        type=_count,
+        type=bounded_int(1, MAX_REPEATS),
         default=None,
         help="runs per worker count; the median is reported (default 5)",
     )

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from labs._protocol import LabDependencyError, LabUsageError, parse_args, progress
+from labs._protocol import LabDependencyError, LabUsageError, bounded_int, parse_args, progress
 from labs.benchmark.compare import (
     CONTROL_GROUP,
     FIXED_PCT,
@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-time", type=float, default=None, help="테스트 하나를 재는 최대 시간(초)")
     parser.add_argument("--min-rounds", type=int, default=None, help="테스트 하나의 최소 round 수")
     # 숨은 옵션: suite의 함수들을 N배 느리게 만든다 (regression을 심어 --compare를 시험할 때)
-    parser.add_argument("--slowdown", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--slowdown", type=bounded_int(1, 1000), default=1, help=argparse.SUPPRESS)
     return parser
 
 

@@ -17,9 +17,10 @@ what `prof.key_averages()` reports as `self_cpu_time_total`.
 
 from __future__ import annotations
 
-import gzip
 import json
+import math
 import os
+import stat
 import statistics
 import zlib
 from dataclasses import dataclass
@@ -66,30 +67,56 @@ class Event:
 # --------------------------------------------------------------------------- loading
 
 
+MAX_TRACE_BYTES = 2 * 1024**3  # a trace (or what its gzip inflates to) past 2 GB is refused, not read
+
+
 def load_trace(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a `.json` or `.json.gz` trace file. Any problem → LabUsageError with one line."""
+    """Read a `.json` or `.json.gz` trace file. Any problem → LabUsageError with one line.
+
+    Bounded: only a regular file is read (never a FIFO or /dev/zero), gzip is inflated in chunks
+    and refused past MAX_TRACE_BYTES, nesting too deep for the JSON parser is refused, and NaN,
+    Infinity or numbers too big for a float become null, so those events are skipped like other
+    malformed ones instead of turning a share into "nan%".
+    """
     path = os.fspath(path)
-    if not os.path.exists(path):
-        raise LabUsageError(f"trace file not found: {path}")
-    if os.path.isdir(path):
+    try:
+        info = os.stat(path)
+    except OSError:
+        raise LabUsageError(f"trace file not found: {path}") from None
+    if stat.S_ISDIR(info.st_mode):
         raise LabUsageError(f"{path} is a directory, not a trace file")
+    if not stat.S_ISREG(info.st_mode):
+        raise LabUsageError(f"{path} is not a regular file (a FIFO or device?), not a trace file")
+    limit = MAX_TRACE_BYTES
+    too_big = f"{path} is over {_size(limit)}{{how}}: too big for this lab (a real trace is far smaller)"
+    if info.st_size > limit:
+        raise LabUsageError(too_big.format(how=""))
     with open(path, "rb") as handle:
-        data = handle.read()
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise LabUsageError(too_big.format(how=""))
     if not data.strip():
         raise LabUsageError(f"{path} is empty, not a trace")
     if data[:2] == b"\x1f\x8b":  # gzip magic number, whatever the file is called
         try:
-            data = gzip.decompress(data)
+            data = _gunzip(data, limit)
         except (EOFError, OSError, zlib.error) as exc:
             raise LabUsageError(f"{path} is a truncated or damaged gzip file ({exc})") from None
+        if data is None:
+            raise LabUsageError(too_big.format(how=" once decompressed"))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise LabUsageError(f"{path} is not a text (JSON) file") from None
+    del data
     if not text.strip():
         raise LabUsageError(f"{path} is empty, not a trace")
     try:
-        document = json.loads(text)
+        document = json.loads(
+            text, parse_constant=lambda _: None, parse_float=_finite, parse_int=_bounded_int
+        )
+    except RecursionError:
+        raise LabUsageError(f"{path} is nested too deeply to be a Chrome trace") from None
     except json.JSONDecodeError as exc:
         body = text.strip()
         # Starts like a JSON document but does not end like one: the file was cut short.
@@ -106,6 +133,37 @@ def load_trace(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not document["traceEvents"]:
         raise LabUsageError(f"{path} is an empty trace: traceEvents has no events")
     return document
+
+
+def _gunzip(data: bytes, limit: int) -> bytearray | None:
+    """The inflated bytes of every gzip member in `data`, or None once they pass `limit`."""
+    out = bytearray()
+    while data:
+        inflater = zlib.decompressobj(wbits=31)  # 31: a gzip header and trailer
+        pending = data
+        while not inflater.eof:
+            chunk = inflater.decompress(pending, 16 * 1024 * 1024)  # bounded pieces, never all at once
+            out += chunk
+            if len(out) > limit:
+                return None
+            pending = inflater.unconsumed_tail
+            if not chunk and not pending:
+                raise EOFError("compressed data ended before the end-of-stream marker")
+        data = inflater.unused_data.lstrip(b"\0")  # the next member, if any (zero padding allowed)
+    return out  # not bytes(out): a copy of a trace near the limit would double the memory
+
+
+def _finite(text: str) -> float | None:
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+def _bounded_int(text: str) -> int | None:
+    return int(text) if len(text) <= 30 else None  # also keeps float(ts) from overflowing
+
+
+def _size(limit: int) -> str:
+    return f"{limit / 1024**3:g} GB" if limit >= 1024**3 else f"{limit / 1024**2:g} MB"
 
 
 def complete_events(document: dict[str, Any], source: str = "trace") -> list[Event]:

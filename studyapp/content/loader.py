@@ -28,6 +28,7 @@ from studyapp.content.model import (
 )
 from studyapp.content.yamlfile import FileProblem, LinedDict, LinedList, read_yaml
 from studyapp.errors import StudyappError
+from studyapp.safetext import first_control_char, printable
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MIN_ITEMS_PER_TOPIC = 20
@@ -47,7 +48,8 @@ class Problem:
         if base is not None and self.path.is_relative_to(base):
             shown = self.path.relative_to(base)
         prefix = "warning: " if self.warning else ""
-        return f"{shown}:{self.line}: {prefix}{self.message}"
+        # Messages quote content (a bad id, a bad answer): never send its control characters to a terminal.
+        return printable(f"{shown}:{self.line}: {prefix}{self.message}")
 
 
 class ContentError(StudyappError):
@@ -109,7 +111,8 @@ class _Collector:
         value = self.text(data, key, what)
         if value is not None and not SLUG.match(value):
             self.error(
-                data.line_of(key), f"{what}: '{key}' must be a lowercase slug like 'my-id', got '{value}'"
+                data.line_of(key),
+                f"{what}: '{key}' must be a lowercase slug like 'my-id', got {_shown(value)}",
             )
             return None
         return value
@@ -126,8 +129,49 @@ class _Collector:
             if isinstance(entry, str) and SLUG.match(entry):
                 result.append(entry)
             else:
-                self.error(value.line_of(index), f"{what}: '{key}' entries must be slugs, got {entry!r}")
+                self.error(
+                    value.line_of(index), f"{what}: '{key}' entries must be slugs, got {_shown(entry)}"
+                )
         return tuple(result)
+
+
+def _check_control_chars(c: _Collector, data: Any) -> None:
+    """Report every key or text in a file that holds a terminal control character (ESC, BEL, NUL…).
+
+    Content is printed as-is by the quiz; an escape sequence in an explanation would retitle the
+    window or recolour the session. Walked with a stack: a deeply nested file cannot overflow it.
+    """
+    stack: list[tuple[Any, int]] = [(data, getattr(data, "line", 1))]
+    while stack:
+        value, line = stack.pop()
+        if isinstance(value, str):
+            found = first_control_char(value)
+            if found is not None:
+                c.error(
+                    line,
+                    f"text holds the control character U+{ord(found):04X}: remove it "
+                    "(only newline and tab are allowed)",
+                )
+        elif isinstance(value, LinedDict):
+            for key, child in value.items():
+                stack.append((key, value.line_of(key)))
+                stack.append((child, value.line_of(key)))
+        elif isinstance(value, LinedList):
+            stack.extend((child, value.line_of(index)) for index, child in enumerate(value))
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """A short quote of a bad value for a message: containers by kind, text cut at `limit`.
+
+    Never the full repr: a value can be megabytes (or, before aliases were refused, a
+    billion-laughs tree) and the message must stay one short line.
+    """
+    if isinstance(value, (dict, list, tuple, set)):
+        return _type_name(value)
+    if isinstance(value, str):
+        return repr(value[:limit]) + ("…" if len(value) > limit else "")
+    text = repr(value)
+    return text[:limit] + ("…" if len(text) > limit else "")
 
 
 def _type_name(value: Any) -> str:
@@ -180,7 +224,7 @@ def _read_examples(c: _Collector, data: LinedDict, key: str, what: str) -> tuple
         c.fields(example, f"{what} example", ["answer", "text"], [])
         answer, text = example.get("answer"), c.text(example, "text", f"{what} example")
         if answer not in ANSWERS:
-            c.error(example.line_of("answer"), f"{what} example: answer must be O or X, got {answer!r}")
+            c.error(example.line_of("answer"), f"{what} example: answer must be O or X, got {_shown(answer)}")
         elif text:
             examples.append(Example(answer, text, example.line))
     return tuple(examples)
@@ -198,7 +242,10 @@ def _read_section(c: _Collector, data: LinedDict, topic_id: str) -> Section | No
     kind = data.get("kind")
     title = c.text(data, "title", what)
     if kind not in SECTION_KINDS:
-        c.error(data.line_of("kind"), f"{what}: kind must be one of {', '.join(SECTION_KINDS)}, got {kind!r}")
+        c.error(
+            data.line_of("kind"),
+            f"{what}: kind must be one of {', '.join(SECTION_KINDS)}, got {_shown(kind)}",
+        )
         return None
     if section_id is None or title is None:
         return None
@@ -310,7 +357,7 @@ def _read_item(c: _Collector, data: LinedDict, topic_id: str) -> Item | None:
     section = c.slug(data, "section", what)
     answer = data.get("answer")
     if answer not in ANSWERS:
-        c.error(data.line_of("answer"), f"{what}: answer must be O or X, got {answer!r}")
+        c.error(data.line_of("answer"), f"{what}: answer must be O or X, got {_shown(answer)}")
     pattern = data.get("pattern", False)
     if not isinstance(pattern, bool):
         c.error(data.line_of("pattern"), f"{what}: pattern must be true or false")
@@ -562,14 +609,16 @@ def check_content(root: Path, known_labs: set[str] | None = None) -> tuple[Conte
     def parse(path: Path) -> Any:
         c.where = path
         try:
-            return read_yaml(path)
+            data = read_yaml(path)
         except FileProblem as exc:
             c.error(exc.line, exc.message)
             unreadable.append(path)
             return None
+        _check_control_chars(c, data)
+        return data
 
     misconceptions_file = root / "misconceptions.yaml"
-    if misconceptions_file.exists():
+    if misconceptions_file.exists() or misconceptions_file.is_symlink():  # a broken link is a problem
         data = parse(misconceptions_file)
         if data is not None:
             file_data = c.mapping(data, 1, "misconceptions file")
@@ -604,7 +653,7 @@ def check_content(root: Path, known_labs: set[str] | None = None) -> tuple[Conte
                 items[item.id] = item
 
     checklist_file = root / "checklist.yaml"
-    if not checklist_file.exists():
+    if not checklist_file.exists() and not checklist_file.is_symlink():
         c.error(1, "checklist.yaml is missing", checklist_file)
     else:
         data = parse(checklist_file)
@@ -642,7 +691,7 @@ def load_content(root: Path, known_labs: set[str] | None = None) -> Content:
     errors = [p for p in problems if not p.warning]
     if content is None or errors:
         # A file that cannot be read at all is the root cause of what follows: name it first.
-        unreadable = ("YAML", "not UTF-8", "empty file", "cannot read")
+        unreadable = ("YAML", "not UTF-8", "empty file", "cannot read", "file too large")
         errors.sort(key=lambda p: not p.message.startswith(unreadable))
         raise ContentError(errors, base=Path.cwd())
     return content

@@ -13,7 +13,15 @@ from typing import Any
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from studyapp.i18n import Translator
 from studyapp.labrunner import registry
-from studyapp.labrunner.runner import STATUS_CANCELLED, STATUS_OK, LabOutcome, ProgressEvent, run_and_record
+from studyapp.labrunner.runner import (
+    STATUS_CANCELLED,
+    STATUS_OK,
+    LabOutcome,
+    ProgressEvent,
+    run_and_record,
+    sweep_stale_runs,
+)
+from studyapp.safetext import printable
 
 STRINGS = {
     "ko": {
@@ -53,15 +61,12 @@ def run_command(
     t.register(STRINGS)
     store = open_store(args)
     if args.name == "list":
+        sweep_stale_runs(store)  # runs of a studyapp that was killed are not "running" for ever
         return _list(args, t, store)
     info = registry.get(args.name)
     if args.help:
         return show_lab_help(info)
     out_dir = Path(args.out).expanduser().resolve() if args.out else None
-    if args.timeout is not None and args.timeout <= 0:
-        from studyapp.errors import StudyappError
-
-        raise StudyappError("--timeout must be positive")
     cancel = threading.Event()
     outcome = _run_with_progress(
         store, info, args, out_dir, cancel, show=not args.json and sys.stderr.isatty()
@@ -86,7 +91,7 @@ def run_command(
         if info.check_question and sys.stdin.isatty():
             _ask_check_question(store, info, t)
     if outcome.status != STATUS_OK:
-        print(f"studyapp: {outcome.message}", file=sys.stderr)
+        print(printable(f"studyapp: {outcome.message}"), file=sys.stderr)
     return exit_code(outcome)
 
 
@@ -163,7 +168,7 @@ def _list(args: argparse.Namespace, t: Translator, store: Any) -> int:
                 "topics": list(info.topics),
                 "checklist": list(info.checklist),
                 "last_status": last.status if last else None,
-                "last_summary": last.summary if last else None,
+                "last_summary": printable(last.summary) if last and last.summary else None,
             }
         )
     if getattr(args, "json", False):
@@ -214,7 +219,7 @@ def render_result(outcome: LabOutcome, t: Translator) -> list[Any]:
     artifacts = dict(result.get("artifacts") or {})
     artifacts.setdefault("dir", str(outcome.artifact_dir))
     parts.append(Text(t("lab.artifacts"), style="bold"))
-    parts += [Text(f"  {name}: {path}") for name, path in artifacts.items()]
+    parts += [Text(printable(f"  {name}: {path}")) for name, path in artifacts.items()]
     return parts
 
 

@@ -8,22 +8,33 @@ A lab that crashes, prints garbage, hangs past its timeout or is cancelled ends 
 
 from __future__ import annotations
 
+import atexit
+import errno
 import json
 import os
 import queue
+import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from studyapp import locations
+from studyapp.errors import StudyappError
 from studyapp.labrunner.registry import LabInfo
+from studyapp.safetext import printable, printable_data
+
+try:  # advisory locks show which recorded runs still have a live studyapp behind them
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: stale runs are not detected there
+    fcntl = None  # type: ignore[assignment]
 
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"
@@ -59,6 +70,112 @@ class LabOutcome:
         if self.result and self.result.get("summary"):
             return str(self.result["summary"])
         return self.message
+
+
+# The lab processes this studyapp started and has not reaped: stopped at exit, whatever ends the
+# app (ctrl+q in the TUI, an exception), so no lab outlives the app that shows it.
+_LIVE: set[subprocess.Popen[bytes]] = set()
+_LIVE_LOCK = threading.Lock()
+
+# A run holds an exclusive lock on this file in its artifact directory while it runs; a "running"
+# record whose lock is free belongs to a studyapp that was killed (see `sweep_stale_runs`).
+RUN_LOCK = ".lab-run.lock"
+STALE_GRACE = timedelta(minutes=2)  # a run just recorded may not hold its lock yet
+INTERRUPTED_SUMMARY = "interrupted: studyapp ended before the lab finished"
+LOW_SPACE_BYTES = 1024 * 1024
+
+
+class OutDirError(StudyappError):
+    """The artifact directory cannot be created or written: one line, exit 2, nothing recorded."""
+
+
+def prepare_out_dir(out_dir: Path) -> None:
+    """Create `out_dir` (and its parents) or explain in one line why it cannot be used."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if not out_dir.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "not a directory")
+    except FileExistsError:
+        raise OutDirError(f"cannot use --out {out_dir}: it is a file, not a directory") from None
+    except OSError as exc:
+        raise OutDirError(f"cannot use --out {out_dir}: {exc.strerror or exc}") from None
+
+
+def _stop_all_at_exit() -> None:
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    for process in live:
+        _stop(process)
+
+
+atexit.register(_stop_all_at_exit)
+
+
+def _hold_run_lock(out_dir: Path) -> IO[bytes] | None:
+    if fcntl is None:
+        return None
+    try:
+        handle = (out_dir / RUN_LOCK).open("wb")
+    except OSError:
+        return None  # a full or odd file system: the run still runs, only stale detection is lost
+    for _ in range(100):  # a sweeper may hold a shared lock for an instant
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return handle
+        except BlockingIOError:
+            time.sleep(0.01)
+        except OSError:
+            break
+    handle.close()  # another run uses the same --out and holds it: that run's lock covers both
+    return None
+
+
+def _release_run_lock(handle: IO[bytes] | None, out_dir: Path) -> None:
+    if handle is None:
+        return
+    (out_dir / RUN_LOCK).unlink(missing_ok=True)
+    handle.close()
+
+
+def _owner_alive(artifact_dir: str | None) -> bool | None:
+    """True when a live studyapp holds the run's lock, False when none does, None if unknown."""
+    if fcntl is None or not artifact_dir:
+        return None
+    lock = Path(artifact_dir) / RUN_LOCK
+    try:
+        with lock.open("rb") as handle:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            return False
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return None
+
+
+def sweep_stale_runs(store: Any, now: datetime | None = None) -> int:
+    """Mark "running" records whose studyapp is gone (killed, crashed) as cancelled/interrupted.
+
+    Without this a run whose studyapp was killed would show as running for ever in `lab list` and
+    the TUI. Returns how many records were changed.
+    """
+    now = now or datetime.now(timezone.utc)
+    changed = 0
+    for run in store.lab_runs():
+        if run.status != "running":
+            continue
+        started = run.started_at if run.started_at.tzinfo else run.started_at.replace(tzinfo=timezone.utc)
+        if now - started < STALE_GRACE and not Path(run.artifact_dir or "").joinpath(RUN_LOCK).exists():
+            continue
+        if _owner_alive(run.artifact_dir) is False:
+            try:
+                store.finish_lab_run(run.uid, STATUS_CANCELLED, INTERRUPTED_SUMMARY, None)
+            except (sqlite3.Error, StudyappError):
+                return changed  # a read-only or busy store: list the runs as they are
+            changed += 1
+    return changed
 
 
 def default_out_dir(lab: str, data_dir: Path | None = None) -> Path:
@@ -122,14 +239,19 @@ def run_lab(
 ) -> LabOutcome:
     """Run a lab to the end (or until cancelled / timed out). Blocking; call from a thread in a UI."""
     out_dir = out_dir or default_out_dir(info.id)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    prepare_out_dir(out_dir)
     limit = timeout or (info.quick_timeout_s if quick else info.timeout_s)
     stderr_log = out_dir / "lab-stderr.log"
     started = time.monotonic()
     events: list[ProgressEvent] = []
     lines: queue.Queue[bytes | None] = queue.Queue()
+    try:
+        err = stderr_log.open("wb")
+    except OSError as exc:
+        raise OutDirError(f"cannot use --out {out_dir}: {exc.strerror or exc}") from None
+    run_lock = _hold_run_lock(out_dir)
 
-    with stderr_log.open("wb") as err:
+    with err:
         process = subprocess.Popen(
             lab_command(info, lab_args, quick, out_dir),
             stdin=subprocess.DEVNULL,
@@ -138,6 +260,8 @@ def run_lab(
             env=_lab_env(data_dir),
             start_new_session=True,  # its own process group: we stop it and its workers together
         )
+        with _LIVE_LOCK:
+            _LIVE.add(process)
 
         def pump() -> None:
             assert process.stdout is not None
@@ -171,9 +295,9 @@ def run_lab(
                     garbage += 1
                 elif message.get("type") == "progress":
                     event = ProgressEvent(
-                        str(message.get("phase", "")),
+                        printable(str(message.get("phase", ""))),
                         _fraction(message.get("fraction")),
-                        str(message.get("message", "")),
+                        printable(str(message.get("message", ""))),
                     )
                     events.append(event)
                     if on_progress is not None:
@@ -195,8 +319,19 @@ def run_lab(
                 except subprocess.TimeoutExpired:
                     stopped_for = "timeout"
                     _stop(process)
+                except KeyboardInterrupt:
+                    stopped_for = "cancelled"
+                    _stop(process)
+            with _LIVE_LOCK:
+                _LIVE.discard(process)
+            _release_run_lock(run_lock, out_dir)
     elapsed = time.monotonic() - started
     code = process.returncode
+    if result is not None:
+        try:
+            result = printable_data(result)  # shown on a terminal and in the TUI: no control characters
+        except RecursionError:
+            result, garbage = None, garbage + 1  # nested past any real result: unreadable output
 
     def outcome(status: str, message: str, reason: str = "") -> LabOutcome:
         return LabOutcome(
@@ -217,17 +352,25 @@ def run_lab(
     if stopped_for == "timeout":
         return outcome(STATUS_FAILED, f"{info.id}: stopped after {limit:.0f} s (timeout)", "timeout")
     if code == 0 and result is not None:
-        (out_dir / "result.json").write_text(
-            json.dumps(result, ensure_ascii=False, indent=2), encoding="utf-8"
-        )
-        return outcome(STATUS_OK, str(result.get("summary", "")))
+        try:
+            (out_dir / "result.json").write_text(
+                json.dumps(result, ensure_ascii=False, indent=2), encoding="utf-8"
+            )
+        except OSError as exc:
+            return outcome(
+                STATUS_FAILED,
+                f"{info.id}: cannot write {out_dir / 'result.json'}: {exc.strerror or exc}",
+                "crash",
+            )
+        return outcome(STATUS_OK, printable(str(result.get("summary", ""))))
     if code == EXIT_INTERRUPTED or (error and error.get("kind") == "cancelled"):
         return outcome(STATUS_CANCELLED, f"{info.id}: cancelled", "cancelled")
+    full_disk = _full_disk_note(out_dir)
     if error is not None:
         reason = str(error.get("kind", "crash"))
         text = _one_line(str(error.get("message", "")))
         if reason == "crash":
-            text = f"{info.id} lab crashed: {text} (details: {stderr_log})"
+            text = f"{info.id} lab crashed: {text}{full_disk} (details: {stderr_log})"
         else:
             text = f"{info.id}: {text}"
         return outcome(STATUS_FAILED, text, reason)
@@ -239,14 +382,29 @@ def run_lab(
         )
     reason = "garbage" if garbage else "crash"
     return outcome(
-        STATUS_FAILED, f"{info.id} lab failed with exit code {code} (details: {stderr_log})", reason
+        STATUS_FAILED,
+        f"{info.id} lab failed with exit code {code}{full_disk} (details: {stderr_log})",
+        reason,
     )
+
+
+def _full_disk_note(out_dir: Path) -> str:
+    """A note for a failed run whose artifact directory has (almost) no space left: the real cause.
+
+    A lab that cannot write its artifacts often cannot write its error log either (same disk), so
+    the log would be empty and the learner left guessing.
+    """
+    try:
+        free = shutil.disk_usage(out_dir).free
+    except OSError:
+        return ""
+    return f" — no space left on the disk of {out_dir} ({free} bytes free)" if free < LOW_SPACE_BYTES else ""
 
 
 def _parse_line(raw: bytes) -> dict[str, Any] | None:
     try:
         message = json.loads(raw.decode("utf-8", errors="replace"))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return message if isinstance(message, dict) else None
 
@@ -258,18 +416,22 @@ def _fraction(value: Any) -> float | None:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())[:300]
+    return printable(" ".join(text.split())[:300])
 
 
 def run_and_record(store: Any, info: LabInfo, lab_args: Sequence[str] = (), **kwargs: Any) -> LabOutcome:
     """Run a lab and record the run (start, end, status, summary, artifacts) in the progress store."""
     out_dir = kwargs.pop("out_dir", None) or default_out_dir(info.id, store.path.parent)
+    prepare_out_dir(out_dir)  # before the run is recorded: an unusable --out leaves no record behind
     run_uid = store.start_lab_run(info.id, str(out_dir))
     outcome: LabOutcome | None = None
     try:
         outcome = run_lab(info, lab_args, out_dir=out_dir, data_dir=store.path.parent, **kwargs)
+    except OutDirError as exc:  # e.g. the disk filled between creating the folder and its log
+        store.finish_lab_run(run_uid, STATUS_FAILED, str(exc), None)
+        raise
     finally:
-        if outcome is None:  # interrupted before an outcome existed
+        if outcome is None and sys.exc_info()[0] is not OutDirError:  # interrupted before an outcome
             store.finish_lab_run(run_uid, STATUS_CANCELLED, "interrupted", None)
     store.finish_lab_run(run_uid, outcome.status, outcome.summary, outcome.result)
     return outcome

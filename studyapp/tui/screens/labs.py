@@ -93,6 +93,9 @@ class LabsScreen(StudyScreen):
         table.add_column(t("labs.col.topics"), key="topics")
         table.add_column(t("labs.col.last"), key="last")
         self.query_one("#lab-run").display = False
+        from studyapp.labrunner.runner import sweep_stale_runs
+
+        sweep_stale_runs(self.study.store)  # a run of a killed studyapp is not "running" for ever
         self._fill_table()
         table.focus()
         self._show_selected()
@@ -354,6 +357,12 @@ class LabsScreen(StudyScreen):
 
     def on_unmount(self) -> None:
         self._cancel.set()  # leaving the app mid-run stops the lab and its workers
+        if self.running is not None and self._run_uid is not None:
+            # The worker's LabFinished will never be handled now (ctrl+q): record the run here.
+            self.study.store.finish_lab_run(
+                self._run_uid, "cancelled", f"{self.running}: cancelled (app closed)", None
+            )
+            self.running = self._run_uid = None
 
 
 class CheckQuestionScreen(StudyModal):
