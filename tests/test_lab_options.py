@@ -65,7 +65,13 @@ def test_errors_data_reaches_the_lab(tmp_path: Path, isolated_home: Path, spelli
     result = run_cli("lab", "errors", "--json", *args)
     assert result.returncode == 0, result.stderr
     report = _json_result(result)
-    assert report["data"] == {"path": str(csv), "rows": 3, "true_col": "true", "pred_col": "pred", "score_col": None}
+    assert report["data"] == {
+        "path": str(csv),
+        "rows": 3,
+        "true_col": "true",
+        "pred_col": "pred",
+        "score_col": None,
+    }
     assert csv.is_file()  # not turned into a data directory
     assert [r.status for r in ProgressStore.in_dir(isolated_home).lab_runs("errors")] == ["ok"]
 
