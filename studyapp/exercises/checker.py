@@ -27,6 +27,7 @@ from typing import Any
 
 from studyapp import locations
 from studyapp.exercises.registry import ExerciseInfo
+from studyapp.labrunner.runner import stop_process_group
 
 # Verdicts of a check. The first three come from the checker; the rest are what studyapp saw.
 PASSED = "passed"
@@ -198,24 +199,6 @@ def checker_env(info: ExerciseInfo) -> dict[str, str]:
     return env
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop the checker and everything it started (the learner's child process too)."""
-    if process.poll() is not None:
-        return
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        process.terminate()
-    try:
-        process.wait(timeout=3)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            process.kill()
-        process.wait()
-
-
 def _stop_leftovers(process: subprocess.Popen[bytes]) -> None:
     """Stop what the checker started and left running (its process group outlives it)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -349,16 +332,16 @@ def run_check(
         stopped_for = INTERRUPTED
     finally:
         if stopped_for:
-            _stop(process)
+            stop_process_group(process)
         else:
             try:
                 process.wait(timeout=max(1.0, limit - (time.monotonic() - started)))
             except subprocess.TimeoutExpired:
                 stopped_for = TIMEOUT
-                _stop(process)
+                stop_process_group(process)
             except KeyboardInterrupt:
                 stopped_for = INTERRUPTED
-                _stop(process)
+                stop_process_group(process)
     _stop_leftovers(process)
     for reader in readers:
         reader.join(timeout=1)

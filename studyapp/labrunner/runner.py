@@ -105,7 +105,7 @@ def _stop_all_at_exit() -> None:
     with _LIVE_LOCK:
         live = list(_LIVE)
     for process in live:
-        _stop(process)
+        stop_process_group(process)
 
 
 atexit.register(_stop_all_at_exit)
@@ -208,8 +208,8 @@ def _lab_env(data_dir: Path | None = None) -> dict[str, str]:
     return env
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop the lab and everything it started (worker processes too)."""
+def stop_process_group(process: subprocess.Popen[bytes]) -> None:
+    """Stop a child started in its own process group, and everything it started (workers too)."""
     if process.poll() is not None:
         return
     try:
@@ -312,16 +312,16 @@ def run_lab(
             stopped_for = "cancelled"
         finally:
             if stopped_for:
-                _stop(process)
+                stop_process_group(process)
             else:
                 try:
                     process.wait(timeout=max(1.0, limit - (time.monotonic() - started)))
                 except subprocess.TimeoutExpired:
                     stopped_for = "timeout"
-                    _stop(process)
+                    stop_process_group(process)
                 except KeyboardInterrupt:
                     stopped_for = "cancelled"
-                    _stop(process)
+                    stop_process_group(process)
             with _LIVE_LOCK:
                 _LIVE.discard(process)
             _release_run_lock(run_lock, out_dir)
