@@ -18,6 +18,7 @@ from textual.widgets import Static
 
 from studyapp.errors import StudyappError
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions
+from studyapp.quiz.numbers import EXAMPLES as NUMBER_EXAMPLES
 from studyapp.quiz.presenting import answer_text, due_phrase, topic_path
 from studyapp.quiz.questions import KIND_DRILL, KIND_OX, Question
 from studyapp.tui.screens.base import StudyScreen, TitleBar
@@ -43,10 +44,15 @@ class QuizScreen(StudyScreen):
         Binding("ㅌ", "answer('X')", "key.answer_x", show=False),
         Binding("enter,space", "next", "key.next", key_display="⏎"),
         Binding("question_mark", "toggle_unsure", "key.unsure", key_display="?", priority=True),
-        Binding("u,ㅕ", "undo", "key.undo", key_display="u", priority=True),
-        Binding("c,ㅊ", "card", "key.card", key_display="c", priority=True),
-        Binding("l,ㅣ", "lab", "key.lab", key_display="l", priority=True),
-        Binding("q,escape,ㅂ", "end", "key.end", key_display="q", priority=True),
+        # Letters are not priority bindings: in a drill's number box they are typed (`abc` stays
+        # in the box); there, ctrl+z undoes, Esc ends, and Tab leaves the box for c / l / u / q.
+        Binding("u,ㅕ", "undo", "key.undo", key_display="u"),
+        Binding("ctrl+z", "undo", "key.undo", key_display="^z", show=False, priority=True),
+        Binding("c,ㅊ", "card", "key.card", key_display="c"),
+        Binding("l,ㅣ", "lab", "key.lab", key_display="l"),
+        Binding("escape", "end", "key.end", key_display="esc", priority=True),
+        Binding("q,ㅂ", "end", "key.end", key_display="q"),
+        Binding("tab", "toggle_box", "key.toggle_box", key_display="tab", show=False, priority=True),
         Binding("n", "restart('new')", "key.start_new", show=True),
         Binding("r", "restart('cram')", "key.start_cram", show=True),
         Binding("up", "scroll('up')", "key.scroll_up", show=False),
@@ -134,6 +140,8 @@ class QuizScreen(StudyScreen):
             return self.state == FEEDBACK
         if action == "toggle_unsure":
             return self.state == ASKING
+        if action == "toggle_box":
+            return self.state == ASKING and self.current_kind() == KIND_DRILL
         if action in ("card", "lab"):
             return self.state != EMPTY and self._shown_question() is not None
         if action == "undo":
@@ -248,8 +256,11 @@ class QuizScreen(StudyScreen):
         feedback = self.session.answer(response, unsure=self.unsure)  # commits before returning
         if feedback is None:
             hint = self.query_one("#quiz-hint", Static)
-            key = "quiz.unreadable_drill" if self.current_kind() == KIND_DRILL else "quiz.unreadable_ox"
-            hint.update(Content(self.t(key)))
+            if self.current_kind() == KIND_DRILL:
+                message = self.t("quiz.unreadable_drill", examples=", ".join(NUMBER_EXAMPLES))
+            else:
+                message = self.t("quiz.unreadable_ox")
+            hint.update(Content(message))
             hint.add_class("warning")
             return
         self.unsure = False
@@ -277,6 +288,18 @@ class QuizScreen(StudyScreen):
             self.action_end()
         else:
             self.show_current()
+
+    def action_toggle_box(self) -> None:
+        """Tab: leave the number box (so c / l / u / q act as keys) or go back into it."""
+        field = self.drill_input()
+        hint = self.query_one("#quiz-hint", Static)
+        hint.remove_class("warning")
+        if field.has_focus:
+            self.set_focus(None)
+            hint.update(Content(self.t("quiz.drill_hint_keys")))
+        else:
+            field.focus()
+            hint.update(Content(self.t("quiz.drill_hint")))
 
     def action_toggle_unsure(self) -> None:
         if self.state != ASKING:
