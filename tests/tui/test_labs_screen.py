@@ -38,7 +38,7 @@ async def test_lists_labs_with_last_result(make: Any, fake_labs: Path, store: Pr
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_labs(app, pilot)
         text = screen_text(app)
-        assert "fake" in text and "가짜 실습" in text and "bottleneck" in text
+        assert "fake" in text and "가짜 실습" in text and "성능 병목 분석" in text  # topic titles, not ids
         assert "실행 안 함" in text
         assert "테스트용 실습이다." in text
         assert screen.query_one("#labs-table", DataTable).row_count == 1
