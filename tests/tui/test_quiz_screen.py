@@ -88,7 +88,7 @@ async def test_answer_is_committed_before_feedback_is_shown(
         assert seen_at_feedback == [1]
         assert screen.state == FEEDBACK
         text = screen_text(app)
-        assert "✗ 오답" in text and "정답: X" in text and "내 답: O" in text
+        assert "✗ 틀림" in text and "정답은 X" in text and "내 답: O" in text
         assert "t-x1 해설" in text
         label = content.misconceptions[questions[1].misconception or ""]
         assert flat(label) in flat(text)  # the misconception label of an X item
@@ -271,7 +271,7 @@ async def test_drill_reads_a_number_and_hints_on_garbage(
         await pilot.press(*f"{float(drill.answer):.6g}", "enter")
         await pilot.pause()
         assert store.review_count() == 1 and store.reviews()[0].correct
-        assert screen.state == FEEDBACK and "✓ 정답" in screen_text(app)
+        assert screen.state == FEEDBACK and "✓ 맞음" in screen_text(app)
 
 
 async def test_statement_is_never_parsed_as_markup(make: Any) -> None:

@@ -184,6 +184,11 @@ class CardsScreen(StudyScreen):
             self.show(node.data[0], node.data[1])
             self.query_one("#card-tree", Tree).move_cursor(node)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "quiz" and self.study.in_session():
+            return None  # shown dimmed: opened from a question, the session must end first
+        return True
+
     def action_quiz(self, mode: str) -> None:
         options = SessionOptions(mode=mode, topic=self.topic_id)
         if self.study.in_session():

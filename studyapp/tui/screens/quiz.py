@@ -19,7 +19,7 @@ from textual.widgets import Static
 from studyapp.errors import StudyappError
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions
 from studyapp.quiz.numbers import EXAMPLES as NUMBER_EXAMPLES
-from studyapp.quiz.presenting import answer_text, due_phrase, topic_path
+from studyapp.quiz.presenting import answer_text, due_phrase, exam_note, fit, topic_path
 from studyapp.quiz.questions import KIND_DRILL, KIND_OX, Question
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.inputs import DrillInput
@@ -103,6 +103,15 @@ class QuizScreen(StudyScreen):
             return self._mode_label(), "", self.t("quiz.empty"), self.t("quiz.empty_hint")
         topic = topic_path(self.study.content, question.topic)
         kind = f" · {self.t('quiz.drill')}" if question.kind == KIND_DRILL else ""
+        if self.options.checklist:  # say which filter made this session
+            kind += f" · {self.t('quiz.checklist_filter', id=self.options.checklist)}"
+        if session.mode == "wrong":  # the notebook's grouping, visible while retrying
+            tag = question.misconception
+            label = (
+                self.study.content.misconceptions.get(tag, tag) if tag else self.t("quiz.no_misconception")
+            )
+            in_group = [q for q in session.queue if q.misconception == tag]
+            kind = f" · {fit(label, 40)} ({in_group.index(question) + 1}/{len(in_group)})"
         hint = self.t("quiz.drill_hint") if question.kind == KIND_DRILL else self.t("quiz.ox_hint")
         return (
             f"{self._mode_label()} · {topic}{kind}",
@@ -240,6 +249,9 @@ class QuizScreen(StudyScreen):
         if feedback.unsure:
             parts[0] = parts[0].append("  ").append(Content.styled(t("quiz.recorded_unsure"), "italic"))
         parts += [Content(""), Content(question.explanation)]
+        note = exam_note(self.study.content, question)
+        if note:
+            parts.append(Content.styled(t("quiz.exam_note", note=note), "$accent"))
         if question.misconception:
             label = self.study.content.misconceptions.get(question.misconception, question.misconception)
             parts += [Content(""), Content.styled(t("quiz.misconception", label=label), "$warning")]
