@@ -106,7 +106,9 @@ def test_quiz_in_a_real_terminal(tmux: Tmux, tmp_path: Path, size: tuple[int, in
     assert "본 문항 3/" in home_text  # progress is visible on day one
     if korean_locale:
         tmux.send("w")
-        notebook = tmux.wait(lambda text: "바로 가기" not in text and "틀린 문항 노트" in text, "the notebook")
+        notebook = tmux.wait(
+            lambda text: "바로 가기" not in text and "틀린 문항 노트" in text, "the notebook"
+        )
         assert "문항 · 오개념" in notebook and "esc 뒤로" in notebook  # the misses, and a way back
         assert all(len(line) <= size[0] for line in notebook.splitlines())
         tmux.send("Escape")

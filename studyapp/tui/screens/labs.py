@@ -226,6 +226,7 @@ class LabsScreen(StudyScreen):
         if self.running is not None:
             self.notify(self.t("labs.already_running"), timeout=2)
             return
+        self._sync_selected()
         info = self.labs.get(self.selected) if self.selected else None
         if info is None:
             return
@@ -247,6 +248,16 @@ class LabsScreen(StudyScreen):
         self._fill_table()
         self.refresh_bindings()
         self._run_worker(info, quick, out_dir, self._run_uid, self._cancel)
+
+    def _sync_selected(self) -> None:
+        """Take the selection from the list's cursor: a key typed right after ↓ (before the
+        highlight message arrived) must run the lab under the cursor, not the previous one."""
+        table = self.query_one("#labs-table", DataTable)
+        if table.row_count and 0 <= table.cursor_row < table.row_count:
+            lab_id = list(self.labs)[table.cursor_row]
+            if lab_id != self.selected:
+                self.selected = lab_id
+                self._show_selected()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="lab")
     def _run_worker(
@@ -294,7 +305,10 @@ class LabsScreen(StudyScreen):
         self.query_one("#labs-title", TitleBar).set(
             right=self.t("labs.done", lab=message.lab, status=status, seconds=outcome.elapsed_s)
         )
-        self.selected = message.lab
+        if message.lab != self.selected and message.lab in self.labs:
+            self.selected = message.lab
+            self.query_one("#labs-table", DataTable).move_cursor(row=list(self.labs).index(message.lab))
+            self._show_selected()
         self.show_outcome(outcome)
         asks = outcome.status == "ok" and self.needs_asking(message.lab)
         if self.is_current:
