@@ -82,9 +82,7 @@ def test_notebook(snap_compare: Any, make: Any, store: Any, content: Any) -> Non
     """The wrong-answer notebook at 80×24: misses under misconception headings."""
     from studyapp.quiz.questions import all_questions
 
-    tagged = sorted(
-        (item for item in content.items.values() if item.misconception), key=lambda item: item.id
-    )
+    tagged = sorted((item for item in content.items.values() if item.misconception), key=lambda item: item.id)
     questions = all_questions(content, include_drills=False)
     picked = [tagged[0], *[i for i in tagged if i.misconception == tagged[0].misconception][1:2]]
     picked.append(next(i for i in tagged if i.misconception != tagged[0].misconception))
