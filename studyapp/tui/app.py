@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime, tzinfo
@@ -22,6 +23,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 
 from studyapp.content.model import Content
+from studyapp.errors import StudyappError
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions
@@ -151,6 +153,14 @@ class StudyApp(App[int]):
         saved = store.get_meta(THEME_META_KEY)
         if saved and saved in self.available_themes:
             self.theme = saved
+
+    def run(self, *args: Any, **kwargs: Any) -> int | None:
+        """Refuse to draw into a pipe: `printf 'o\\n' | studyapp quiz` would wait forever for keys
+        that never come. One line and exit 2 instead (the CLI checks first; this is the TUI's own
+        guard for any other caller). Headless runs (tests, snapshots) are not terminals anyway."""
+        if not kwargs.get("headless") and not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise StudyappError(self.t("tui.needs_terminal"))
+        return super().run(*args, **kwargs)
 
     # -- time and shared data ------------------------------------------------------------------
     def now(self) -> datetime:

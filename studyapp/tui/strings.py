@@ -94,6 +94,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "cmd.quit.help": "studyapp 끝내기 (답은 이미 저장됨)",
         # notifications
         "notice.title": "진도 파일",
+        "tui.needs_terminal": "화면 모드에는 터미널이 필요합니다 (입력이 파이프입니다). 줄 단위로 풀려면 --plain을 쓰세요.",
         "notify.finish_session_first": "먼저 q로 세션을 끝내세요 (답은 이미 저장되었습니다).",
         "notify.no_labs": "실습을 찾을 수 없습니다.",
         "notify.no_linked_lab": "이 문항과 연결된 실습이 없습니다.",
@@ -349,6 +350,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "cmd.quit": "Quit",
         "cmd.quit.help": "Leave studyapp (answers are already saved)",
         "notice.title": "Progress file",
+        "tui.needs_terminal": "the TUI needs a terminal (input is a pipe); use --plain for line mode.",
         "notify.finish_session_first": "End the session with q first (answers are already saved).",
         "notify.no_labs": "No labs found.",
         "notify.no_linked_lab": "No lab is linked to this item.",

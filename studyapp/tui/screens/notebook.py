@@ -38,6 +38,7 @@ class NoteItem(Vertical, can_focus=True):
 
 class NotebookScreen(StudyScreen):
     CSS_PATH = "notebook.tcss"
+    AUTO_FOCUS = None  # on_mount focuses the first item without scrolling its heading away
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "back", "key.back", key_display="esc"),
         Binding("s,enter", "retry_group", "key.retry_group", key_display="s"),
@@ -51,6 +52,7 @@ class NotebookScreen(StudyScreen):
         super().__init__()
         self.pushed = pushed
         self.groups: dict[str, list[Question]] = {}
+        self._headings: dict[str, Hanging] = {}
 
     def _load(self) -> dict[str, list[Question]]:
         app = self.study
@@ -77,7 +79,9 @@ class NotebookScreen(StudyScreen):
                 else:
                     label = self.study.content.misconceptions.get(tag, tag)
                     heading = t("notebook.group", label=label, count=len(questions))
-                yield Hanging("■", heading, classes="note-group")
+                head = Hanging("■", heading, classes="note-group")
+                self._headings[tag] = head
+                yield head
                 for question in questions:
                     yield self._item(question, tag)
             yield Static(Content(t("notebook.hint")), classes="muted hint", markup=False)
@@ -112,7 +116,8 @@ class NotebookScreen(StudyScreen):
     def on_mount(self) -> None:
         first = self.query(NoteItem).first() if self.query(NoteItem) else None
         if first is not None:
-            first.focus()
+            first.focus(scroll_visible=False)  # keep the first heading on screen
+        self.call_after_refresh(self.query_one("#notebook-body", VerticalScroll).scroll_home, animate=False)
 
     def _focused_item(self) -> NoteItem | None:
         focused = self.focused
@@ -130,8 +135,12 @@ class NotebookScreen(StudyScreen):
         current = self._focused_item()
         index = items.index(current) if current in items else -1
         target = items[max(0, min(len(items) - 1, index + step))]
-        target.focus()
-        self.query_one("#notebook-body", VerticalScroll).scroll_to_widget(target, animate=False)
+        target.focus(scroll_visible=False)
+        body = self.query_one("#notebook-body", VerticalScroll)
+        group = self.groups.get(target.group, [])
+        if group and group[0] == target.question and target.group in self._headings:
+            body.scroll_to_widget(self._headings[target.group], animate=False, top=True)  # heading too
+        body.scroll_to_widget(target, animate=False)
 
     def action_back(self) -> None:
         if self.pushed:
