@@ -166,3 +166,19 @@ def test_piping_into_the_tui_does_not_hang() -> None:
     done = run_cli("quiz", input_text="o\nx\n")
     assert done.returncode == 2
     assert "--plain" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_plain_mode_speaks_its_own_prompt() -> None:
+    """m8 / c4 / c14: Korean-layout keys, the prompt's own syntax, echoed unsure, no 0/0 summary."""
+    done = run_cli(
+        "quiz", "--plain", "--lang", "ko", "--no-drills", "--count", "2", "--seed", "1", input_text="ㅌ\nx?\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "o?/x?" in done.stdout
+    assert "요약: " in done.stdout and "/2 정답" in done.stdout  # ㅌ was read as X, and x? as X
+    assert "(모름 표시)" in done.stdout
+    assert "정답 — 정답" not in done.stdout and (
+        "맞음 — 정답은" in done.stdout or "틀림 — 정답은" in done.stdout
+    )
+    nothing = run_cli("quiz", "--plain", "--count", "1", input_text="q\n")
+    assert "Summary" not in nothing.stdout

@@ -119,6 +119,11 @@ class HomeScreen(StudyScreen):
                     Content(" · "),
                     Content(t("home.exam", days=left) if left else t("home.exam_today")),
                 ]
+            else:  # a mistyped year must not go unnoticed (it changes the new-item quota)
+                parts += [
+                    Content(" · "),
+                    Content.styled(t("home.exam_past", date=exam.isoformat()), "$warning"),
+                ]
         self.query_one("#home-status", Static).update(Content.assemble(*parts))
         # The first-run path, then why answered items are due again so soon (FSRS learning steps).
         if store.review_count() == 0:

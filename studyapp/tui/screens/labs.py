@@ -105,11 +105,12 @@ class LabsScreen(StudyScreen):
         table: DataTable[Text] = DataTable(cursor_type="row", id="labs-table")
         yield table
         with VerticalScroll(id="lab-detail"):
-            yield Static(id="lab-summary", markup=False)
+            # The run's progress first: on a short terminal it must not sit below the fold.
             with Vertical(id="lab-run"):
                 yield Static(id="lab-phase", markup=False)
                 yield ProgressBar(total=1.0, show_eta=False, id="lab-progress")
                 yield Static(id="lab-message", classes="muted", markup=False)
+            yield Static(id="lab-summary", markup=False)
             yield Vertical(id="lab-results")
             yield Static(Content(self.t("labs.hint")), classes="muted hint", markup=False)
         yield KeyBar()

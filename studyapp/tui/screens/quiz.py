@@ -113,6 +113,8 @@ class QuizScreen(StudyScreen):
             in_group = [q for q in session.queue if q.misconception == tag]
             kind = f" · {fit(label, 40)} ({in_group.index(question) + 1}/{len(in_group)})"
         hint = self.t("quiz.drill_hint") if question.kind == KIND_DRILL else self.t("quiz.ox_hint")
+        if session.deferred_feedback:  # say why no feedback comes, from the first question on
+            hint = f"{hint}\n{self.t('quiz.exam_intro', total=session.total)}"
         return (
             f"{self._mode_label()} · {topic}{kind}",
             self.t("quiz.progress", current=session.position + 1, total=session.total),
@@ -152,6 +154,8 @@ class QuizScreen(StudyScreen):
         if action == "toggle_box":
             return self.state == ASKING and self.current_kind() == KIND_DRILL
         if action in ("card", "lab"):
+            if self.session.deferred_feedback:
+                return False  # a mock exam: no looking answers up in the cards or labs
             return self.state != EMPTY and self._shown_question() is not None
         if action == "undo":
             return self.state != EMPTY or bool(self.session.answers)
