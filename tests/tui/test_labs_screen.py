@@ -280,3 +280,16 @@ async def test_wide_result_tables_put_the_verdict_first_and_scroll_sideways(
         await pilot.pause(0.5)
         assert table.scroll_x > 0
         assert "noise_residual" in screen_text(app)  # … and reachable from the keyboard
+
+
+async def test_a_run_left_running_by_a_quit_is_closed_later(
+    make: Any, fake_labs: Path, store: ProgressStore, clock: Any
+) -> None:
+    """m2: a run still "running" long past its lab's time limit is recorded as cancelled."""
+    uid = store.start_lab_run("fake", None)
+    clock.advance(minutes=10)  # the fake lab's limit is 60 s
+    app = make(lang="en")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_labs(app, pilot)
+        assert [(r.uid, r.status) for r in store.lab_runs("fake")] == [(uid, "cancelled")]
+        assert "cancelled" in screen_text(app) and "running" not in screen_text(app)

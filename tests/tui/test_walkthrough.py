@@ -182,3 +182,20 @@ def test_plain_mode_speaks_its_own_prompt() -> None:
     )
     nothing = run_cli("quiz", "--plain", "--count", "1", input_text="q\n")
     assert "Summary" not in nothing.stdout
+
+
+async def test_exam_note_is_shown_with_the_explanation(make: Any, content: Content, monkeypatch: Any) -> None:
+    import dataclasses
+
+    item = tagged_items(content)[0]
+    noted = dataclasses.replace(item, exam_note="시드 기반 시험은 O를 정답으로 본다.")
+    monkeypatch.setitem(content.items, item.id, noted)
+    question = all_questions(content, include_drills=False)[item.id]
+    app = make(lang="en")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.start_quiz(SessionOptions(), questions=[question])
+        await pilot.pause()
+        await pilot.press(question.answer.lower())
+        await pilot.pause()
+        assert flat("Exam key: 시드 기반 시험은 O를 정답으로 본다.") in flat(screen_text(app))

@@ -115,8 +115,22 @@ class LabsScreen(StudyScreen):
             yield Static(Content(self.t("labs.hint")), classes="muted hint", markup=False)
         yield KeyBar()
 
+    def _close_stale_runs(self) -> None:
+        """A run still marked "running" long after its lab's time limit was left behind by a quit
+        mid-run (the runner kills a lab at its limit, so nothing can still be running): record
+        it as cancelled instead of showing "running" for good."""
+        store = self.study.store
+        now = store.clock()
+        for run in store.lab_runs():
+            info = self.labs.get(run.lab)
+            if run.status != "running" or run.uid == self._run_uid or info is None:
+                continue
+            if (now - run.started_at).total_seconds() > max(info.timeout_s, info.quick_timeout_s) + 60:
+                store.finish_lab_run(run.uid, "cancelled", self.t("labs.stale_run"), None)
+
     def on_mount(self) -> None:
         t = self.t
+        self._close_stale_runs()
         table = self.query_one("#labs-table", DataTable)
         table.add_column(t("labs.col.id"), key="id")
         table.add_column(t("labs.col.title"), key="title")

@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from studyapp.content.render import section_title
 from studyapp.quiz.engine import SessionOptions, select_questions
-from studyapp.quiz.presenting import answer_text, topic_path
+from studyapp.quiz.presenting import answer_text, exam_note, topic_path
 from studyapp.quiz.questions import KIND_OX, Question
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
@@ -103,6 +103,11 @@ class NotebookScreen(StudyScreen):
             )
         )
         box.compose_add_child(Static(Content(question.explanation), classes="note-explanation", markup=False))
+        note = exam_note(self.study.content, question)
+        if note:
+            box.compose_add_child(
+                Static(Content(t("quiz.exam_note", note=note)), classes="note-explanation", markup=False)
+            )
         where = topic_path(self.study.content, question.topic)
         topic = self.study.content.topics.get(question.topic)
         section = topic.section(question.section) if topic and question.section else None

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from studyapp.quiz.engine import AnswerRecord, Feedback, QuizSession, SessionOptions
-from studyapp.quiz.presenting import answer_text, due_phrase, elapsed_text, percent, topic_path
+from studyapp.quiz.presenting import answer_text, due_phrase, elapsed_text, exam_note, percent, topic_path
 from studyapp.quiz.questions import KIND_OX
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.screens.quiz import QuizScreen
@@ -91,6 +91,11 @@ class SummaryScreen(StudyScreen):
             yield Static(Content(line), classes="miss-answer", markup=False)
             if full:
                 yield Static(Content(question.explanation), classes="miss-explanation", markup=False)
+                note = exam_note(self.study.content, question)
+                if note:
+                    yield Static(
+                        Content(t("quiz.exam_note", note=note)), classes="miss-explanation", markup=False
+                    )
                 if question.misconception:
                     label = self.study.content.misconceptions.get(
                         question.misconception, question.misconception
