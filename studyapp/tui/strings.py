@@ -56,7 +56,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "key.scroll_up": "위로",
         "key.scroll_down": "아래로",
         "key.palette": "명령",
-        "key.toggle_box": "입력 칸 드나들기",
+        "key.toggle_box": "숫자 입력 칸 드나들기 (계산 문제)",
         # command palette
         "cmd.home": "홈",
         "cmd.home.help": "주제별 숙달도와 오늘 복습할 문항",
@@ -317,7 +317,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "key.scroll_up": "Up",
         "key.scroll_down": "Down",
         "key.palette": "Commands",
-        "key.toggle_box": "Leave / enter the box",
+        "key.toggle_box": "Leave / enter the number box (drills)",
         "cmd.home": "Home",
         "cmd.home.help": "Mastery per topic and what is due today",
         "cmd.quiz.due": "Start review",

@@ -128,7 +128,8 @@ class HomeScreen(StudyScreen):
         # The first-run path, then why answered items are due again so soon (FSRS learning steps).
         if store.review_count() == 0:
             guide = t("home.first_run", count=app.session_size())
-        elif due:
+        elif any(schedule.state in (1, 3) for schedule in store.schedules().values()):
+            # Items in FSRS (re)learning steps come back within minutes: say so.
             guide = t("home.learning_steps")
         else:
             guide = ""
