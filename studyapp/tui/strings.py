@@ -154,6 +154,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz.empty": "지금 풀 문항이 없습니다.",
         "quiz.empty_hint": "n: 새 문항 · r: 몰아보기 · q: 돌아가기",
         "quiz.exam_recorded": "기록됨 — 채점 결과는 끝에 보여 줍니다.",
+        "quiz.cram_note": "몰아보기의 답도 복습 일정(FSRS)에 반영됩니다.",
         "quiz.exam_intro": "모의고사 {total}문항: 채점과 해설은 끝에 한꺼번에 나옵니다. 카드(c)·실습(l)은 시험 중에 닫혀 있습니다.",
         # summary
         "summary.title": "세션 요약",
@@ -411,6 +412,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "quiz.empty": "Nothing to ask right now.",
         "quiz.empty_hint": "n: new items · r: cram · q: back",
         "quiz.exam_recorded": "Recorded — results at the end.",
+        "quiz.cram_note": "Cram answers update the review schedule (FSRS) like reviews do.",
         "quiz.exam_intro": "Mock exam, {total} questions: scores and explanations come at the end. Cards (c) and labs (l) are closed during it.",
         "summary.title": "Session summary",
         "summary.exam_title": "Mock exam results",

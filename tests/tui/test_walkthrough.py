@@ -199,3 +199,19 @@ async def test_exam_note_is_shown_with_the_explanation(make: Any, content: Conte
         await pilot.press(question.answer.lower())
         await pilot.pause()
         assert flat("Exam key: 시드 기반 시험은 O를 정답으로 본다.") in flat(screen_text(app))
+
+
+async def test_checklist_session_title_names_its_filter_and_units_are_spaced(
+    make: Any, content: Content
+) -> None:
+    """c13 and c5: `Review · … · checklist amdahl`, and `83.3 items/s` with a space, `6.40배` without."""
+    from studyapp.quiz.presenting import answer_text
+
+    app = make(lang="en", start="quiz", options=SessionOptions(checklist="amdahl", seed=1))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "checklist amdahl" in screen_lines(app)[0]
+    drills = all_questions(content)
+    assert answer_text(drills["drill-pipeline-throughput-5-20-10"]) == "50.0 items/s"
+    assert answer_text(drills["drill-amdahl-speedup-90-8"]).endswith("배")
+    assert " 배" not in answer_text(drills["drill-amdahl-speedup-90-8"])

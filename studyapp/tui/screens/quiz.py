@@ -115,6 +115,8 @@ class QuizScreen(StudyScreen):
         hint = self.t("quiz.drill_hint") if question.kind == KIND_DRILL else self.t("quiz.ox_hint")
         if session.deferred_feedback:  # say why no feedback comes, from the first question on
             hint = f"{hint}\n{self.t('quiz.exam_intro', total=session.total)}"
+        elif session.mode == "cram" and session.position == 0:
+            hint = f"{hint}\n{self.t('quiz.cram_note')}"  # cram answers move the schedule too
         return (
             f"{self._mode_label()} · {topic}{kind}",
             self.t("quiz.progress", current=session.position + 1, total=session.total),
