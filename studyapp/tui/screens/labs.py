@@ -174,15 +174,16 @@ class LabsScreen(StudyScreen):
                 table.update_cell(lab_id, "last", self._status_text(last.get(lab_id)), update_width=True)
             return
         table.clear()
-        # Wider terminals get longer titles (30 cells at 80 columns).
-        title_width = max(30, self.app.size.width - 70)
+        # Sized so that the whole row, "Last result" included, fits 80 columns; wider terminals
+        # get longer titles and topic names.
+        title_width = max(27, self.app.size.width - 70)
         topics = self.study.content.topics
         for lab_id, info in self.labs.items():
             topic_titles = ", ".join(topics[t].title if t in topics else t for t in info.topics)
             table.add_row(
                 Text(lab_id),
                 Text(fit(info.title, title_width)),
-                Text(fit(topic_titles, max(18, title_width // 2))),
+                Text(fit(topic_titles, max(15, title_width // 2))),
                 self._status_text(last.get(lab_id)),
                 key=lab_id,
             )
