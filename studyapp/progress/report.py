@@ -37,7 +37,7 @@ STRINGS = {
     },
     "en": {
         "progress.title": "Progress",
-        "progress.reviews": "{total} answers · accuracy {accuracy} · due today {due} · streak {streak} days",
+        "progress.reviews": "{total} answers · accuracy {accuracy} · due today {due} · streak {streak} d",
         "progress.topic": "topic",
         "progress.mastery": "mastery",
         "progress.seen": "seen",

@@ -20,12 +20,13 @@ from studyapp.quiz.questions import KIND_OX
 STRINGS = {
     "ko": {
         "plain.none": "지금 풀 문항이 없습니다. 다른 모드(--mode new, cram)를 써 보세요.",
-        "plain.prompt_ox": "[o/x, ?=모름 표시, u=되돌리기, q=끝] > ",
+        "plain.prompt_ox": "[o/x, o?/x?=모름 표시, u=되돌리기, q=끝] > ",
         "plain.prompt_num": "[숫자, u=되돌리기, q=끝] > ",
-        "plain.unreadable": "o 또는 x로 답하세요 (숫자 문항은 숫자).",
-        "plain.right": "정답",
-        "plain.wrong": "오답",
-        "plain.answer": "정답: {answer}",
+        "plain.unreadable": "o 또는 x로 답하세요 (모름 표시는 o? / x?).",
+        "plain.unreadable_num": "숫자로 답하세요 (예: 5.9, 1/9, 12.5%). 기록하지 않았습니다.",
+        "plain.right": "맞음",
+        "plain.wrong": "틀림",
+        "plain.answer": "정답은 {answer}",
         "plain.misconception": "오개념: {label}",
         "plain.next_due": "다음 복습: {when}",
         "plain.undone": "마지막 답을 되돌렸습니다.",
@@ -38,9 +39,10 @@ STRINGS = {
     },
     "en": {
         "plain.none": "Nothing to ask right now. Try another mode (--mode new, cram).",
-        "plain.prompt_ox": "[o/x, ?=unsure, u=undo, q=quit] > ",
+        "plain.prompt_ox": "[o/x, o?/x?=unsure, u=undo, q=quit] > ",
         "plain.prompt_num": "[number, u=undo, q=quit] > ",
-        "plain.unreadable": "Answer with o or x (a number for calculation drills).",
+        "plain.unreadable": "Answer with o or x (o? / x? marks it unsure).",
+        "plain.unreadable_num": "Answer with a number (e.g. 5.9, 1/9, 12.5%). Nothing was recorded.",
         "plain.right": "Right",
         "plain.wrong": "Wrong",
         "plain.answer": "Answer: {answer}",
@@ -56,7 +58,7 @@ STRINGS = {
     },
 }
 
-_KEY_ALIASES = {"1": "O", "2": "X", "o": "O", "x": "X", "ㅇ": "O"}
+_KEY_ALIASES = {"1": "O", "2": "X", "o": "O", "x": "X", "ㅇ": "O", "ㅐ": "O", "ㅌ": "X"}
 
 
 def parse_response(line: str) -> tuple[str, bool]:
@@ -71,6 +73,7 @@ def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list
     question = feedback.question
     lines = [
         f"{t('plain.right') if feedback.correct else t('plain.wrong')} — {t('plain.answer', answer=answer_text(question))}"
+        + (f" {t('plain.unsure')}" if feedback.unsure else "")
     ]
     lines.append(question.explanation)
     if question.misconception:
@@ -138,7 +141,7 @@ def run_plain(
         response, unsure = parse_response(line)
         feedback = session.answer(response, unsure)
         if feedback is None:
-            say(t("plain.unreadable"))
+            say(t("plain.unreadable") if question.kind == KIND_OX else t("plain.unreadable_num"))
             continue
         if session.deferred_feedback:
             deferred.append(feedback)
@@ -148,5 +151,6 @@ def run_plain(
         say(
             "", f"[{feedback.question.id}] {feedback.question.prompt}", *format_feedback(feedback, content, t)
         )
-    say("", *format_summary(session.summary(), content, t))
+    if session.answers:
+        say("", *format_summary(session.summary(), content, t))
     return EXIT_OK

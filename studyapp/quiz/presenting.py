@@ -48,10 +48,25 @@ def answer_text(question: Question) -> str:
         return question.answer
     # A drill asks for N decimals and its tolerance is one unit of the last one.
     decimals = max(0, round(-math.log10(question.tolerance))) if question.tolerance > 0 else 2
+    unit = unit_suffix(question.unit)
     try:
-        return f"{float(question.answer):.{decimals}f}{question.unit}"
+        return f"{float(question.answer):.{decimals}f}{unit}"
     except ValueError:
-        return f"{question.answer}{question.unit}"
+        return f"{question.answer}{unit}"
+
+
+# Units written against the number (`6.40배`, `25%`); any other unit gets a space (`50.0 items/s`).
+_TIGHT_UNITS = ("", "배", "%", "x", "×")
+
+
+def unit_suffix(unit: str) -> str:
+    return unit if unit in _TIGHT_UNITS else f" {unit}"
+
+
+def exam_note(content: Content, question: Question) -> str | None:
+    """What the seed-built exam expects, where it differs from today's fact (Item.exam_note)."""
+    item = content.items.get(question.id)
+    return getattr(item, "exam_note", None) if item is not None else None
 
 
 def topic_path(content: Content, topic_id: str, separator: str = " › ") -> str:

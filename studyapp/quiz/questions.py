@@ -42,9 +42,13 @@ class Question:
             if normalized in ("O", "X"):
                 return normalized == self.answer
             return None
-        from studyapp import drills
+        from studyapp.quiz.numbers import parse_number, within
 
-        return drills.grade(_drill_index()[self.id], response)
+        # Read here, not in drills.parse_answer: fractions, percentages, `1,000` and simple
+        # arithmetic are accepted the same way in the TUI and in --plain (studyapp/quiz/numbers.py).
+        drill = _drill_index()[self.id]
+        value = parse_number(response, drill.unit)
+        return None if value is None else within(value, drill.answer, drill.tolerance)
 
 
 @lru_cache(maxsize=1)

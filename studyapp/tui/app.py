@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, tzinfo
 from functools import partial
 from typing import Any, ClassVar
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 
 from studyapp.content.model import Content
+from studyapp.errors import StudyappError
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions
@@ -31,6 +33,8 @@ from studyapp.tui.strings import register_strings, translate_bindings
 # Set to make the app exit right after the first question has been painted (startup benchmark).
 EXIT_AFTER_FIRST_PAINT = "STUDYAPP_EXIT_AFTER_FIRST_PAINT"
 THEME_META_KEY = "ui.theme"
+SIZE_META_KEY = "ui.session_size"
+SESSION_SIZES = (10, 20, 40)  # Home `z` cycles through them; 20 = the engine's default
 SECTIONS = ("home", "cards", "labs", "checklist", "stats", "exercises")
 
 
@@ -88,6 +92,7 @@ class StudyCommands(Provider):
             entries.append(
                 (t(f"cmd.{section}"), t(f"cmd.{section}.help"), partial(app.action_section, section))
             )
+        entries.append((t("cmd.notebook"), t("cmd.notebook.help"), app.action_notebook))
         entries.append((t("cmd.help"), t("cmd.help.help"), app.action_help))
         entries.append((t("cmd.quit"), t("cmd.quit.help"), app.action_quit))
         return entries
@@ -158,6 +163,14 @@ class StudyApp(App[int]):
         if saved and saved in self.available_themes:
             self.theme = saved
 
+    def run(self, *args: Any, **kwargs: Any) -> int | None:
+        """Refuse to draw into a pipe: `printf 'o\\n' | studyapp quiz` would wait forever for keys
+        that never come. One line and exit 2 instead (the CLI checks first; this is the TUI's own
+        guard for any other caller). Headless runs (tests, snapshots) are not terminals anyway."""
+        if not kwargs.get("headless") and not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise StudyappError(self.t("tui.needs_terminal"))
+        return super().run(*args, **kwargs)
+
     # -- time and shared data ------------------------------------------------------------------
     def now(self) -> datetime:
         return self.store.clock()
@@ -199,6 +212,29 @@ class StudyApp(App[int]):
         if name and name != self.store.get_meta(THEME_META_KEY):
             self.store.set_meta(THEME_META_KEY, name)
 
+    # -- Textual's own commands, in the interface language -------------------------------------
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Theme and screenshot only: Quit is already ours (no duplicate), and F1 lists the keys."""
+        t = self.t
+        yield SystemCommand(t("cmd.theme"), t("cmd.theme.help"), self.action_change_theme)
+        yield SystemCommand(t("cmd.screenshot"), t("cmd.screenshot.help"), lambda: self.action_screenshot())
+
+    def action_command_palette(self) -> None:
+        from textual.command import CommandPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(CommandPalette(id="--command-palette", placeholder=self.t("cmd.search")))
+
+    def search_themes(self) -> None:
+        from textual.command import CommandPalette
+        from textual.theme import ThemeProvider
+
+        self.push_screen(CommandPalette(providers=[ThemeProvider], placeholder=self.t("cmd.search_themes")))
+
+    def action_help_quit(self) -> None:
+        """ctrl+c: say how to quit, in the interface language (Textual's text is English)."""
+        self.notify(self.t("notify.how_to_quit"), title=self.t("notify.how_to_quit.title"))
+
     # -- navigation ----------------------------------------------------------------------------
     def in_session(self) -> bool:
         from studyapp.tui.screens.quiz import QuizScreen
@@ -206,8 +242,9 @@ class StudyApp(App[int]):
         return any(isinstance(screen, QuizScreen) for screen in self.screen_stack)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Finish (q) a running session first; its answers are already saved.
-        return not (action in ("section", "quiz") and self.in_session())
+        # During a session, F2–F6 stay enabled so that their action can say why it does nothing
+        # ("End the session with q first"); the answers are already saved.
+        return True
 
     def action_section(self, name: str) -> None:
         if self.in_session():
@@ -222,7 +259,16 @@ class StudyApp(App[int]):
         if self.in_session():
             self.notify(self.t("notify.finish_session_first"))
             return
-        self.start_quiz(SessionOptions(mode=mode, topic=topic, checklist=checklist))
+        count = self.session_size() if mode in ("due", "new", "cram") else None
+        self.start_quiz(SessionOptions(mode=mode, topic=topic, checklist=checklist, count=count))
+
+    def session_size(self) -> int:
+        saved = self.store.get_meta(SIZE_META_KEY)
+        return int(saved) if saved and saved.isdigit() and int(saved) in SESSION_SIZES else SESSION_SIZES[1]
+
+    def cycle_session_size(self) -> None:
+        index = SESSION_SIZES.index(self.session_size())
+        self.store.set_meta(SIZE_META_KEY, str(SESSION_SIZES[(index + 1) % len(SESSION_SIZES)]))
 
     def start_quiz(self, options: SessionOptions, questions: list[Question] | None = None) -> None:
         """Push a session: chosen by `options`, or exactly `questions` (tests, custom drills)."""
@@ -250,6 +296,15 @@ class StudyApp(App[int]):
             self.pop_screen()
         if isinstance(self.screen, session_screens):  # `studyapp quiz` started on the question
             self.switch_mode("home")
+
+    def action_notebook(self) -> None:
+        """The wrong-answer notebook, pushed on the current section (Esc comes back)."""
+        if self.in_session():
+            self.notify(self.t("notify.finish_session_first"))
+            return
+        from studyapp.tui.screens.notebook import NotebookScreen
+
+        self.push_screen(NotebookScreen(pushed=True))
 
     def action_help(self) -> None:
         from studyapp.tui.screens.help import HelpScreen

@@ -38,7 +38,7 @@ async def test_lists_labs_with_last_result(make: Any, fake_labs: Path, store: Pr
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_labs(app, pilot)
         text = screen_text(app)
-        assert "fake" in text and "가짜 실습" in text and "bottleneck" in text
+        assert "fake" in text and "가짜 실습" in text and "성능 병목 분석" in text  # topic titles, not ids
         assert "실행 안 함" in text
         assert "테스트용 실습이다." in text
         assert screen.query_one("#labs-table", DataTable).row_count == 1
@@ -135,3 +135,161 @@ async def test_results_stay_on_screen_for_a_lab_below_the_first(
         await pilot.pause()
         assert screen.selected == "fake"
         assert "측정 결과" in screen_text(app)  # refreshing the list did not wipe the results
+
+
+def ox_question(answer: str) -> Any:
+    from studyapp.quiz.questions import Question
+
+    return Question(
+        id="t-bg-1",
+        kind="ox",
+        topic="bottleneck-analysis",
+        prompt="파이프라인 처리량은 가장 빠른 단계가 정한다.",
+        answer=answer,
+        explanation="가장 느린 단계가 정한다.",
+    )
+
+
+async def test_a_lab_finishing_during_a_quiz_never_takes_its_keys(
+    make: Any, fake_labs: Path, store: ProgressStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """M1: start a lab, go to a quiz, let the lab finish, press x: the quiz gets the answer."""
+    from studyapp.quiz.engine import SessionOptions
+    from studyapp.tui.screens.quiz import FEEDBACK, QuizScreen
+
+    monkeypatch.setenv("FAKE_LAB_STEPS", "10")
+    monkeypatch.setenv("FAKE_LAB_PAUSE", "0.1")
+    seen: list[Message] = []
+    app = make(lang="en")
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        labs = await open_labs(app, pilot)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: labs.running == "fake")
+        await pilot.press("f2")
+        await pilot.pause()
+        app.start_quiz(SessionOptions(), questions=[ox_question("X")])
+        await pilot.pause()
+        quiz = app.screen
+        assert isinstance(quiz, QuizScreen)
+        await app.workers.wait_for_complete()
+        await wait_for(pilot, lambda: labs.running is None)
+        await pilot.pause()
+        assert app.screen is quiz  # no modal over the quiz
+        assert not any(isinstance(s, CheckQuestionScreen) for s in app.screen_stack)
+        assert any("fake finished" in n.message and "Labs" in n.message for n in app._notifications)
+        await pilot.press("x")
+        await pilot.pause()
+        assert quiz.state == FEEDBACK and store.reviews()[0].correct  # the quiz took the x
+        assert store.lab_answers() == {}  # the lab's question was not answered by accident
+
+        await pilot.press("q")  # end the session, then Labs: the question waits there
+        await pilot.pause()
+        app.close_session()
+        await pilot.press("f4")
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckQuestionScreen))
+        await pilot.press("o")
+        assert store.lab_answers()["fake"][0] is True
+        await pilot.press("enter")
+        await pilot.pause()
+
+        monkeypatch.setenv("FAKE_LAB_STEPS", "1")
+        await pilot.press("r")  # the same question version is not asked again
+        await app.workers.wait_for_complete()
+        await wait_for(pilot, lambda: labs.running is None and len(store.lab_runs("fake")) == 2)
+        await pilot.pause()
+        assert app.screen is labs
+        await pilot.press("a")  # but it can be asked on request
+        await pilot.pause()
+        assert isinstance(app.screen, CheckQuestionScreen)
+
+
+async def test_last_results_come_back_after_moving_the_cursor(
+    make: Any, fake_labs: Path, store: ProgressStore
+) -> None:
+    import shutil
+
+    shutil.copytree(fake_labs / "fake", fake_labs / "another")
+    app = make(lang="en")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_labs(app, pilot)
+        await pilot.press("down", "r")
+        await app.workers.wait_for_complete()
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckQuestionScreen))
+        await pilot.press("escape", "up")
+        await pilot.pause()
+        assert screen.selected == "another" and "측정 결과" not in screen_text(app)
+        await pilot.press("down")
+        await pilot.pause()
+        assert "Last results (ok" in screen_text(app) and "측정 결과" in screen_text(app)
+
+
+WIDE_RESULT = {
+    "summary": "Bias-variance decomposition",
+    "tables": [
+        {
+            "title": "Bias-variance 분해",
+            "columns": [
+                "degree",
+                "loss",
+                "bias2",
+                "variance",
+                "identity_residual",
+                "true_bias2",
+                "noise",
+                "noise_residual",
+                "verdict",
+            ],
+            "rows": [
+                [1, 0.2718, 0.2633, 0.008492, 0, 0.1844, 0.09, 0.0, "underfit"],
+                [4, 0.1012, 0.0901, 0.0111, 0, 0.0101, 0.09, 0.0, "best"],
+                [12, 0.8366, 0.1343, 0.7024, 0, 0.05446, 0.09, 0.0, "overfit"],
+            ],
+        }
+    ],
+    "findings": ["degree 4 has the lowest loss."],
+    "plots": [],
+    "artifacts": {},
+}
+
+
+def seed_wide_run(store: ProgressStore) -> None:
+    uid = store.start_lab_run("fake", "/tmp/studyapp-artifacts/fake")
+    store.finish_lab_run(uid, "ok", "done", WIDE_RESULT)
+
+
+async def test_wide_result_tables_put_the_verdict_first_and_scroll_sideways(
+    make: Any, fake_labs: Path, store: ProgressStore
+) -> None:
+    """M3: at 80 columns the verdict is visible, and the cut columns can be reached with ←/→."""
+    seed_wide_run(store)
+    app = make(lang="en")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_labs(app, pilot)
+        table = screen.query_one(".lab-table", DataTable)
+        screen.query_one("#lab-detail").scroll_to_widget(table, animate=False, top=True)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "verdict" in text and "underfit" in text and "overfit" in text
+        assert "noise_residual" not in text  # cut at 80 columns …
+        assert "Tabtothetable" in flat(text)  # a visible way to the cut columns
+        assert table.can_focus
+        table.focus()
+        await pilot.pause()
+        for _ in range(40):
+            await pilot.press("right")
+        await pilot.pause(0.5)
+        assert table.scroll_x > 0
+        assert "noise_residual" in screen_text(app)  # … and reachable from the keyboard
+
+
+async def test_a_run_left_running_by_a_quit_is_closed_later(
+    make: Any, fake_labs: Path, store: ProgressStore, clock: Any
+) -> None:
+    """m2: a run still "running" long past its lab's time limit is recorded as cancelled."""
+    uid = store.start_lab_run("fake", None)
+    clock.advance(minutes=10)  # the fake lab's limit is 60 s
+    app = make(lang="en")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_labs(app, pilot)
+        assert [(r.uid, r.status) for r in store.lab_runs("fake")] == [(uid, "cancelled")]
+        assert "cancelled" in screen_text(app) and "running" not in screen_text(app)

@@ -88,7 +88,7 @@ async def test_answer_is_committed_before_feedback_is_shown(
         assert seen_at_feedback == [1]
         assert screen.state == FEEDBACK
         text = screen_text(app)
-        assert "✗ 오답" in text and "정답: X" in text and "내 답: O" in text
+        assert "✗ 틀림" in text and "정답은 X" in text and "내 답: O" in text
         assert "t-x1 해설" in text
         label = content.misconceptions[questions[1].misconception or ""]
         assert flat(label) in flat(text)  # the misconception label of an X item
@@ -271,7 +271,7 @@ async def test_drill_reads_a_number_and_hints_on_garbage(
         await pilot.press(*f"{float(drill.answer):.6g}", "enter")
         await pilot.pause()
         assert store.review_count() == 1 and store.reviews()[0].correct
-        assert screen.state == FEEDBACK and "✓ 정답" in screen_text(app)
+        assert screen.state == FEEDBACK and "✓ 맞음" in screen_text(app)
 
 
 async def test_statement_is_never_parsed_as_markup(make: Any) -> None:
@@ -328,3 +328,40 @@ async def test_keys_in_the_bottom_bar_can_be_clicked(
         await pilot.click(KeyBar, offset=(2, 0))
         await pilot.pause()
         assert store.reviews()[-1].answer == "O" and screen.state == FEEDBACK
+
+
+async def test_drill_box_keeps_letters_and_reads_fractions(
+    make: Any, store: ProgressStore, content: Content
+) -> None:
+    """M2: `c`, `l`, `q` typed into the number box stay there; `1/9` is an answer; Tab leaves the box."""
+    karp = all_questions(content)["drill-karp-flatt-300-4"]  # e = 1/9
+    app = make(lang="en")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot, [karp, karp])
+        field = screen.query_one("#drill-input", Input)
+        await pilot.press(*"abclqu")
+        await pilot.pause()
+        assert app.screen is screen and field.value == "abclqu"
+        await pilot.press("enter")
+        assert store.review_count() == 0
+        hint = str(screen.query_one("#quiz-hint", Static).render())
+        assert "e.g. 5.9, 1/9, 12.5%" in hint
+        field.value = ""
+        await pilot.press(*"1/9", "enter")
+        await pilot.pause()
+        assert store.review_count() == 1 and store.reviews()[0].correct
+        assert screen.state == FEEDBACK
+        await pilot.press("enter")
+        await pilot.pause()
+        assert field.has_focus
+        await pilot.press("tab")  # out of the box: letters are keys again
+        assert not field.has_focus
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, CardsScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and field.has_focus
+        await pilot.press("ctrl+z")  # undo from inside the box
+        await pilot.pause()
+        assert store.review_count() == 0

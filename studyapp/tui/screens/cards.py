@@ -59,8 +59,13 @@ class CardsScreen(StudyScreen):
         if section.kind == "patterns":
             return self.t("cards.patterns_short")
         if section.kind == "deep_dive":
-            return f"{self.t('cards.deep_dive_short')}: {section.title}"
+            # "+ title": a long "추가 학습: " prefix cut siblings down to identical labels.
+            return f"+ {section.title}"
         return section.title
+
+    def _tree_width(self) -> int:
+        """28 cells at 80 columns; wider terminals get longer section labels."""
+        return max(TREE_WIDTH, min(44, self.app.size.width // 3))
 
     def _build_tree(self) -> Tree[NodeData]:
         content = self.study.content
@@ -74,8 +79,11 @@ class CardsScreen(StudyScreen):
             if topic.parent:
                 children.setdefault(topic.parent, []).append(topic)
 
+        tree_width = self._tree_width()
+        tree.styles.width = tree_width
+
         def add_topic(parent: TreeNode[NodeData], topic: Topic, depth: int) -> None:
-            label_width = TREE_WIDTH - 3 - depth * GUIDE - 2
+            label_width = tree_width - 3 - depth * GUIDE - 2
             node = parent.add(
                 Text(fit(topic.title, label_width), style="bold"), data=(topic.id, None), expand=True
             )
@@ -183,6 +191,11 @@ class CardsScreen(StudyScreen):
             assert node.data is not None
             self.show(node.data[0], node.data[1])
             self.query_one("#card-tree", Tree).move_cursor(node)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "quiz" and self.study.in_session():
+            return None  # shown dimmed: opened from a question, the session must end first
+        return True
 
     def action_quiz(self, mode: str) -> None:
         options = SessionOptions(mode=mode, topic=self.topic_id)

@@ -50,7 +50,7 @@ class ChecklistScreen(StudyScreen):
     def on_mount(self) -> None:
         table = self.query_one("#checklist-table", DataTable)
         table.add_column("#", key="number")
-        table.add_column(self.t("checklist.title"), key="text")
+        table.add_column(self.t("checklist.col.item"), key="text")  # not the screen title again
         table.add_column("", key="bar")
         table.add_column("✓", key="self")
         table.focus()
@@ -73,7 +73,7 @@ class ChecklistScreen(StudyScreen):
             readiness.append(f" {percent(row.readiness):>4}")
             table.add_row(
                 Text(str(row.entry.number), justify="right"),
-                Text(fit(row.entry.text, TEXT_WIDTH)),
+                Text(fit(row.entry.text, max(TEXT_WIDTH, self.app.size.width - 30))),
                 readiness,
                 Text(
                     "✓" if row.self_check >= 1.0 else "·",
@@ -118,8 +118,23 @@ class ChecklistScreen(StudyScreen):
             [Hanging("•", line, classes="evidence-line") for line in self._evidence_lines(row)]
         )
         self.query_one("#checklist-next", Static).update(
-            Content.styled(t("checklist.next_step", step=row.next_step), "bold $accent")
+            Content.styled(t("checklist.next_step", step=self._step_text(row)), "bold $accent")
         )
+
+    def _step_text(self, row: Readiness) -> str:
+        """`Readiness.next_step` in the interface language, naming the key that does it here
+        (the domain's text is Korean and names CLI commands). Same order as `next_step`."""
+        t = self.t
+        if row.quiz < READY_AT:
+            return t("checklist.step.quiz", items=row.evidence.get("quiz", {}).get("items", 0))
+        for lab, info in row.evidence.get("labs", {}).items():
+            if not info.get("ok_runs"):
+                return t("checklist.step.lab", lab=lab)
+            if info.get("check_question") not in (None, True):
+                return t("checklist.step.lab_question", lab=lab)
+        if row.self_check < 1.0:
+            return t("checklist.step.self")
+        return t("checklist.step.ready")
 
     def _evidence_lines(self, row: Readiness) -> list[str]:
         t = self.t
@@ -184,7 +199,8 @@ class ChecklistScreen(StudyScreen):
 
     def action_quiz(self) -> None:
         if self.selected:
-            self.study.action_quiz("cram", checklist=self.selected)
+            # The session the next step recommends (`studyapp quiz --checklist ID`): due + new.
+            self.study.action_quiz("due", checklist=self.selected)
 
     def _lab_to_run(self, row: Readiness) -> str | None:
         labs = row.evidence.get("labs", {})
@@ -218,7 +234,7 @@ class ChecklistScreen(StudyScreen):
         if row.self_check < 1.0:
             self.action_toggle_self_check()
             return
-        self.notify(row.next_step, timeout=2, markup=False)
+        self.notify(self._step_text(row), timeout=2, markup=False)
 
     def action_back(self) -> None:
         self.study.switch_mode("home")

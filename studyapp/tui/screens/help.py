@@ -26,6 +26,8 @@ KEY_NAMES = {
     "right_square_bracket": "]",
     "pageup": "PgUp",
     "pagedown": "PgDn",
+    "tab": "Tab",
+    "ctrl+z": "Ctrl+Z",
 }
 KEY_COLUMN = 16
 
@@ -50,8 +52,10 @@ class HelpScreen(StudyModal):
         from studyapp.tui.app import StudyApp
         from studyapp.tui.screens.cards import CardsScreen
         from studyapp.tui.screens.checklist import ChecklistScreen
+        from studyapp.tui.screens.exercises import ExercisesScreen
         from studyapp.tui.screens.home import HomeScreen
-        from studyapp.tui.screens.labs import LabsScreen
+        from studyapp.tui.screens.labs import CheckQuestionScreen, LabsScreen
+        from studyapp.tui.screens.notebook import NotebookScreen
         from studyapp.tui.screens.quiz import QuizScreen
         from studyapp.tui.screens.stats import StatsScreen
         from studyapp.tui.screens.summary import SummaryScreen
@@ -60,16 +64,27 @@ class HelpScreen(StudyModal):
         global_rows = self._rows(StudyApp.BINDINGS)
         global_rows += [("Ctrl+P", t("help.palette")), ("Ctrl+Q", t("help.quit"))]
         sections: list[tuple[str, list[tuple[str, str]]]] = [(t("help.global"), global_rows)]
+        # Keys that are not BINDINGS of the screen (Enter on a list row, Tab between panes).
+        extra = {
+            "help.home": [("Enter", t("home.topic_quiz"))],
+            "help.cards": [("Tab", t("help.tab_panes"))],
+            "help.labs": [("Enter", t("key.run_quick")), ("Tab ← →", t("help.tab_tables"))],
+            "help.checklist": [("Enter", t("key.next_step"))],
+            "help.exercises": [("Enter", t("key.ex_check"))],
+        }
         for key, screen in (
             ("help.home", HomeScreen),
             ("help.quiz", QuizScreen),
             ("help.summary", SummaryScreen),
+            ("help.notebook", NotebookScreen),
             ("help.cards", CardsScreen),
             ("help.labs", LabsScreen),
+            ("help.check_question", CheckQuestionScreen),
             ("help.checklist", ChecklistScreen),
+            ("help.exercises", ExercisesScreen),
             ("help.stats", StatsScreen),
         ):
-            sections.append((t(key), self._rows(screen.BINDINGS)))
+            sections.append((t(key), extra.get(key, []) + self._rows(screen.BINDINGS)))
         return sections
 
     def _rows(self, bindings: list[Any]) -> list[tuple[str, str]]:
@@ -95,6 +110,9 @@ class HelpScreen(StudyModal):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
             yield Static(Content.styled(self.t("help.title"), "bold"), classes="heading", markup=False)
+            yield Static(
+                Content(self.t("help.close")), classes="muted", markup=False
+            )  # first, not 3 pages down
             for title, rows in self._sections():
                 yield Static(Content.styled(title, "bold $accent"), classes="help-section", markup=False)
                 lines = [
@@ -102,7 +120,6 @@ class HelpScreen(StudyModal):
                     for keys, description in rows
                 ]
                 yield Static(Content("\n").join(lines), classes="help-rows", markup=False)
-            yield Static(Content(self.t("help.close")), classes="muted", markup=False)
 
     def on_mount(self) -> None:
         self.query_one("#help-box").focus()

@@ -25,7 +25,7 @@ class HomeScreen(StudyScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "app.quiz('due')", "key.start_due"),
         Binding("n", "app.quiz('new')", "key.start_new"),
-        Binding("w", "app.quiz('wrong')", "key.start_wrong"),
+        Binding("w", "app.notebook", "key.notebook"),
         Binding("e", "app.quiz('exam')", "key.start_exam"),
         Binding("r", "app.quiz('cram')", "key.start_cram", show=False),
         Binding("c", "app.section('cards')", "key.cards", show=False),
@@ -33,12 +33,14 @@ class HomeScreen(StudyScreen):
         Binding("x", "app.section('exercises')", "key.exercises", show=False),
         Binding("k", "app.section('checklist')", "key.checklist", show=False),
         Binding("t", "app.section('stats')", "key.stats", show=False),
+        Binding("z", "size", "key.session_size", show=False),
         Binding("q", "app.quit", "key.quit"),
     ]
 
     def compose(self) -> ComposeResult:
         yield TitleBar(f"studyapp · {self.t('home.title')}", id="home-title")
         yield Static(id="home-status", markup=False)
+        yield Static(id="home-guide", classes="muted", markup=False)
         table: DataTable[Text] = DataTable(cursor_type="row", id="home-topics", zebra_stripes=False)
         yield table
         yield Static(self._shortcuts(), id="home-shortcuts", markup=False)
@@ -49,12 +51,12 @@ class HomeScreen(StudyScreen):
         t = self.t
         left = [
             ("Enter", t("home.topic_quiz")),
-            ("s", t("cmd.quiz.due")),
+            ("s", t("home.start_review", count=self.study.session_size())),
             ("n", t("cmd.quiz.new")),
-            ("w", t("cmd.quiz.wrong")),
+            ("w", t("cmd.notebook")),
             ("e", t("cmd.quiz.exam")),
             ("r", t("cmd.quiz.cram")),
-            ("", ""),
+            ("z", t("home.size", count=self.study.session_size())),
         ]
         right = [
             ("c", t("cmd.cards")),
@@ -77,7 +79,7 @@ class HomeScreen(StudyScreen):
         table = self.query_one("#home-topics", DataTable)
         table.add_column(t("home.col.topic"), key="topic")
         table.add_column(t("home.col.mastery"), key="mastery")
-        table.add_column(t("home.col.items"), key="items")
+        table.add_column(t("home.col.seen"), key="items")
         table.add_column(t("home.col.due"), key="due")
         table.add_column(t("home.col.accuracy"), key="accuracy")
         table.focus()
@@ -95,11 +97,15 @@ class HomeScreen(StudyScreen):
         due = due_today(questions, store, now, tz)
         unseen = len(questions.keys() - store.schedules().keys())
         ready = overall(checklist_readiness(content, store, now, app.lab_questions()))
+        seen = len(questions) - unseen
+        # Two short lines rather than one that wraps inside a token ("시험" / "D-18") at 80 columns.
         parts = [
             Content.styled(t("home.due_today", count=due), "bold"),
             Content(" · "),
             Content(t("home.unseen", count=unseen)),
             Content(" · "),
+            Content(t("home.seen", seen=seen, total=len(questions))),
+            Content("\n"),
             Content(t("home.readiness", percent=percent(ready)) + " "),
             Content.styled(bar(ready, 10), "$accent"),
         ]
@@ -114,7 +120,22 @@ class HomeScreen(StudyScreen):
                     Content(" · "),
                     Content(t("home.exam", days=left) if left else t("home.exam_today")),
                 ]
+            else:  # a mistyped year must not go unnoticed (it changes the new-item quota)
+                parts += [
+                    Content(" · "),
+                    Content.styled(t("home.exam_past", date=exam.isoformat()), "$warning"),
+                ]
         self.query_one("#home-status", Static).update(Content.assemble(*parts))
+        # The first-run path, then why answered items are due again so soon (FSRS learning steps).
+        if store.review_count() == 0:
+            guide = t("home.first_run", count=app.session_size())
+        elif any(schedule.state in (1, 3) for schedule in store.schedules().values()):
+            # Items in FSRS (re)learning steps come back within minutes: say so.
+            guide = t("home.learning_steps")
+        else:
+            guide = ""
+        self.query_one("#home-guide", Static).update(Content(guide))
+        self.query_one("#home-guide").display = bool(guide)
 
         table = self.query_one("#home-topics", DataTable)
         row = table.cursor_row
@@ -127,13 +148,19 @@ class HomeScreen(StudyScreen):
             table.add_row(
                 Text(title),
                 mastery,
-                Text(str(topic.items), justify="right"),
+                Text(f"{topic.seen}/{topic.items}", justify="right"),
                 Text(str(topic.due), justify="right", style="bold yellow" if topic.due else "dim"),
                 Text(percent(topic.accuracy), justify="right"),
                 key=topic.id,
             )
         if table.row_count:
             table.move_cursor(row=min(row, table.row_count - 1), animate=False)
+
+    def action_size(self) -> None:
+        self.study.cycle_session_size()
+        self.query_one("#home-shortcuts", Static).update(self._shortcuts())
+        self.refresh_data()
+        self.notify(self.t("home.size_set", count=self.study.session_size()), timeout=2)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

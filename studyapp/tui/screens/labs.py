@@ -3,14 +3,22 @@
 A lab runs as a subprocess read by `studyapp.labrunner.runner.run_lab` in a thread worker. The
 thread only posts messages (`LabProgress`, `LabFinished`); widgets and the progress store are
 touched on the UI thread alone (the run is recorded here, as `run_and_record` would).
+
+The lab's check question belongs to this screen: a lab that finishes while the learner is
+elsewhere (a quiz, Home) only shows a toast, and the question waits until Labs is on screen
+again — a modal over a quiz would take the O/X key meant for the quiz. Each question is asked
+once per version of its text (`check_version`); `a` asks it again on request. The last results
+of every lab are kept in the store and shown again when the lab is selected.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -29,6 +37,25 @@ from studyapp.tui.widgets.text import Hanging
 
 PLOT_WIDTH = 72
 PLOT_HEIGHT = 14
+# The column that states the table's conclusion goes first, so it is on screen at 80 columns.
+VERDICT_COLUMNS = ("verdict", "conclusion", "판정", "결론", "해석")
+CHECK_META_PREFIX = "labs.check_asked."
+
+
+def check_version(question: Any) -> str:
+    """Changes when the check question's text changes: an edited question is asked once more."""
+    text = f"{question.statement}\n{question.answer}"
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
+def verdict_first(columns: list[str], rows: list[list[Any]]) -> tuple[list[str], list[list[Any]]]:
+    """Move the verdict/conclusion column (if any) to the front, cells with it."""
+    index = next((i for i, c in enumerate(columns) if c.strip().lower() in VERDICT_COLUMNS), None)
+    if index is None or index == 0:
+        return columns, rows
+    order = [index, *(i for i in range(len(columns)) if i != index)]
+    padded = [list(row) + [None] * (len(columns) - len(row)) for row in rows]
+    return [columns[i] for i in order], [[row[i] for i in order] for row in padded]
 
 
 class LabProgress(Message, bubble=False):
@@ -53,11 +80,13 @@ class LabFinished(Message, bubble=False):
 class LabsScreen(StudyScreen):
     CSS_PATH = "labs.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "key.cancel", key_display="esc"),
+        Binding("escape", "back", "key.back", key_display="esc"),
         Binding("r", "run(True)", "key.run_quick"),
         Binding("f", "run(False)", "key.run_full"),
         Binding("a", "ask", "key.ask_check"),
+        Binding("v", "last_results", "key.last_results"),
         Binding("e", "exercises", "key.ex_lab"),
-        Binding("escape", "cancel_or_back", "key.back", key_display="esc"),
         Binding("q", "back", "key.back", show=False),
     ]
 
@@ -69,6 +98,7 @@ class LabsScreen(StudyScreen):
         self.running: str | None = None
         self._cancel = threading.Event()
         self._run_uid: str | None = None
+        self._pending_question: str | None = None  # finished while another screen was showing
 
     # -- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -76,17 +106,32 @@ class LabsScreen(StudyScreen):
         table: DataTable[Text] = DataTable(cursor_type="row", id="labs-table")
         yield table
         with VerticalScroll(id="lab-detail"):
-            yield Static(id="lab-summary", markup=False)
+            # The run's progress first: on a short terminal it must not sit below the fold.
             with Vertical(id="lab-run"):
                 yield Static(id="lab-phase", markup=False)
                 yield ProgressBar(total=1.0, show_eta=False, id="lab-progress")
                 yield Static(id="lab-message", classes="muted", markup=False)
+            yield Static(id="lab-summary", markup=False)
             yield Vertical(id="lab-results")
             yield Static(Content(self.t("labs.hint")), classes="muted hint", markup=False)
         yield KeyBar()
 
+    def _close_stale_runs(self) -> None:
+        """A run still marked "running" long after its lab's time limit was left behind by a quit
+        mid-run (the runner kills a lab at its limit, so nothing can still be running): record
+        it as cancelled instead of showing "running" for good."""
+        store = self.study.store
+        now = store.clock()
+        for run in store.lab_runs():
+            info = self.labs.get(run.lab)
+            if run.status != "running" or run.uid == self._run_uid or info is None:
+                continue
+            if (now - run.started_at).total_seconds() > max(info.timeout_s, info.quick_timeout_s) + 60:
+                store.finish_lab_run(run.uid, "cancelled", self.t("labs.stale_run"), None)
+
     def on_mount(self) -> None:
         t = self.t
+        self._close_stale_runs()
         table = self.query_one("#labs-table", DataTable)
         table.add_column(t("labs.col.id"), key="id")
         table.add_column(t("labs.col.title"), key="title")
@@ -99,10 +144,18 @@ class LabsScreen(StudyScreen):
         self._fill_table()
         table.focus()
         self._show_selected()
+        if self.selected:
+            self.show_last_results(self.selected, scroll=False)
 
     def on_screen_resume(self) -> None:
         if self.is_current and self.is_mounted:
             self._fill_table()
+            pending, self._pending_question = self._pending_question, None
+            if pending and self.running is None and self.needs_asking(pending):
+                self.selected = pending
+                self._fill_table()
+                self._show_selected()
+                self.ask(pending)
 
     def _status_text(self, run: Any) -> Text:
         if run is None:
@@ -122,14 +175,19 @@ class LabsScreen(StudyScreen):
         if table.row_count == len(self.labs):
             # Update in place: clearing would move the cursor and drop the results on screen.
             for lab_id in self.labs:
-                table.update_cell(lab_id, "last", self._status_text(last.get(lab_id)))
+                table.update_cell(lab_id, "last", self._status_text(last.get(lab_id)), update_width=True)
             return
         table.clear()
+        # Sized so that the whole row, "Last result" included, fits 80 columns; wider terminals
+        # get longer titles and topic names.
+        title_width = max(27, self.app.size.width - 70)
+        topics = self.study.content.topics
         for lab_id, info in self.labs.items():
+            topic_titles = ", ".join(topics[t].title if t in topics else t for t in info.topics)
             table.add_row(
                 Text(lab_id),
-                Text(fit(info.title, 30)),
-                Text(fit(", ".join(info.topics), 18)),
+                Text(fit(info.title, title_width)),
+                Text(fit(topic_titles, max(15, title_width // 2))),
                 self._status_text(last.get(lab_id)),
                 key=lab_id,
             )
@@ -168,7 +226,7 @@ class LabsScreen(StudyScreen):
         if lab_id and lab_id != self.selected:
             self.selected = lab_id
             if self.running is None:
-                self.query_one("#lab-results").remove_children()
+                self.show_last_results(lab_id, scroll=False)
             self._show_selected()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -178,6 +236,16 @@ class LabsScreen(StudyScreen):
 
     # -- running -------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":
+            return self.running is not None
+        if action == "back":
+            return self.running is None
+        if action == "last_results":
+            return (
+                self.running is None
+                and self.selected is not None
+                and self._last_run(self.selected) is not None
+            )
         if action == "run":
             return self.running is None and self.selected is not None
         if action == "ask":
@@ -189,6 +257,7 @@ class LabsScreen(StudyScreen):
         if self.running is not None:
             self.notify(self.t("labs.already_running"), timeout=2)
             return
+        self._sync_selected()
         info = self.labs.get(self.selected) if self.selected else None
         if info is None:
             return
@@ -210,6 +279,16 @@ class LabsScreen(StudyScreen):
         self._fill_table()
         self.refresh_bindings()
         self._run_worker(info, quick, out_dir, self._run_uid, self._cancel)
+
+    def _sync_selected(self) -> None:
+        """Take the selection from the list's cursor: a key typed right after ↓ (before the
+        highlight message arrived) must run the lab under the cursor, not the previous one."""
+        table = self.query_one("#labs-table", DataTable)
+        if table.row_count and 0 <= table.cursor_row < table.row_count:
+            lab_id = list(self.labs)[table.cursor_row]
+            if lab_id != self.selected:
+                self.selected = lab_id
+                self._show_selected()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="lab")
     def _run_worker(
@@ -257,10 +336,28 @@ class LabsScreen(StudyScreen):
         self.query_one("#labs-title", TitleBar).set(
             right=self.t("labs.done", lab=message.lab, status=status, seconds=outcome.elapsed_s)
         )
+        if message.lab != self.selected and message.lab in self.labs:
+            self.selected = message.lab
+            self.query_one("#labs-table", DataTable).move_cursor(row=list(self.labs).index(message.lab))
+            self._show_selected()
         self.show_outcome(outcome)
-        info = self.labs.get(message.lab)
-        if outcome.status == "ok" and info is not None and info.check_question is not None:
-            self.ask(message.lab)
+        asks = outcome.status == "ok" and self.needs_asking(message.lab)
+        if self.is_current:
+            if asks:
+                self.ask(message.lab)
+            return
+        # The learner is on another screen (a quiz, Home): never open a modal there.
+        self._pending_question = message.lab if asks else None
+        key = "labs.finished_elsewhere_ask" if asks else "labs.finished_elsewhere"
+        self.app.notify(self.t(key, lab=message.lab, status=status), timeout=8)
+
+    def needs_asking(self, lab_id: str) -> bool:
+        """True while this version of the lab's check question has not been answered."""
+        info = self.labs.get(lab_id)
+        if info is None or info.check_question is None:
+            return False
+        asked = self.study.store.get_meta(CHECK_META_PREFIX + lab_id)
+        return asked != check_version(info.check_question)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "lab" or event.state != WorkerState.ERROR:
@@ -278,39 +375,89 @@ class LabsScreen(StudyScreen):
         self.refresh_bindings()
 
     def show_outcome(self, outcome: Any) -> None:
+        self._show_result(
+            outcome.status, outcome.result, outcome.message, str(outcome.artifact_dir), heading=None
+        )
+
+    def _last_run(self, lab_id: str) -> Any:
+        """The latest finished run of a lab that left results (ok first, else any finished one)."""
+        runs = [r for r in self.study.store.lab_runs(lab_id) if r.status != "running"]
+        with_results = [r for r in runs if r.status == "ok" and r.result]
+        return (with_results or runs or [None])[-1]
+
+    def show_last_results(self, lab_id: str, scroll: bool = True) -> None:
+        """The results of the lab's last run, from the store (they survive moving the cursor)."""
+        run = self._last_run(lab_id)
+        if run is None:
+            self.query_one("#lab-results").remove_children()
+            return
+        when = run.started_at.astimezone(self.study.tz).strftime("%m-%d %H:%M")
+        heading = self.t("labs.last_results", when=when, status=self._status_text(run).plain)
+        self._show_result(
+            run.status, run.result, run.summary, run.artifact_dir, heading=heading, scroll=scroll
+        )
+
+    def action_last_results(self) -> None:
+        if self.selected:
+            self.show_last_results(self.selected)
+            self.query_one("#lab-detail").focus()
+
+    def _show_result(
+        self,
+        status: str,
+        result: dict[str, Any] | None,
+        message: str | None,
+        artifact_dir: str | None,
+        heading: str | None,
+        scroll: bool = True,
+    ) -> None:
         results = self.query_one("#lab-results", Vertical)
         results.remove_children()
-        results.mount_all(list(self._outcome_widgets(outcome)))
-        detail = self.query_one("#lab-detail", VerticalScroll)
-        self.call_after_refresh(detail.scroll_to_widget, results, animate=False, top=True)
+        widgets = self._outcome_widgets(status, result, message, artifact_dir)
+        if heading:
+            widgets.insert(0, Static(Content(heading), classes="heading", markup=False))
+        results.mount_all(widgets)
+        if scroll:
+            detail = self.query_one("#lab-detail", VerticalScroll)
+            self.call_after_refresh(detail.scroll_to_widget, results, animate=False, top=True)
 
-    def _outcome_widgets(self, outcome: Any) -> list[Widget]:
+    def _outcome_widgets(
+        self, status: str, result: dict[str, Any] | None, message: str | None, artifact_dir: str | None
+    ) -> list[Widget]:
         t = self.t
         widgets: list[Widget] = []
-        if outcome.status != "ok" or not outcome.result:
-            widgets.append(
-                Static(Content(outcome.message or outcome.status), classes="lab-error", markup=False)
-            )
+        if status != "ok" or not result:
+            widgets.append(Static(Content(message or status), classes="lab-error", markup=False))
             return widgets
-        result = outcome.result
         if result.get("summary"):
             widgets.append(
                 Static(Content(str(result["summary"])), classes="lab-result-summary", markup=False)
             )
+        room = max(20, self.app.size.width - 4)  # the detail pane's inner width
         for spec in result.get("tables", []):
             widgets.append(Static(Content(str(spec.get("title", ""))), classes="heading", markup=False))
+            columns, rows = verdict_first(
+                [str(c) for c in spec.get("columns", [])], [list(r) for r in spec.get("rows", [])]
+            )
+            # Focusable (Tab reaches it) so ←/→ scroll a table wider than the terminal.
             table: DataTable[Text] = DataTable(cursor_type="none", show_cursor=False, classes="lab-table")
-            table.can_focus = False
-            columns = [str(c) for c in spec.get("columns", [])]
             for column in columns:
                 table.add_column(column)
-            for row in spec.get("rows", []):
+            widths = [cell_len(c) for c in columns]
+            for row in rows:
                 cells = [
                     Text(_cell(v), justify="right" if isinstance(v, (int, float)) else "left") for v in row
                 ]
                 cells += [Text("")] * (len(columns) - len(cells))
                 table.add_row(*cells[: len(columns)])
+                widths = [max(w, cell_len(c.plain)) for w, c in zip(widths, cells, strict=False)]
             widgets.append(table)
+            if sum(w + 2 for w in widths) > room:
+                widgets.append(
+                    Static(
+                        Content(t("labs.table_scroll", columns=len(columns))), classes="muted", markup=False
+                    )
+                )
         for plot in result.get("plots", []):
             text = _plot(plot)
             if text:
@@ -320,7 +467,8 @@ class LabsScreen(StudyScreen):
             widgets.append(Static(Content(t("labs.findings")), classes="heading", markup=False))
             widgets += [Hanging("•", str(finding), classes="lab-finding") for finding in findings]
         artifacts = dict(result.get("artifacts") or {})
-        artifacts.setdefault("dir", str(outcome.artifact_dir))
+        if artifact_dir:
+            artifacts.setdefault("dir", str(artifact_dir))
         widgets.append(Static(Content(t("labs.artifacts")), classes="heading", markup=False))
         widgets += [
             Static(Content(f"{name}: {path}"), classes="muted", markup=False)
@@ -329,12 +477,10 @@ class LabsScreen(StudyScreen):
         return widgets
 
     # -- cancel, back, check question ----------------------------------------------------------
-    def action_cancel_or_back(self) -> None:
+    def action_cancel(self) -> None:
         if self.running is not None:
             self._cancel.set()
             self.query_one("#lab-phase", Static).update(Content(self.t("labs.cancelling")))
-            return
-        self.action_back()
 
     def action_back(self) -> None:
         if self.running is not None:
@@ -352,6 +498,9 @@ class LabsScreen(StudyScreen):
         info = self.labs.get(lab_id)
         if info is None or info.check_question is None:
             self.notify(self.t("labs.no_question"), timeout=2)
+            return
+        if not self.is_current:  # only ever over the labs screen itself
+            self._pending_question = lab_id
             return
         self.app.push_screen(CheckQuestionScreen(lab_id, info.check_question))
 
@@ -383,6 +532,7 @@ class CheckQuestionScreen(StudyModal):
         self.answered: str | None = None
 
     def compose(self) -> ComposeResult:
+        yield KeyBar()  # this modal's keys, not the labs screen's underneath
         with Vertical(id="check-box"):
             yield Static(Content(self.t("labs.check_title")), classes="heading", markup=False)
             yield Static(Content(self.question.statement), id="check-statement", markup=False)
@@ -402,7 +552,9 @@ class CheckQuestionScreen(StudyModal):
             return
         self.answered = answer
         correct = answer == self.question.answer
-        self.study.store.record_lab_answer(self.lab_id, answer, correct)
+        store = self.study.store
+        store.record_lab_answer(self.lab_id, answer, correct)
+        store.set_meta(CHECK_META_PREFIX + self.lab_id, check_version(self.question))
         t = self.t
         verdict = t("labs.check_right") if correct else t("labs.check_wrong", answer=self.question.answer)
         self.query_one("#check-verdict", Static).update(Content.styled(verdict, "bold"))

@@ -18,7 +18,8 @@ from textual.widgets import Static
 
 from studyapp.errors import StudyappError
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions
-from studyapp.quiz.presenting import answer_text, due_phrase, topic_path
+from studyapp.quiz.numbers import EXAMPLES as NUMBER_EXAMPLES
+from studyapp.quiz.presenting import answer_text, due_phrase, exam_note, fit, topic_path
 from studyapp.quiz.questions import KIND_DRILL, KIND_OX, Question
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.inputs import DrillInput
@@ -43,10 +44,15 @@ class QuizScreen(StudyScreen):
         Binding("ㅌ", "answer('X')", "key.answer_x", show=False),
         Binding("enter,space", "next", "key.next", key_display="⏎"),
         Binding("question_mark", "toggle_unsure", "key.unsure", key_display="?", priority=True),
-        Binding("u,ㅕ", "undo", "key.undo", key_display="u", priority=True),
-        Binding("c,ㅊ", "card", "key.card", key_display="c", priority=True),
-        Binding("l,ㅣ", "lab", "key.lab", key_display="l", priority=True),
-        Binding("q,escape,ㅂ", "end", "key.end", key_display="q", priority=True),
+        # Letters are not priority bindings: in a drill's number box they are typed (`abc` stays
+        # in the box); there, ctrl+z undoes, Esc ends, and Tab leaves the box for c / l / u / q.
+        Binding("u,ㅕ", "undo", "key.undo", key_display="u"),
+        Binding("ctrl+z", "undo", "key.undo", key_display="^z", show=False, priority=True),
+        Binding("c,ㅊ", "card", "key.card", key_display="c"),
+        Binding("l,ㅣ", "lab", "key.lab", key_display="l"),
+        Binding("escape", "end", "key.end", key_display="esc", priority=True),
+        Binding("q,ㅂ", "end", "key.end", key_display="q"),
+        Binding("tab", "toggle_box", "key.toggle_box", key_display="tab", show=False, priority=True),
         Binding("n", "restart('new')", "key.start_new", show=True),
         Binding("r", "restart('cram')", "key.start_cram", show=True),
         Binding("up", "scroll('up')", "key.scroll_up", show=False),
@@ -97,7 +103,20 @@ class QuizScreen(StudyScreen):
             return self._mode_label(), "", self.t("quiz.empty"), self.t("quiz.empty_hint")
         topic = topic_path(self.study.content, question.topic)
         kind = f" · {self.t('quiz.drill')}" if question.kind == KIND_DRILL else ""
+        if self.options.checklist:  # say which filter made this session
+            kind += f" · {self.t('quiz.checklist_filter', id=self.options.checklist)}"
+        if session.mode == "wrong":  # the notebook's grouping, visible while retrying
+            tag = question.misconception
+            label = (
+                self.study.content.misconceptions.get(tag, tag) if tag else self.t("quiz.no_misconception")
+            )
+            in_group = [q for q in session.queue if q.misconception == tag]
+            kind = f" · {fit(label, 40)} ({in_group.index(question) + 1}/{len(in_group)})"
         hint = self.t("quiz.drill_hint") if question.kind == KIND_DRILL else self.t("quiz.ox_hint")
+        if session.deferred_feedback:  # say why no feedback comes, from the first question on
+            hint = f"{hint}\n{self.t('quiz.exam_intro', total=session.total)}"
+        elif session.mode == "cram" and session.position == 0:
+            hint = f"{hint}\n{self.t('quiz.cram_note')}"  # cram answers move the schedule too
         return (
             f"{self._mode_label()} · {topic}{kind}",
             self.t("quiz.progress", current=session.position + 1, total=session.total),
@@ -134,7 +153,11 @@ class QuizScreen(StudyScreen):
             return self.state == FEEDBACK
         if action == "toggle_unsure":
             return self.state == ASKING
+        if action == "toggle_box":
+            return self.state == ASKING and self.current_kind() == KIND_DRILL
         if action in ("card", "lab"):
+            if self.session.deferred_feedback:
+                return False  # a mock exam: no looking answers up in the cards or labs
             return self.state != EMPTY and self._shown_question() is not None
         if action == "undo":
             return self.state != EMPTY or bool(self.session.answers)
@@ -232,6 +255,9 @@ class QuizScreen(StudyScreen):
         if feedback.unsure:
             parts[0] = parts[0].append("  ").append(Content.styled(t("quiz.recorded_unsure"), "italic"))
         parts += [Content(""), Content(question.explanation)]
+        note = exam_note(self.study.content, question)
+        if note:
+            parts.append(Content.styled(t("quiz.exam_note", note=note), "$accent"))
         if question.misconception:
             label = self.study.content.misconceptions.get(question.misconception, question.misconception)
             parts += [Content(""), Content.styled(t("quiz.misconception", label=label), "$warning")]
@@ -248,8 +274,11 @@ class QuizScreen(StudyScreen):
         feedback = self.session.answer(response, unsure=self.unsure)  # commits before returning
         if feedback is None:
             hint = self.query_one("#quiz-hint", Static)
-            key = "quiz.unreadable_drill" if self.current_kind() == KIND_DRILL else "quiz.unreadable_ox"
-            hint.update(Content(self.t(key)))
+            if self.current_kind() == KIND_DRILL:
+                message = self.t("quiz.unreadable_drill", examples=", ".join(NUMBER_EXAMPLES))
+            else:
+                message = self.t("quiz.unreadable_ox")
+            hint.update(Content(message))
             hint.add_class("warning")
             return
         self.unsure = False
@@ -277,6 +306,18 @@ class QuizScreen(StudyScreen):
             self.action_end()
         else:
             self.show_current()
+
+    def action_toggle_box(self) -> None:
+        """Tab: leave the number box (so c / l / u / q act as keys) or go back into it."""
+        field = self.drill_input()
+        hint = self.query_one("#quiz-hint", Static)
+        hint.remove_class("warning")
+        if field.has_focus:
+            self.set_focus(None)
+            hint.update(Content(self.t("quiz.drill_hint_keys")))
+        else:
+            field.focus()
+            hint.update(Content(self.t("quiz.drill_hint")))
 
     def action_toggle_unsure(self) -> None:
         if self.state != ASKING:

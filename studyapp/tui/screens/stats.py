@@ -58,7 +58,7 @@ class StatsScreen(StudyScreen):
         self.query_one("#stats-totals", Static).update(
             Content(
                 t(
-                    "stats.totals",
+                    "stats.totals_one" if len(reviews) == 1 else "stats.totals",
                     reviews=len(reviews),
                     accuracy=percent(accuracy),
                     streak=streak(store, now, tz),
@@ -105,10 +105,11 @@ class StatsScreen(StudyScreen):
 
 
 def _axis(days: list[date]) -> str:
-    """Day-of-month labels under the columns (two cells per day), every 7th day back from today."""
-    cells = [" "] * (len(days) * 2 + 1)
+    """`MM-DD` labels under the columns (two cells per day), every 7th day back from today, so
+    4 Nov and 2 Dec are told apart."""
+    cells = [" "] * (len(days) * 2 + 6)
     for index in range(len(days) - 1, -1, -7):
-        label = str(days[index].day)
+        label = days[index].strftime("%m-%d")
         start = index * 2
         if start + cell_len(label) <= len(cells):
             cells[start : start + len(label)] = list(label)

@@ -16,9 +16,10 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from studyapp.quiz.engine import AnswerRecord, Feedback, QuizSession, SessionOptions
-from studyapp.quiz.presenting import answer_text, due_phrase, elapsed_text, percent, topic_path
+from studyapp.quiz.presenting import answer_text, due_phrase, elapsed_text, exam_note, percent, topic_path
 from studyapp.quiz.questions import KIND_OX
 from studyapp.tui.screens.base import StudyScreen, TitleBar
+from studyapp.tui.screens.quiz import QuizScreen
 from studyapp.tui.widgets.keybar import KeyBar
 from studyapp.tui.widgets.text import Hanging
 
@@ -28,6 +29,7 @@ class SummaryScreen(StudyScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,q,escape", "close", "key.close", key_display="⏎"),
         Binding("w", "retry_wrong", "key.retry_wrong"),
+        Binding("u,ㅕ", "undo", "key.undo", key_display="u"),
     ]
 
     def __init__(self, session: QuizSession, deferred: list[Feedback] | None = None) -> None:
@@ -48,7 +50,8 @@ class SummaryScreen(StudyScreen):
             percent=percent(summary.correct / summary.answered if summary.answered else None),
             elapsed=elapsed_text(summary.elapsed_s, t),
         )
-        yield TitleBar(f"{title} · {t('quiz.mode.' + summary.mode)}", id="summary-title")
+        # "Mock exam results", not "Mock exam results · Mock exam".
+        yield TitleBar(title if exam else f"{title} · {t('quiz.mode.' + summary.mode)}", id="summary-title")
         with VerticalScroll(id="summary-body"):
             yield Static(Content(score), id="summary-score", markup=False)
             table: DataTable[Text] = DataTable(cursor_type="none", id="summary-topics", show_cursor=False)
@@ -68,13 +71,13 @@ class SummaryScreen(StudyScreen):
             if not summary.misses:
                 yield Static(Content(t("summary.no_misses")), classes="muted", markup=False)
             for record in summary.misses:
-                yield from self._miss(record, full=exam)
+                yield from self._miss(record, full=True)  # every summary explains its misses
             labelled = {k: v for k, v in summary.by_misconception.items() if k != "-"}
             if labelled:
                 yield Static(Content(t("summary.by_misconception")), classes="heading", markup=False)
                 for tag, records in sorted(labelled.items(), key=lambda kv: -len(kv[1])):
                     label = self.study.content.misconceptions.get(tag, tag)
-                    yield Static(Content(f"• {label} ×{len(records)}"), classes="miss-line", markup=False)
+                    yield Hanging("•", f"{label} ×{len(records)}", classes="miss-line")
             yield Static(Content(t("summary.hint")), classes="muted hint", markup=False)
         yield KeyBar()
 
@@ -88,6 +91,11 @@ class SummaryScreen(StudyScreen):
             yield Static(Content(line), classes="miss-answer", markup=False)
             if full:
                 yield Static(Content(question.explanation), classes="miss-explanation", markup=False)
+                note = exam_note(self.study.content, question)
+                if note:
+                    yield Static(
+                        Content(t("quiz.exam_note", note=note)), classes="miss-explanation", markup=False
+                    )
                 if question.misconception:
                     label = self.study.content.misconceptions.get(
                         question.misconception, question.misconception
@@ -121,7 +129,30 @@ class SummaryScreen(StudyScreen):
     def action_close(self) -> None:
         self.study.close_session()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "retry_wrong":
+            return bool(self.summary.misses)
+        if action == "undo":
+            return bool(self.session.answers) and self._quiz() is not None
+        return True
+
+    def _quiz(self) -> QuizScreen | None:
+        stack = self.app.screen_stack
+        below = stack[-2] if len(stack) > 1 else None
+        return below if isinstance(below, QuizScreen) and below.session is self.session else None
+
+    def action_undo(self) -> None:
+        """Back to the session with its last answer taken back (a fumbled last key is not final)."""
+        quiz = self._quiz()
+        if quiz is None:
+            return
+        self.dismiss()
+        quiz.action_undo()
+
     def action_retry_wrong(self) -> None:
-        options = self.session.options
+        """Retry this session's misses (the whole notebook is on Home: w)."""
+        questions = list(dict.fromkeys(record.question for record in self.summary.misses))
+        if not questions:
+            return
         self.study.close_session()
-        self.study.start_quiz(SessionOptions(mode="wrong", topic=options.topic, checklist=options.checklist))
+        self.study.start_quiz(SessionOptions(mode="wrong"), questions=questions)

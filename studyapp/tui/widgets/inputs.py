@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-# Letters the quiz screen binds (end, undo, card, lab, unsure): no drill answer needs them
-# ("5.9", "25%", "5.9배", "166.7 items/s" do not), so they act as keys even while typing.
-QUIZ_KEYS = frozenset("qucl?")
+# `?` marks the answer unsure; no number needs it. Every other printable key is typed into the
+# box, letters included (`c`, `l`, `q` used to jump out of it): Esc ends, ctrl+z undoes, and Tab
+# leaves the box so that c / l / u / q work as keys.
+UNSURE_KEY = "?"
 
 
 class DrillInput(Input):
-    """An Input that leaves the quiz keys to the screen; graded on Submitted, never per keystroke."""
+    """An Input that leaves `?` to the screen; graded on Submitted, never per keystroke."""
 
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
-        if character is not None and character in QUIZ_KEYS:
+        if character == UNSURE_KEY:
             return False
         return super().check_consume_key(key, character)

@@ -4,7 +4,8 @@ A single widget that draws the screen's active bindings, instead of Textual's `F
 recomposes a child widget per key whenever the bindings change (every answer changes them) —
 in Textual 8.2 those children are not released, so a long session grew by ~0.3 MiB a question,
 and each recompose cost a layout pass right after the feedback frame. This one only repaints.
-Keys can be clicked, as in `Footer`.
+Keys can be clicked, as in `Footer`. When the line is too narrow, the way out (Esc) is kept and
+the keys listed last are dropped first.
 """
 
 from __future__ import annotations
@@ -58,13 +59,30 @@ class KeyBar(Widget):
         entries, palette = self._entries()
         right = Content.assemble((palette[0], "bold $text"), " ", palette[1]) if palette else Content("")
         room = width - (right.cell_length + 2 if palette else 0)
+        pieces = [
+            Content.assemble(
+                (key, "bold $text" if enabled else "dim"), " ", (description, "" if enabled else "dim")
+            )
+            for key, description, enabled, _namespace, _action in entries
+        ]
+        # Esc is never dropped: reserve its room first, then fill with the others in order.
+        keep = [key.lower() in ("esc", "escape") for key, *_ in entries]
+        budget = room - sum(p.cell_length + 2 for p, k in zip(pieces, keep, strict=True) if k)
+        for index, piece in enumerate(pieces):
+            if keep[index]:
+                continue
+            if piece.cell_length + 2 > budget:
+                break
+            keep[index] = True
+            budget -= piece.cell_length + 2
         parts: list[Content] = []
         spans: list[tuple[int, int, Any, str]] = []
         used = 0
-        for key, description, enabled, namespace, action in entries:
-            piece = Content.assemble(
-                (key, "bold $text" if enabled else "dim"), " ", (description, "" if enabled else "dim")
-            )
+        for (_key, _description, _enabled, namespace, action), piece, kept in zip(
+            entries, pieces, keep, strict=True
+        ):
+            if not kept:
+                continue
             gap = 2 if parts else 0
             if used + gap + piece.cell_length > room:
                 break
