@@ -228,7 +228,7 @@ def check_never_predicted(
     check.requirement(
         name,
         True,
-        f"{len(planted)} planted classes that are never predicted, and labels no sample has: all 0",
+        f"{len(planted)} planted never-predicted classes and {len(planted)} labels no sample has: precision 0, F1 0",
     )
 
 
