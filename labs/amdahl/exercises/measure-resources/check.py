@@ -375,6 +375,11 @@ def check_parallel(check: Checker, workspace: Path, task_s: float) -> None:
         result = run_learner(
             workspace, here, "probe_parallel", task_s, TASKS, WORKERS, timeout_s=60 + 40 * task_s
         )
+        if not result.ok and "pickle" in (result.error or "").lower():
+            result.error = (
+                f"{result.error} — use threads (ThreadPoolExecutor): the planted tasks are local functions "
+                "a process pool cannot send to its workers"
+            )
         if not check.require_ran("parallel_efficiency() runs", result):
             return
         sleep, cpu = result.value["sleep"], result.value["cpu"]
