@@ -124,3 +124,27 @@ def test_importing_drills_does_not_import_numpy() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def _numbers_in(text: str) -> set[str]:
+    """The numbers written in a statement, normalised ("7.30" and "7.3" are the same number)."""
+    return {f"{float(n):g}" for n in re.findall(r"\d+(?:\.\d+)?", text.replace(",", ""))}
+
+
+def test_no_drill_repeats_the_numbers_of_an_item() -> None:
+    """A drill whose parameters and answer are all in one O/X statement is a give-away: the learner
+    who met the item answers the drill from memory (review B: limit-90 = ba-016, gustafson-10-8 = ba-020)."""
+    from studyapp import locations
+    from studyapp.content.loader import load_content
+
+    items = load_content(locations.content_dir()).items_for_topic("bottleneck-analysis")
+    assert items
+    for drill in DRILLS:
+        parameters = {f"{float(n):g}" for n in re.findall(r"\d+", drill.id)}
+        if m := re.search(r"karp-flatt-(\d+)-", drill.id):  # the id holds the speedup × 100
+            parameters = (parameters - {f"{float(m[1]):g}"}) | {f"{int(m[1]) / 100:g}"}
+        decimals = round(-math.log10(drill.tolerance))
+        answer = f"{float(f'{drill.answer:.{decimals}f}'):g}"
+        for item in items:
+            found = _numbers_in(item.statement)
+            assert not (parameters | {answer}) <= found, f"{drill.id} repeats {item.id}: {item.statement}"
