@@ -14,7 +14,7 @@ from studyapp.errors import EXIT_OK
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions, Summary
-from studyapp.quiz.presenting import answer_text
+from studyapp.quiz.presenting import answer_text, exam_note
 from studyapp.quiz.questions import KIND_OX
 
 STRINGS = {
@@ -28,6 +28,7 @@ STRINGS = {
         "plain.wrong": "틀림",
         "plain.answer": "정답은 {answer}",
         "plain.misconception": "오개념: {label}",
+        "plain.exam_note": "시험 기준: {note}",
         "plain.next_due": "다음 복습: {when}",
         "plain.undone": "마지막 답을 되돌렸습니다.",
         "plain.nothing_to_undo": "되돌릴 답이 없습니다.",
@@ -47,6 +48,7 @@ STRINGS = {
         "plain.wrong": "Wrong",
         "plain.answer": "Answer: {answer}",
         "plain.misconception": "Misconception: {label}",
+        "plain.exam_note": "Exam key: {note}",
         "plain.next_due": "Next review: {when}",
         "plain.undone": "Last answer undone.",
         "plain.nothing_to_undo": "Nothing to undo.",
@@ -76,6 +78,9 @@ def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list
         + (f" {t('plain.unsure')}" if feedback.unsure else "")
     ]
     lines.append(question.explanation)
+    note = exam_note(content, question)
+    if note:
+        lines.append(t("plain.exam_note", note=note))
     if question.misconception:
         label = content.misconceptions.get(question.misconception, question.misconception)
         lines.append(t("plain.misconception", label=label))
