@@ -1,4 +1,4 @@
-"""Calculation drills: numeric questions on Amdahl's law and pipeline throughput.
+"""Calculation drills: numeric questions on Amdahl's law, pipelines and Little's law.
 
 Each drill is answered with a number and graded within an absolute tolerance. The bank is fixed
 and deterministic, so a drill's id is stable and progress can be keyed by it like an O/X item.
@@ -12,6 +12,8 @@ answer from the id alone:
     drill-gustafson-{s}-{N}             serial fraction s % of the scaled N-worker run: N - s (N - 1)
     drill-pipeline-throughput-{a}-{b}-...        stage times in ms: 1000 / max
     drill-pipeline-parallel-{a}-{b}-...-w{k}     the slowest stage gets k workers: 1000 / max(t_i / k_i)
+    drill-pipeline-fill-{a}-{b}-...-n{N}         N items through the stages, in ms: sum + (N - 1) max
+    drill-little-{λ}-{W}                items in the system, λ per second staying W ms: λ W / 1000
 
 The parameters are chosen so that no drill repeats the numbers of an O/X item in
 content/items/bottleneck-analysis.yaml (a learner who met the item would get the drill for free):
@@ -47,7 +49,7 @@ class Drill:
 # both a rounded and a truncated answer pass. The price is that a neighbour one unit away can pass
 # too (2.49 or 2.51 for an exact 2.5, 9.15 for 9.1429); the method errors the drills target (P × N,
 # 1000 / Σ stages, Amdahl's formula for Gustafson, ignoring the new bottleneck) are all far outside.
-_DECIMALS_NOTE = {1: "소수 첫째 자리까지", 2: "소수 둘째 자리까지", 3: "소수 셋째 자리까지"}
+_DECIMALS_NOTE = {0: "정수로", 1: "소수 첫째 자리까지", 2: "소수 둘째 자리까지", 3: "소수 셋째 자리까지"}
 
 
 def _tolerance(decimals: int) -> float:
@@ -249,6 +251,54 @@ def pipeline_parallel(stages_ms: tuple[int, ...], workers: int) -> Drill:
     )
 
 
+def pipeline_fill(stages_ms: tuple[int, ...], items: int) -> Drill:
+    """Makespan of `items` items through a line of single-worker stages (all items waiting at t = 0).
+
+    The last item leaves after the first one has crossed every stage (the fill time, the sum) and
+    the other items - 1 have each taken one turn at the slowest stage: sum + (items - 1) * max.
+    """
+    fill = sum(stages_ms)
+    slowest = max(stages_ms)
+    total = fill + (items - 1) * slowest
+    return Drill(
+        id="drill-pipeline-fill-" + "-".join(str(t) for t in stages_ms) + f"-n{items}",
+        topic=TOPIC,
+        checklist=("pipeline-bottleneck",),
+        prompt=f"단계별 처리 시간이 {_ms(list(stages_ms))}인 파이프라인(단계마다 작업자 1명, 단계 사이 큐는 "
+        f"충분히 큼)에 항목 {items}개가 처음부터 모두 대기하고 있다. 마지막 항목이 끝날 때까지 몇 ms가 "
+        f"걸리는가? ({_DECIMALS_NOTE[0]})",
+        answer=float(total),
+        tolerance=_tolerance(0),
+        unit="ms",
+        explanation=(
+            f"첫 항목이 모든 단계를 지나는 채움 시간 {' + '.join(str(t) for t in stages_ms)} = {fill} ms 뒤에, "
+            f"나머지 {items - 1}개가 가장 느린 {slowest} ms 단계의 속도로 하나씩 나온다: "
+            f"{fill} + {items - 1} × {slowest} = {total} ms. 평균 처리량 {items} / {total / 1000:g} s "
+            f"≈ {_fmt(items * 1000 / total, 1)} items/s는 정상 상태 1000 / {slowest} ≈ {_fmt(1000 / slowest, 1)} "
+            "items/s보다 낮고, 항목이 많을수록 그 값에 다가간다."
+        ),
+    )
+
+
+def little(arrivals_per_s: int, stay_ms: int) -> Drill:
+    """Little's law, L = λ W, with W given in ms."""
+    in_system = arrivals_per_s * stay_ms / 1000
+    return Drill(
+        id=f"drill-little-{arrivals_per_s}-{stay_ms}",
+        topic=TOPIC,
+        checklist=("pipeline-bottleneck",),
+        prompt=f"안정 상태의 서비스에 요청이 초당 {arrivals_per_s}건 도착하고, 요청 하나가 평균 {stay_ms} ms 동안 "
+        f"머문다. 리틀의 법칙에 따르면 서비스 안에 머무는 요청은 평균 몇 건인가? ({_DECIMALS_NOTE[1]})",
+        answer=in_system,
+        tolerance=_tolerance(1),
+        unit="",
+        explanation=(
+            f"리틀의 법칙 L = λW = {arrivals_per_s}건/s × {stay_ms / 1000:g} s {_approx(in_system, 1)}건. "
+            "W는 초로 바꿔 곱한다. 같은 식으로 동시 요청 수와 처리량을 재면 평균 응답 시간 W = L / λ를 구할 수 있다."
+        ),
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # The bank
 # ---------------------------------------------------------------------------------------------
@@ -270,6 +320,8 @@ def all_drills() -> list[Drill]:
     drills += [gustafson(s, n) for s, n in ((15, 8), (5, 16), (20, 4), (30, 32))]
     drills += [pipeline_throughput(t) for t in ((5, 20, 10), (8, 12, 4, 6), (15, 15, 30), (2, 5, 3))]
     drills += [pipeline_parallel(t, k) for t, k in (((5, 30, 15), 3), ((10, 40, 25), 2), ((30, 10, 12), 3))]
+    drills += [pipeline_fill(t, n) for t, n in (((4, 12, 6), 50), ((10, 25, 15), 20), ((3, 8, 5, 2), 10))]
+    drills += [little(lam, w) for lam, w in ((120, 75), (64, 90), (30, 500))]
     return drills
 
 

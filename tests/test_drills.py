@@ -33,6 +33,18 @@ def recompute(drill_id: str) -> float:
         return n - s * (n - 1)
     if m := re.fullmatch(r"drill-pipeline-throughput-([\d-]+)", drill_id):
         return 1000 / max(int(t) for t in m[1].split("-"))
+    if m := re.fullmatch(r"drill-pipeline-fill-([\d-]+)-n(\d+)", drill_id):
+        stages, n = [int(t) for t in m[1].split("-")], int(m[2])
+        # Simulate single-worker stages with unbounded queues, every item waiting at t = 0.
+        done = [0.0] * len(stages)  # when each stage finished its previous item
+        for _ in range(n):
+            ready = 0.0
+            for j, t in enumerate(stages):
+                done[j] = max(ready, done[j]) + t
+                ready = done[j]
+        return done[-1]
+    if m := re.fullmatch(r"drill-little-(\d+)-(\d+)", drill_id):
+        return int(m[1]) * int(m[2]) / 1000
     if m := re.fullmatch(r"drill-pipeline-parallel-([\d-]+)-w(\d+)", drill_id):
         stages = [int(t) for t in m[1].split("-")]
         k = int(m[2])
@@ -56,7 +68,7 @@ def test_bank_size_ids_and_fields() -> None:
         assert d.checklist in (("amdahl",), ("pipeline-bottleneck",))
         assert d.prompt and d.explanation and d.tolerance > 0
         assert re.search(r"[가-힣]", d.prompt) and re.search(r"[가-힣]", d.explanation)
-    kinds = {re.sub(r"-[\d-]+(?:-w\d+)?$", "", d.id) for d in DRILLS}
+    kinds = {re.sub(r"-[\d-]+(?:-[wn]\d+)?$", "", d.id) for d in DRILLS}
     assert kinds == {
         "drill-amdahl-speedup",
         "drill-amdahl-limit",
@@ -65,6 +77,8 @@ def test_bank_size_ids_and_fields() -> None:
         "drill-gustafson",
         "drill-pipeline-throughput",
         "drill-pipeline-parallel",
+        "drill-pipeline-fill",
+        "drill-little",
     }
 
 
