@@ -1,4 +1,4 @@
-"""Calculation drills: numeric questions on Amdahl's law and pipeline throughput.
+"""Calculation drills: numeric questions on Amdahl's law, pipelines and Little's law.
 
 Each drill is answered with a number and graded within an absolute tolerance. The bank is fixed
 and deterministic, so a drill's id is stable and progress can be keyed by it like an O/X item.
@@ -9,9 +9,16 @@ answer from the id alone:
     drill-amdahl-limit-{P}              parallel fraction P %: 1 / (1 - P)
     drill-amdahl-efficiency-{P}-{N}     Amdahl speedup / N (a value between 0 and 1)
     drill-karp-flatt-{S100}-{N}         measured speedup S100 / 100 on N workers: (1/S - 1/N) / (1 - 1/N)
-    drill-gustafson-{s}-{N}             serial fraction s %, N workers: N - s (N - 1)
+    drill-gustafson-{s}-{N}             serial fraction s % of the scaled N-worker run: N - s (N - 1)
     drill-pipeline-throughput-{a}-{b}-...        stage times in ms: 1000 / max
     drill-pipeline-parallel-{a}-{b}-...-w{k}     the slowest stage gets k workers: 1000 / max(t_i / k_i)
+    drill-pipeline-fill-{a}-{b}-...-n{N}         N items through the stages, in ms: sum + (N - 1) max
+    drill-little-{λ}-{W}                items in the system, λ per second staying W ms: λ W / 1000
+
+The parameters are chosen so that no drill repeats the numbers of an O/X item in
+content/items/bottleneck-analysis.yaml (a learner who met the item would get the drill for free):
+e.g. the items use Amdahl's limit for 90 %, Gustafson 10 % on 8, Karp–Flatt 1.6 on 2 and the
+5/20/10 ms pipeline with a doubled middle stage, so the drills do not.
 
 Standard library only: the quiz path must not import numpy, torch or Textual.
 """
@@ -39,8 +46,10 @@ class Drill:
 
 
 # Answers are asked to a number of decimals; the tolerance is one unit of the last decimal, so
-# both a rounded and a truncated answer pass, a wrong one does not.
-_DECIMALS_NOTE = {1: "소수 첫째 자리까지", 2: "소수 둘째 자리까지", 3: "소수 셋째 자리까지"}
+# both a rounded and a truncated answer pass. The price is that a neighbour one unit away can pass
+# too (2.49 or 2.51 for an exact 2.5, 9.15 for 9.1429); the method errors the drills target (P × N,
+# 1000 / Σ stages, Amdahl's formula for Gustafson, ignoring the new bottleneck) are all far outside.
+_DECIMALS_NOTE = {0: "정수로", 1: "소수 첫째 자리까지", 2: "소수 둘째 자리까지", 3: "소수 셋째 자리까지"}
 
 
 def _tolerance(decimals: int) -> float:
@@ -54,6 +63,12 @@ def _pct(value: int) -> str:
 def _fmt(x: float, decimals: int) -> str:
     """x rounded the way people round on paper (0.625 -> 0.63), unlike format()'s half-to-even."""
     return str(Decimal(repr(round(x, 9))).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
+
+
+def _approx(x: float, decimals: int) -> str:
+    """'= 10.00' when the rounded value is exact, '≈ 4.71' when it is not."""
+    shown = _fmt(x, decimals)
+    return f"= {shown}" if abs(float(shown) - x) < 1e-9 else f"≈ {shown}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -80,7 +95,7 @@ def amdahl_speedup(parallel_pct: int, workers: int) -> Drill:
         unit="배",
         explanation=(
             f"Amdahl의 법칙: S = 1 / ((1 − P) + P/N) = 1 / ({_fmt(1 - p, 2)} + {_fmt(p, 2)}/{workers}) "
-            f"= 1 / {_fmt((1 - p) + p / workers, 4)} ≈ {_fmt(s, 2)}배. 직렬 구간 {_pct(100 - parallel_pct)}는 작업자 수와 "
+            f"= 1 / {_fmt((1 - p) + p / workers, 4)} {_approx(s, 2)}배. 순차 구간 {_pct(100 - parallel_pct)}는 작업자 수와 "
             f"상관없이 그대로 걸리므로 {workers}배가 되지 못한다."
         ),
     )
@@ -99,8 +114,8 @@ def amdahl_limit(parallel_pct: int) -> Drill:
         tolerance=_tolerance(2),
         unit="배",
         explanation=(
-            f"N → ∞이면 P/N → 0이므로 S → 1 / (1 − P) = 1 / {_fmt(serial, 2)} ≈ {_fmt(limit, 2)}배. "
-            "직렬 비율의 역수가 병렬화의 한계다."
+            f"N → ∞이면 P/N → 0이므로 S → 1 / (1 − P) = 1 / {_fmt(serial, 2)} {_approx(limit, 2)}배. "
+            "순차 비율의 역수가 병렬화의 한계다."
         ),
     )
 
@@ -119,28 +134,42 @@ def amdahl_efficiency(parallel_pct: int, workers: int) -> Drill:
         tolerance=_tolerance(2),
         unit="",
         explanation=(
-            f"S = 1 / ({_fmt(1 - p, 2)} + {_fmt(p, 2)}/{workers}) ≈ {_fmt(s, 2)}배, 효율 E = S / N = {_fmt(s, 2)} / {workers} ≈ {_fmt(e, 2)}. "
+            f"S = 1 / ({_fmt(1 - p, 2)} + {_fmt(p, 2)}/{workers}) {_approx(s, 2)}배, 효율 E = S / N = {_fmt(s, 2)} / {workers} {_approx(e, 2)}. "
             "작업자를 늘릴수록 효율은 떨어진다."
         ),
     )
 
 
-def karp_flatt(speedup_x100: int, workers: int) -> Drill:
+def _karp_flatt_e(speedup_x100: int, workers: int) -> float:
     s = speedup_x100 / 100
-    e = (1 / s - 1 / workers) / (1 - 1 / workers)
+    return (1 / s - 1 / workers) / (1 - 1 / workers)
+
+
+def karp_flatt(speedup_x100: int, workers: int, same_e: tuple[tuple[int, int], ...] = ()) -> Drill:
+    """same_e: other (speedup_x100, workers) measurements of the bank with the same e, to link them."""
+    s = speedup_x100 / 100
+    e = _karp_flatt_e(speedup_x100, workers)
+    if same_e:
+        others = ", ".join(f"작업자 {n}명에서 {x / 100:g}배" for x, n in same_e)
+        lesson = (
+            f"같은 e가 다른 작업자 수에서도 나온다({others}). 작업자를 늘려도 e가 일정하면 한계는 병렬화 "
+            "오버헤드가 아니라 고정된 순차 구간이다."
+        )
+    else:
+        lesson = "N이 커질 때 e가 커지면 순차 코드보다 병렬화 오버헤드(통신·동기화·부하 불균형)가 문제다."
     return Drill(
         id=f"drill-karp-flatt-{speedup_x100}-{workers}",
         topic=TOPIC,
         checklist=("amdahl",),
-        prompt=f"작업자 {workers}명으로 실행했더니 {s:g}배 빨라졌다. Karp–Flatt 지표로 추정한 직렬 비율 e는? "
+        prompt=f"작업자 N = {workers}명으로 실행했더니 {s:g}배 빨라졌다. Karp–Flatt 지표로 추정한 순차 비율 e는? "
         f"(0–1 사이 값, {_DECIMALS_NOTE[3]})",
         answer=e,
         tolerance=_tolerance(3),
         unit="",
         explanation=(
-            f"e = (1/S − 1/p) / (1 − 1/p) = (1/{s:g} − 1/{workers}) / (1 − 1/{workers}) "
-            f"= ({_fmt(1 / s, 4)} − {_fmt(1 / workers, 4)}) / {_fmt(1 - 1 / workers, 4)} ≈ {_fmt(e, 3)}. "
-            "Amdahl의 법칙을 s에 대해 푼 식이며, p가 커질 때 e가 커지면 직렬 코드보다 병렬 오버헤드가 문제다."
+            f"e = (1/S − 1/N) / (1 − 1/N) = (1/{s:g} − 1/{workers}) / (1 − 1/{workers}) "
+            f"= ({_fmt(1 / s, 4)} − {_fmt(1 / workers, 4)}) / {_fmt(1 - 1 / workers, 4)} {_approx(e, 3)}. "
+            f"Amdahl의 법칙을 순차 비율에 대해 푼 식이다. {lesson}"
         ),
     )
 
@@ -152,14 +181,15 @@ def gustafson(serial_pct: int, workers: int) -> Drill:
         id=f"drill-gustafson-{serial_pct}-{workers}",
         topic=TOPIC,
         checklist=("amdahl",),
-        prompt=f"작업자 {workers}명으로 문제 크기를 키워 실행할 때 직렬 구간이 {_pct(serial_pct)}라면 Gustafson의 "
-        f"법칙에 따른 확장 속도 향상(scaled speedup)은? ({_DECIMALS_NOTE[2]})",
+        prompt=f"작업자 {workers}명으로 문제 크기를 키워 실행할 때 그 병렬 실행 시간 중 순차 구간이 {_pct(serial_pct)}라면 "
+        f"Gustafson의 법칙에 따른 확장 속도 향상(scaled speedup)은? ({_DECIMALS_NOTE[2]})",
         answer=speedup,
         tolerance=_tolerance(2),
         unit="배",
         explanation=(
-            f"Gustafson의 법칙: S = N − s(N − 1) = {workers} − {_fmt(s, 2)} × {workers - 1} = {_fmt(speedup, 2)}배. "
-            "문제 크기를 고정하는 Amdahl과 달리 작업량이 작업자 수에 맞춰 늘어나므로 거의 선형으로 커진다."
+            f"Gustafson의 법칙: S = N − s(N − 1) = {workers} − {_fmt(s, 2)} × {workers - 1} {_approx(speedup, 2)}배. "
+            f"문제 크기를 고정하는 Amdahl과 달리 작업량이 작업자 수에 맞춰 늘어나므로, S는 N에 대해 기울기 "
+            f"(1 − s) = {_fmt(1 - s, 2)}로 선형으로 커진다. s는 작업자 1명 실행 기준인 Amdahl의 순차 비율과 다르다."
         ),
     )
 
@@ -181,7 +211,7 @@ def pipeline_throughput(stages_ms: tuple[int, ...]) -> Drill:
         tolerance=_tolerance(1),
         unit="items/s",
         explanation=(
-            f"처리량 = 1 / 가장 느린 단계 = 1 / {slowest:g} ms = 1000 / {slowest:g} ≈ {_fmt(rate, 1)} items/s. "
+            f"처리량 = 1 / 가장 느린 단계 = 1 / {slowest:g} ms = 1000 / {slowest:g} {_approx(rate, 1)} items/s. "
             f"단계 시간의 합({sum(stages_ms):g} ms)은 한 항목의 지연 시간(latency)이지 처리량을 정하지 않는다."
         ),
     )
@@ -192,12 +222,15 @@ def pipeline_parallel(stages_ms: tuple[int, ...], workers: int) -> Drill:
     per_item = [t / (workers if i == b else 1) for i, t in enumerate(stages_ms)]
     slowest = max(per_item)
     rate = 1000 / slowest
-    others = [i + 1 for i, t in enumerate(per_item) if t == slowest and i != b]  # 1-based stage numbers
+    bottlenecks = [i + 1 for i, t in enumerate(per_item) if t == slowest]  # 1-based stage numbers
+    others = [i for i in bottlenecks if i != b + 1]
     if not others:
         moved = f"여전히 {b + 1}번째 단계가 병목이므로 작업자를 더 늘리면 더 빨라진다."
     else:
+        names = "·".join(str(i) for i in bottlenecks)
+        together = "함께 " if len(bottlenecks) > 1 else ""
         moved = (
-            f"이제 {', '.join(f'{i}번째' for i in others)} 단계가 병목이므로 {b + 1}번째 단계에 작업자를 더 "
+            f"이제 {names}번째 단계가 {together}병목({slowest:.4g} ms)이므로 {b + 1}번째 단계에 작업자를 더 "
             "늘려도 처리량은 이 값을 넘지 못한다."
         )
     return Drill(
@@ -205,14 +238,63 @@ def pipeline_parallel(stages_ms: tuple[int, ...], workers: int) -> Drill:
         topic=TOPIC,
         checklist=("pipeline-bottleneck",),
         prompt=f"단계별 처리 시간이 {_ms(list(stages_ms))}인 파이프라인에서 가장 느린 단계에만 작업자 {workers}명을 "
-        f"두어 병렬 처리하면 처리량은 몇 items/s인가? ({_DECIMALS_NOTE[1]})",
+        f"두어 병렬 처리하면(다른 단계는 작업자 1명, 단계들은 동시에 실행) 정상 상태 처리량은 몇 items/s인가? "
+        f"({_DECIMALS_NOTE[1]})",
         answer=rate,
         tolerance=_tolerance(1),
         unit="items/s",
         explanation=(
             f"{stages_ms[b]:g} ms 단계에 작업자 {workers}명 → {_fmt(per_item[b], 2)} ms/item. 이제 단계별 시간은 "
             f"{', '.join(f'{t:.4g}' for t in per_item)} ms이고 가장 느린 단계가 {slowest:.4g} ms이므로 "
-            f"처리량 = 1000 / {slowest:.4g} ≈ {_fmt(rate, 1)} items/s. {moved}"
+            f"처리량 = 1000 / {slowest:.4g} {_approx(rate, 1)} items/s. {moved}"
+        ),
+    )
+
+
+def pipeline_fill(stages_ms: tuple[int, ...], items: int) -> Drill:
+    """Makespan of `items` items through a line of single-worker stages (all items waiting at t = 0).
+
+    The last item leaves after the first one has crossed every stage (the fill time, the sum) and
+    the other items - 1 have each taken one turn at the slowest stage: sum + (items - 1) * max.
+    """
+    fill = sum(stages_ms)
+    slowest = max(stages_ms)
+    total = fill + (items - 1) * slowest
+    return Drill(
+        id="drill-pipeline-fill-" + "-".join(str(t) for t in stages_ms) + f"-n{items}",
+        topic=TOPIC,
+        checklist=("pipeline-bottleneck",),
+        prompt=f"단계별 처리 시간이 {_ms(list(stages_ms))}인 파이프라인(단계마다 작업자 1명, 단계 사이 큐는 "
+        f"충분히 큼)에 항목 {items}개가 처음부터 모두 대기하고 있다. 마지막 항목이 끝날 때까지 몇 ms가 "
+        f"걸리는가? ({_DECIMALS_NOTE[0]})",
+        answer=float(total),
+        tolerance=_tolerance(0),
+        unit="ms",
+        explanation=(
+            f"첫 항목이 모든 단계를 지나는 채움 시간 {' + '.join(str(t) for t in stages_ms)} = {fill} ms 뒤에, "
+            f"나머지 {items - 1}개가 가장 느린 {slowest} ms 단계의 속도로 하나씩 나온다: "
+            f"{fill} + {items - 1} × {slowest} = {total} ms. 평균 처리량 {items} / {total / 1000:g} s "
+            f"≈ {_fmt(items * 1000 / total, 1)} items/s는 정상 상태 1000 / {slowest} ≈ {_fmt(1000 / slowest, 1)} "
+            "items/s보다 낮고, 항목이 많을수록 그 값에 다가간다."
+        ),
+    )
+
+
+def little(arrivals_per_s: int, stay_ms: int) -> Drill:
+    """Little's law, L = λ W, with W given in ms."""
+    in_system = arrivals_per_s * stay_ms / 1000
+    return Drill(
+        id=f"drill-little-{arrivals_per_s}-{stay_ms}",
+        topic=TOPIC,
+        checklist=("pipeline-bottleneck",),
+        prompt=f"안정 상태의 서비스에 요청이 초당 {arrivals_per_s}건 도착하고, 요청 하나가 평균 {stay_ms} ms 동안 "
+        f"머문다. 리틀의 법칙에 따르면 서비스 안에 머무는 요청은 평균 몇 건인가? ({_DECIMALS_NOTE[1]})",
+        answer=in_system,
+        tolerance=_tolerance(1),
+        unit="",
+        explanation=(
+            f"리틀의 법칙 L = λW = {arrivals_per_s}건/s × {stay_ms / 1000:g} s {_approx(in_system, 1)}건. "
+            "W는 초로 바꿔 곱한다. 같은 식으로 동시 요청 수와 처리량을 재면 평균 응답 시간 W = L / λ를 구할 수 있다."
         ),
     )
 
@@ -226,15 +308,26 @@ def all_drills() -> list[Drill]:
     """The fixed bank, in a stable order (about 30 drills)."""
     drills = [
         amdahl_speedup(p, n)
-        for p, n in ((90, 8), (95, 16), (80, 4), (75, 2), (50, 8), (99, 100), (90, 16), (60, 4))
+        for p, n in ((90, 8), (95, 16), (80, 4), (70, 2), (50, 8), (99, 100), (90, 16), (60, 4))
     ]
-    drills += [amdahl_limit(p) for p in (90, 95, 80, 85)]
+    drills += [amdahl_limit(p) for p in (88, 95, 80, 85)]
     drills += [amdahl_efficiency(p, n) for p, n in ((90, 8), (80, 4), (95, 32), (75, 16))]
-    drills += [karp_flatt(s, n) for s, n in ((550, 8), (300, 4), (160, 2), (1000, 16), (450, 8))]
-    drills += [gustafson(s, n) for s, n in ((10, 8), (5, 16), (20, 4), (30, 32))]
+    measured = ((550, 8), (300, 4), (170, 2), (1000, 16), (450, 8))
+    drills += [
+        karp_flatt(s, n, tuple(m for m in measured if m != (s, n) and _same_e(m, (s, n))))
+        for s, n in measured
+    ]
+    drills += [gustafson(s, n) for s, n in ((15, 8), (5, 16), (20, 4), (30, 32))]
     drills += [pipeline_throughput(t) for t in ((5, 20, 10), (8, 12, 4, 6), (15, 15, 30), (2, 5, 3))]
-    drills += [pipeline_parallel(t, k) for t, k in (((5, 20, 10), 2), ((10, 40, 25), 2), ((30, 10, 12), 3))]
+    drills += [pipeline_parallel(t, k) for t, k in (((5, 30, 15), 3), ((10, 40, 25), 2), ((30, 10, 12), 3))]
+    drills += [pipeline_fill(t, n) for t, n in (((4, 12, 6), 50), ((10, 25, 15), 20), ((3, 8, 5, 2), 10))]
+    drills += [little(lam, w) for lam, w in ((120, 75), (64, 90), (30, 500))]
     return drills
+
+
+def _same_e(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Two measurements whose Karp–Flatt e agrees to the three decimals the drill asks for."""
+    return _fmt(_karp_flatt_e(*a), 3) == _fmt(_karp_flatt_e(*b), 3)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -33,6 +33,18 @@ def recompute(drill_id: str) -> float:
         return n - s * (n - 1)
     if m := re.fullmatch(r"drill-pipeline-throughput-([\d-]+)", drill_id):
         return 1000 / max(int(t) for t in m[1].split("-"))
+    if m := re.fullmatch(r"drill-pipeline-fill-([\d-]+)-n(\d+)", drill_id):
+        stages, n = [int(t) for t in m[1].split("-")], int(m[2])
+        # Simulate single-worker stages with unbounded queues, every item waiting at t = 0.
+        done = [0.0] * len(stages)  # when each stage finished its previous item
+        for _ in range(n):
+            ready = 0.0
+            for j, t in enumerate(stages):
+                done[j] = max(ready, done[j]) + t
+                ready = done[j]
+        return done[-1]
+    if m := re.fullmatch(r"drill-little-(\d+)-(\d+)", drill_id):
+        return int(m[1]) * int(m[2]) / 1000
     if m := re.fullmatch(r"drill-pipeline-parallel-([\d-]+)-w(\d+)", drill_id):
         stages = [int(t) for t in m[1].split("-")]
         k = int(m[2])
@@ -56,7 +68,7 @@ def test_bank_size_ids_and_fields() -> None:
         assert d.checklist in (("amdahl",), ("pipeline-bottleneck",))
         assert d.prompt and d.explanation and d.tolerance > 0
         assert re.search(r"[가-힣]", d.prompt) and re.search(r"[가-힣]", d.explanation)
-    kinds = {re.sub(r"-[\d-]+(?:-w\d+)?$", "", d.id) for d in DRILLS}
+    kinds = {re.sub(r"-[\d-]+(?:-[wn]\d+)?$", "", d.id) for d in DRILLS}
     assert kinds == {
         "drill-amdahl-speedup",
         "drill-amdahl-limit",
@@ -65,6 +77,8 @@ def test_bank_size_ids_and_fields() -> None:
         "drill-gustafson",
         "drill-pipeline-throughput",
         "drill-pipeline-parallel",
+        "drill-pipeline-fill",
+        "drill-little",
     }
 
 
@@ -124,3 +138,27 @@ def test_importing_drills_does_not_import_numpy() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def _numbers_in(text: str) -> set[str]:
+    """The numbers written in a statement, normalised ("7.30" and "7.3" are the same number)."""
+    return {f"{float(n):g}" for n in re.findall(r"\d+(?:\.\d+)?", text.replace(",", ""))}
+
+
+def test_no_drill_repeats_the_numbers_of_an_item() -> None:
+    """A drill whose parameters and answer are all in one O/X statement is a give-away: the learner
+    who met the item answers the drill from memory (review B: limit-90 = ba-016, gustafson-10-8 = ba-020)."""
+    from studyapp import locations
+    from studyapp.content.loader import load_content
+
+    items = load_content(locations.content_dir()).items_for_topic("bottleneck-analysis")
+    assert items
+    for drill in DRILLS:
+        parameters = {f"{float(n):g}" for n in re.findall(r"\d+", drill.id)}
+        if m := re.search(r"karp-flatt-(\d+)-", drill.id):  # the id holds the speedup × 100
+            parameters = (parameters - {f"{float(m[1]):g}"}) | {f"{int(m[1]) / 100:g}"}
+        decimals = round(-math.log10(drill.tolerance))
+        answer = f"{float(f'{drill.answer:.{decimals}f}'):g}"
+        for item in items:
+            found = _numbers_in(item.statement)
+            assert not (parameters | {answer}) <= found, f"{drill.id} repeats {item.id}: {item.statement}"
