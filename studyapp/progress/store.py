@@ -181,6 +181,26 @@ class StoreError(StudyappError):
     """The progress file cannot be used as it is (e.g. written by a newer studyapp)."""
 
 
+# SQLite primary result codes (sqlite3.h) that mean "this file is not a usable database".
+_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
+_DAMAGED_FILE_CODES = {_SQLITE_CORRUPT, _SQLITE_NOTADB}
+_SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY, _SQLITE_FULL, _SQLITE_CANTOPEN = 5, 6, 8, 13, 14
+
+
+def _environment_problem(path: Path, exc: sqlite3.Error) -> str:
+    """One line for an SQLite error that is about the machine, not the file's contents."""
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        return f"{path} is locked by another program; try again"
+    if code == _SQLITE_FULL:
+        return f"the disk holding {path} is full; free some space and try again (nothing was changed)"
+    if code in (_SQLITE_READONLY, _SQLITE_CANTOPEN):
+        return (
+            f"cannot open {path} for writing (read-only or no permission: {exc}); the file was left untouched"
+        )
+    return f"cannot use {path}: {exc}; the file was left untouched"
+
+
 class ProgressStore:
     """All reads and writes of the learner's progress."""
 
@@ -188,7 +208,10 @@ class ProgressStore:
         self.path = path
         self.clock = clock
         self.notice: str | None = None  # one line for the learner, e.g. where a bad file went
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file, below a file, /dev/null, too long a name, read-only
+            raise StoreError(f"cannot use data directory {path.parent}: {exc.strerror or exc}") from None
         self._db = self._open()
 
     @classmethod
@@ -203,6 +226,8 @@ class ProgressStore:
         return db
 
     def _open(self) -> sqlite3.Connection:
+        if self.path.is_dir() or (self.path.is_symlink() and not self.path.exists()):
+            return self._move_aside("it is not a readable SQLite database (not a regular file)")
         existed = self.path.exists() and self.path.stat().st_size > 0
         db: sqlite3.Connection | None = None
         try:
@@ -229,9 +254,13 @@ class ProgressStore:
         except sqlite3.DatabaseError as exc:
             if db is not None:
                 db.close()
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-                raise StoreError(f"{self.path} is locked by another program; try again") from None
-            return self._move_aside(f"it is not a readable SQLite database ({exc})")
+            # Only a file SQLite itself calls damaged is moved aside. A full disk, a read-only
+            # or unreadable file or directory, a lock or an I/O error says nothing about the
+            # file: moving a healthy history aside there is how learners lost it (issue 9).
+            code = getattr(exc, "sqlite_errorcode", None)
+            if code is not None and code & 0xFF in _DAMAGED_FILE_CODES:
+                return self._move_aside(f"it is not a readable SQLite database ({exc})")
+            raise StoreError(_environment_problem(self.path, exc)) from None
 
     def _move_aside(self, reason: str) -> sqlite3.Connection:
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
