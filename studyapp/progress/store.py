@@ -204,6 +204,7 @@ _DAMAGED_FILE_CODES = {_SQLITE_CORRUPT, _SQLITE_NOTADB}
 _SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
 _SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_AUTH = 10, 13, 14, 23
 _BUSY_CODES = {_SQLITE_BUSY, _SQLITE_LOCKED}
+_NO_SPACE_CODES = {_SQLITE_FULL, _SQLITE_IOERR}
 _NOT_WRITABLE_CODES = {_SQLITE_READONLY, _SQLITE_CANTOPEN, _SQLITE_PERM, _SQLITE_AUTH}
 
 LOCK_SLICE_S = 1.0  # how long SQLite itself waits for a lock before we say "waiting for …"
@@ -216,11 +217,18 @@ def sqlite_code(exc: BaseException) -> int:
     return (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
 
 
-def _disk_nearly_full(path: Path) -> bool:
+_MIN_FREE_TO_WRITE = 64 << 10  # a few answers' worth of WAL frames and checkpointed pages
+
+
+def _free_bytes(path: Path) -> int:
     try:
-        return shutil.disk_usage(path.parent).free < _LOW_DISK_BYTES
+        return shutil.disk_usage(path.parent).free
     except OSError:
-        return False
+        return 1 << 62  # unknown: let SQLite find out
+
+
+def _disk_nearly_full(path: Path) -> bool:
+    return _free_bytes(path) < _LOW_DISK_BYTES
 
 
 def environment_problem(path: Path, exc: sqlite3.Error) -> str:
@@ -291,6 +299,12 @@ class ProgressStore:
             raise StoreError(f"cannot use data directory {path.parent}: {exc.strerror or exc}") from None
         if not path.parent.is_dir():
             raise StoreError(f"cannot use data directory {path.parent}: not a directory")
+        if not read_only_ok and _free_bytes(path) < _MIN_FREE_TO_WRITE:
+            # SQLite may open a full disk fine (its -wal/-shm files exist) and fail at the first
+            # answer; a session that cannot save is better refused before its first question.
+            raise StoreError(
+                f"the disk holding {path} is full; free some space and try again (nothing was changed)"
+            )
         self._db = self._wait_for_lock(self._open, "open")
 
     @classmethod
@@ -360,6 +374,13 @@ class ProgressStore:
         if self.path.is_dir() or (self.path.is_symlink() and not self.path.exists()):
             return self._move_aside("it is not a readable SQLite database (not a regular file)")
         existed = self.path.exists() and self.path.stat().st_size > 0
+        if existed and not (os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)):
+            # SQLite would open it anyway (read-only, silently) and fail at the first answer.
+            # os.access sees a read-only mount and chattr +i even for root.
+            problem = f"{self.path} cannot be written (read-only file or directory, or no permission)"
+            if self._read_only_ok:
+                return self._open_read_only(problem)
+            raise StoreError(problem + "; the file was left untouched")
         db: sqlite3.Connection | None = None
         try:
             db = self._connect()
@@ -391,15 +412,15 @@ class ProgressStore:
                 return self._move_aside(f"it is not a readable SQLite database ({exc})")
             if code in _BUSY_CODES:
                 raise _Busy from None
-            if code in _NOT_WRITABLE_CODES and existed and self._read_only_ok:
-                return self._open_read_only()
+            if existed and self._read_only_ok and code in _NOT_WRITABLE_CODES | _NO_SPACE_CODES:
+                return self._open_read_only(environment_problem(self.path, exc))
             raise StoreError(environment_problem(self.path, exc) + "; the file was left untouched") from None
         except StoreError:
             if db is not None:
                 db.close()
             raise
 
-    def _open_read_only(self) -> sqlite3.Connection:
+    def _open_read_only(self, problem: str) -> sqlite3.Connection:
         try:
             db = self._connect_read_only()
             self._check_identity(db, existed=True, can_move=False)
@@ -415,9 +436,7 @@ class ProgressStore:
                 raise _Busy from None
             raise StoreError(environment_problem(self.path, exc) + "; the file was left untouched") from None
         self.read_only = True
-        self.notice = (
-            f"{self.path} cannot be written (read-only): showing your progress, nothing will be saved"
-        )
+        self.notice = f"{problem}: showing your progress read-only, nothing will be saved"
         return db
 
     def _check_identity(
