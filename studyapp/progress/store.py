@@ -964,6 +964,7 @@ _ID, _TEXT, _OPT_TEXT, _BOOL, _OPT_BOOL, _INT, _OPT_INT = (
     "int?",
 )
 _TIME, _OPT_TIME, _OPT_REAL, _JSON, _OPT_JSON, _RATING = "time", "time?", "real?", "json", "json?", "rating"
+_OPT_JSON_OBJECT = "object?"  # JSON text of an object: LabRun.result is read as a dict
 
 _REVIEW_COLUMNS = {
     "uid": _ID,
@@ -988,7 +989,7 @@ _PLAIN_TABLES: dict[str, dict[str, str]] = {
         "status": _ID,
         "summary": _OPT_TEXT,
         "artifact_dir": _OPT_TEXT,
-        "result_json": _OPT_JSON,
+        "result_json": _OPT_JSON_OBJECT,
     },
     "lab_answers": {"uid": _ID, "lab": _ID, "answer": _TEXT, "correct": _BOOL, "answered_at": _TIME},
     "self_checks": {"uid": _ID, "checklist_id": _ID, "value": _BOOL, "checked_at": _TIME},
@@ -1044,7 +1045,7 @@ def _check_field(kind: str, value: Any, latest: datetime) -> None:
             return
         raise _BadField("is missing")
     base = kind.rstrip("?")
-    if base in ("id", "text", "time", "json"):
+    if base in ("id", "text", "time", "json", "object"):
         if not isinstance(value, str):
             raise _BadField(f"must be a string, not {type(value).__name__}")
         if len(value) > _MAX_TEXT:
@@ -1058,11 +1059,13 @@ def _check_field(kind: str, value: Any, latest: datetime) -> None:
                 raise _BadField(f"is not a date and time: {value[:40]!r}") from None
             if not _EARLIEST <= moment <= latest:
                 raise _BadField(f"is out of range (before 2000 or in the future): {value[:40]!r}")
-        if base == "json":
+        if base in ("json", "object"):
             try:
-                json.loads(value)
+                parsed = json.loads(value)
             except (ValueError, RecursionError):
                 raise _BadField("is not valid JSON text") from None
+            if base == "object" and not isinstance(parsed, dict):
+                raise _BadField("is not the JSON text of an object")
         return
     if base in ("bool", "int", "rating"):
         if isinstance(value, bool):
