@@ -301,7 +301,7 @@ def test_a_held_lock_is_waited_for_with_a_notice(isolated_home: Path) -> None:
     """Cases 49 / 3.6: a lock longer than 10 s used to end the quiz with `internal error`. Now the
     quiz says it is waiting and records the answer once the other program is done."""
     seed(isolated_home, 1)
-    holder = hold_lock(isolated_home, 3.0)
+    holder = hold_lock(isolated_home, 11.0)  # past the old 10 s busy timeout
     result = run_cli(*QUIZ, input_text="o\nq\n")
     holder.join()
     assert result.returncode == 0, result.stderr
