@@ -295,7 +295,11 @@ class ProgressStore:
         self._read_only_ok = read_only_ok
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:  # a file, below a file, /dev/null, too long a name, read-only
+        except FileExistsError:  # a file, /dev/null
+            raise StoreError(
+                f"cannot use data directory {path.parent}: it exists and is not a directory"
+            ) from None
+        except OSError as exc:  # below a file, too long a name, read-only, no permission
             raise StoreError(f"cannot use data directory {path.parent}: {exc.strerror or exc}") from None
         if not path.parent.is_dir():
             raise StoreError(f"cannot use data directory {path.parent}: not a directory")
