@@ -46,6 +46,12 @@ def test_a_failed_write_in_the_tui_is_a_toast_and_is_retried(tmp_path: Path) -> 
             await pilot.pause()
             assert store.unsaved == []
             assert store.review_count() == 2
+            await pilot.pause()
+            # M3: once the feedback is painted the answers are in progress.db itself, not only
+            # in the -wal (immutable=1 reads the main file alone).
+            main_file = sqlite3.connect(f"{(tmp_path / 'progress.db').as_uri()}?immutable=1", uri=True)
+            assert main_file.execute("SELECT count(*) FROM reviews").fetchone()[0] == 2
+            main_file.close()
 
     asyncio.run(scenario())
     other.close()

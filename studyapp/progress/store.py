@@ -292,6 +292,7 @@ class ProgressStore:
         self.lock_wait_s = _lock_wait_limit()
         self.read_only = False  # opened with mode=ro: reports work, writes raise StoreWriteError
         self.unsaved: list[Review] = []  # answers whose write failed, oldest first; retried
+        self._checkpoint_due = False  # committed writes not yet copied from the -wal
         self._read_only_ok = read_only_ok
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -560,11 +561,13 @@ class ProgressStore:
         self._wait_for_lock(attempt, "write")
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self, checkpoint: bool = True) -> Iterator[sqlite3.Connection]:
         """One atomic write: BEGIN IMMEDIATE takes the write lock up front, so no deadlocks.
 
         An SQLite failure (disk full, read-only, I/O error) rolls back and raises one line as
-        StoreWriteError; a committed write is checkpointed into progress.db straight away."""
+        StoreWriteError. A committed write is checkpointed into progress.db straight away, or,
+        with `checkpoint=False`, by the next `checkpoint()` call or the next write (the quiz
+        does it after the feedback is on screen: the fsync is not in the key → feedback time)."""
         try:
             self._begin()
         except sqlite3.Error as exc:
@@ -583,9 +586,18 @@ class ProgressStore:
                 raise StoreWriteError(environment_problem(self.path, exc)) from None
             raise
         if self._db.total_changes != changes:
+            self._checkpoint_due = True
+        if checkpoint:
+            self.checkpoint()
+
+    def checkpoint(self) -> None:
+        """Checkpoint the writes committed since the last one (cheap when there are none)."""
+        if self._checkpoint_due:
+            self._checkpoint_due = False
             self._checkpoint(self._db)
 
     def close(self) -> None:
+        self.checkpoint()
         self._db.close()
 
     def integrity_ok(self) -> bool:
@@ -656,19 +668,19 @@ class ProgressStore:
         review = self.new_review(item_id, **fields)
         return review, self._write_review(review)
 
-    def _write_review(self, review: Review) -> ItemSchedule:
-        with self.transaction() as db:
+    def _write_review(self, review: Review, checkpoint: bool = True) -> ItemSchedule:
+        with self.transaction(checkpoint=checkpoint) as db:
             self._insert_review(db, review)
             schedule = self._rebuild_state(db, review.item_id)
         assert schedule is not None
         return schedule
 
-    def save_answer(self, review: Review) -> SavedAnswer:
+    def save_answer(self, review: Review, checkpoint: bool = True) -> SavedAnswer:
         """Write an answer; if that fails, keep it in memory (with earlier unsaved ones, in
         order) and say why in one line. Every later save first retries the waiting ones."""
         try:
             self.flush_unsaved()
-            return SavedAnswer(review, self._write_review(review))
+            return SavedAnswer(review, self._write_review(review, checkpoint))
         except StoreWriteError as exc:
             self.unsaved.append(review)
             return SavedAnswer(review, self._schedule_in_memory(review.item_id), problem=str(exc))

@@ -243,7 +243,8 @@ class QuizSession:
             text_hash=question.text_hash,
             reviewed_at=now,
         )
-        saved = self.store.save_answer(review)  # never raises for a failed write: see Feedback
+        # Never raises for a failed write (see Feedback). The checkpoint waits for `settle()`.
+        saved = self.store.save_answer(review, checkpoint=False)
         self.answers.append(AnswerRecord(question, response.strip(), correct, unsure, elapsed_ms))
         self.position += 1
         return Feedback(
@@ -255,6 +256,10 @@ class QuizSession:
             saved.schedule.due,
             save_problem=saved.problem,
         )
+
+    def settle(self) -> None:
+        """Call once the feedback is shown: copies the answer from the -wal into progress.db."""
+        self.store.checkpoint()
 
     def undo(self) -> Question | None:
         """Take back the last answer of this session; that question becomes current again."""

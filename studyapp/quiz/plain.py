@@ -163,6 +163,7 @@ def run_plain(
             deferred.append(feedback)
         else:
             say(*format_feedback(feedback, content, t))
+        session.settle()
     for feedback in deferred:
         say(
             "", f"[{feedback.question.id}] {feedback.question.prompt}", *format_feedback(feedback, content, t)

@@ -292,6 +292,7 @@ class QuizScreen(StudyScreen):
             hint.add_class("warning")
             return
         self.unsure = False
+        self.call_after_refresh(self.session.settle)  # checkpoint once the feedback is painted
         if feedback.save_problem:  # kept in memory, written with the next answer or at exit
             self.notify(
                 feedback.save_problem, title=self.t("notify.not_saved"), severity="warning", markup=False
