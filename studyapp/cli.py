@@ -9,6 +9,8 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import json
 import os
 import sys
@@ -176,9 +178,32 @@ def _lab_args(extra: list[str]) -> list[str]:
 
 COMMANDS = {"check": cmd_check, "topics": cmd_topics, "cards": cmd_cards}
 
+# errno values that mean "the output could not be written" (stdout on /dev/full, a full disk)
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG}
+
+
+def _tolerate_narrow_output() -> None:
+    """A strictly ASCII stdout (PYTHONIOENCODING=ascii) prints '?' for Korean text instead of
+    ending in UnicodeEncodeError; UTF-8 streams are left exactly as they are."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and encoding not in ("utf-8", "utf8"):
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
+
+
+def _drop_stdout() -> None:
+    """After stdout failed, point it at /dev/null so the exit-time flush cannot fail again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     t = Translator(None)
+    _tolerate_narrow_output()
     try:
         args, extra = build_parser().parse_known_args(argv)
         if extra and args.command != "lab":
@@ -199,14 +224,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `studyapp cards | head`
         sys.stderr.close()
         return EXIT_OK
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS:
+            return _internal_error(exc)
+        _drop_stdout()
+        print(f"studyapp: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:  # a bug: one line for the learner, the traceback on request
-        if os.environ.get("STUDYAPP_DEBUG"):
-            raise
-        print(
-            f"studyapp: internal error: {type(exc).__name__}: {exc} (set STUDYAPP_DEBUG=1 for details)",
-            file=sys.stderr,
-        )
-        return EXIT_FAILURE
+        return _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> int:
+    if os.environ.get("STUDYAPP_DEBUG"):
+        raise exc
+    print(
+        f"studyapp: internal error: {type(exc).__name__}: {exc} (set STUDYAPP_DEBUG=1 for details)",
+        file=sys.stderr,
+    )
+    return EXIT_FAILURE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,15 +14,24 @@ from pathlib import Path
 from typing import Any
 
 from studyapp import locations
-from studyapp.errors import EXIT_OK, StudyappError
+from studyapp.errors import EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.i18n import Translator
 
 
-def open_store(args: argparse.Namespace) -> Any:
-    """The learner's progress store; a moved-aside bad file is announced in one line."""
+def _say_waiting(line: str) -> None:
+    print(f"studyapp: {line}", file=sys.stderr, flush=True)
+
+
+def open_store(args: argparse.Namespace, read_only_ok: bool = False) -> Any:
+    """The learner's progress store; a moved-aside bad file is announced in one line.
+
+    `read_only_ok`: a command that only reads (the progress report) still works on a data
+    directory that cannot be written; every other command refuses it up front, in one line."""
     from studyapp.progress.store import ProgressStore
 
-    store = ProgressStore.in_dir(locations.data_dir(getattr(args, "data_dir", None)))
+    store = ProgressStore.in_dir(
+        locations.data_dir(getattr(args, "data_dir", None)), read_only_ok=read_only_ok, on_wait=_say_waiting
+    )
     if store.notice:
         print(f"studyapp: {store.notice}", file=sys.stderr)
     return store
@@ -124,7 +133,7 @@ def cmd_progress(args: argparse.Namespace, t: Translator) -> int:
     from studyapp.progress import report
 
     content = load_content(args)
-    store = open_store(args)
+    store = open_store(args, read_only_ok=not (args.import_data or args.self_check or args.uncheck))
     if args.import_data:
         added = report.import_file(store, Path(args.import_data))
         print(t("progress.imported", **added))
@@ -140,7 +149,7 @@ def cmd_progress(args: argparse.Namespace, t: Translator) -> int:
             store.set_self_check(entry_id, value)
     data = report.full_report(content, store)
     if args.export:
-        Path(args.export).write_text(report.to_markdown(data, t), encoding="utf-8")
+        report.write_atomically(Path(args.export), report.to_markdown(data, t))
         print(t("progress.exported", path=args.export))
         return EXIT_OK
     if args.json:
@@ -217,8 +226,23 @@ def run_tui(
 ) -> int:
     content = content or load_content(args)
     store = store or open_store(args)
+    from studyapp.quiz.engine import finish_unsaved
     from studyapp.tui.app import make_app
 
     app = make_app(content=content, store=store, lang=t.lang, start=start, options=options)
-    app.run()
+    # While the TUI owns the terminal a long silent wait for a lock would look like a hang: a
+    # short one, then the quiz screen says the answer is kept and retried (see QuizScreen.submit).
+    waits = store.lock_wait_s, store.on_wait
+    store.lock_wait_s, store.on_wait = min(store.lock_wait_s, TUI_LOCK_WAIT_S), None
+    try:
+        app.run()
+    finally:
+        store.lock_wait_s, store.on_wait = waits
+    lost = finish_unsaved(store)  # answers kept after a failed write: one last try, visibly
+    if lost is not None:
+        print(f"studyapp: {lost}", file=sys.stderr)
+        return EXIT_USAGE
     return int(app.return_code or 0)
+
+
+TUI_LOCK_WAIT_S = 3.0

@@ -202,6 +202,7 @@ def _lab_env(data_dir: Path | None = None) -> dict[str, str]:
         env["STUDYAPP_HOME"] = str(data_dir)
     env["STUDYAPP_LAB_PROTOCOL"] = "jsonl"
     env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONIOENCODING"] = "utf-8"  # the protocol pipe is read as UTF-8, whatever the terminal takes
     env.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
     root = str(locations.labs_root())
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

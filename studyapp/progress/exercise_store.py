@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from studyapp.progress.store import ProgressStore, from_iso, to_iso
+from studyapp.progress.store import ProgressStore, stored_time, to_iso
 
 WORKSPACE_KEY = "exercise.workspace.{id}"
 SOLUTION_KEY = "exercise.solution_seen.{id}"
@@ -91,7 +91,7 @@ def checks(store: ProgressStore, exercise_id: str | None = None) -> list[Exercis
                 passed=bool(row["passed"]),
                 details=details if isinstance(details, dict) else None,
                 duration_s=row["duration_s"],
-                checked_at=from_iso(row["checked_at"]),
+                checked_at=stored_time(row["checked_at"], "exercise_checks.checked_at"),
             )
         )
     return result
@@ -149,7 +149,7 @@ def set_workspace(store: ProgressStore, exercise_id: str, path: Path) -> None:
 
 def solution_seen_at(store: ProgressStore, exercise_id: str) -> datetime | None:
     value = _get_meta(store, SOLUTION_KEY.format(id=exercise_id))
-    return from_iso(value) if value else None
+    return stored_time(value, "meta.exercise.solution_seen") if value else None
 
 
 def mark_solution_seen(store: ProgressStore, exercise_id: str) -> None:

@@ -4,8 +4,10 @@ forms, and moving progress between machines (export / import).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -33,7 +35,7 @@ STRINGS = {
         "progress.raise_with": "올릴 과제",
         "progress.exercises": "과제",
         "progress.exported": "저장함: {path}",
-        "progress.imported": "가져옴: 답 {reviews}개, 실습 기록 {lab_runs}개, 확인 문제 {lab_answers}개, 자기 점검 {self_checks}개",
+        "progress.imported": "가져옴: 답 {reviews}개, 실습 기록 {lab_runs}개, 확인 문제 {lab_answers}개, 자기 점검 {self_checks}개, 모의고사·설명·과제 기록 {other}개",
     },
     "en": {
         "progress.title": "Progress",
@@ -50,7 +52,7 @@ STRINGS = {
         "progress.raise_with": "exercises to pass",
         "progress.exercises": "exercises",
         "progress.exported": "written: {path}",
-        "progress.imported": "imported: {reviews} answers, {lab_runs} lab runs, {lab_answers} lab answers, {self_checks} self-checks",
+        "progress.imported": "imported: {reviews} answers, {lab_runs} lab runs, {lab_answers} lab answers, {self_checks} self-checks, {other} exam/explain/exercise records",
     },
 }
 Translator().register(STRINGS)  # the table is shared: every Translator sees these
@@ -188,22 +190,53 @@ def to_markdown(data: dict[str, Any], t: Translator) -> str:
     return "\n".join(lines) + "\n"
 
 
+MAX_IMPORT_BYTES = 512 << 20  # a 300 000-answer export is about 80 MB
+
+
+def write_atomically(path: Path, text: str) -> Path:
+    """Write `text` to `path` through a temp file renamed into place; any failure is one line
+    (StudyappError) and leaves neither a half-written file nor the temp file behind."""
+    path = path.expanduser()
+    if path.is_dir():
+        raise StudyappError(f"cannot write {path}: it is a directory; name a file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".studyapp-export-")
+    except OSError as exc:
+        raise StudyappError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise StudyappError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path
+
+
 def export_file(store: ProgressStore, path: Path) -> Path:
     """Write all progress as JSON, atomically (a temp file renamed into place)."""
     data = store.export_data()
-    path = path.expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".studyapp-export-")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False, indent=1)
-    os.replace(tmp, path)
-    return path
+    return write_atomically(path, json.dumps(data, ensure_ascii=False, indent=1))
 
 
 def import_file(store: ProgressStore, path: Path) -> dict[str, int]:
     """Merge an export; a malformed file changes nothing and raises one clear line."""
+    path = path.expanduser()
     try:
-        text = path.expanduser().read_text(encoding="utf-8")
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise StudyappError(f"cannot read {path}: it is a directory")
+        if not stat.S_ISREG(info.st_mode):  # /dev/zero would never end, a FIFO may never start
+            raise StudyappError(f"cannot read {path}: not a regular file")
+        if info.st_size > MAX_IMPORT_BYTES:
+            raise StudyappError(f"{path}: too large for a progress export ({info.st_size >> 20} MB)")
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_IMPORT_BYTES + 1)
+        if len(raw) > MAX_IMPORT_BYTES:
+            raise StudyappError(f"{path}: too large for a progress export")
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise StudyappError(f"no such file: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -212,7 +245,11 @@ def import_file(store: ProgressStore, path: Path) -> dict[str, int]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise StudyappError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise StudyappError(f"{path}: not a progress export (JSON nested too deeply)") from None
     try:
-        return store.import_data(data)
+        added = store.import_data(data)
     except StudyappError as exc:
         raise StudyappError(f"{path}: {exc}") from None
+    main = ("reviews", "lab_runs", "lab_answers", "self_checks")
+    return {**added, "other": sum(count for name, count in added.items() if name not in main)}

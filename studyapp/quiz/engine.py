@@ -6,17 +6,21 @@ Textual. Every answer is committed to the store before the feedback is returned.
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import random
+import tempfile
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, tzinfo
+from datetime import date, datetime, timedelta, timezone, tzinfo
+from pathlib import Path
 
 from studyapp.content.model import Content
 from studyapp.errors import StudyappError
-from studyapp.progress.store import ProgressStore
+from studyapp.progress.store import ProgressStore, StoreError
 from studyapp.quiz.questions import KIND_DRILL, Question, all_questions
 from studyapp.quiz.scheduler import Grade, ItemSchedule
 
@@ -44,6 +48,9 @@ class Feedback:
     unsure: bool
     grade: Grade
     next_due: datetime
+    # One line when the answer could not be written yet (disk full, locked, read-only): it is
+    # kept in memory and written with the next answer or at the end of the session.
+    save_problem: str | None = None
 
 
 @dataclass
@@ -224,7 +231,7 @@ class QuizSession:
             return None
         now = self.store.clock()
         elapsed_ms = int((now - self.shown_at).total_seconds() * 1000)
-        _, schedule = self.store.record_answer(
+        review = self.store.new_review(
             question.id,
             answer=response.strip().upper() if question.kind != KIND_DRILL else response.strip(),
             correct=correct,
@@ -236,9 +243,23 @@ class QuizSession:
             text_hash=question.text_hash,
             reviewed_at=now,
         )
+        # Never raises for a failed write (see Feedback). The checkpoint waits for `settle()`.
+        saved = self.store.save_answer(review, checkpoint=False)
         self.answers.append(AnswerRecord(question, response.strip(), correct, unsure, elapsed_ms))
         self.position += 1
-        return Feedback(question, response, correct, unsure, Grade.from_answer(correct, unsure), schedule.due)
+        return Feedback(
+            question,
+            response,
+            correct,
+            unsure,
+            Grade.from_answer(correct, unsure),
+            saved.schedule.due,
+            save_problem=saved.problem,
+        )
+
+    def settle(self) -> None:
+        """Call once the feedback is shown: copies the answer from the -wal into progress.db."""
+        self.store.checkpoint()
 
     def undo(self) -> Question | None:
         """Take back the last answer of this session; that question becomes current again."""
@@ -281,3 +302,40 @@ def due_window_end(now: datetime, tz: tzinfo | None = None) -> datetime:
     local = now.astimezone(tz or local_tz())
     midnight = (local + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
     return midnight
+
+
+def finish_unsaved(store: ProgressStore) -> str | None:
+    """At the end of a session, write the answers kept after a failed write.
+
+    None when nothing is left unsaved. Otherwise one line for the learner: the answers are put
+    in an export file (the data directory, else the temp directory) that `studyapp progress
+    --import-data` merges once the disk has space again; only if no file can be written at all
+    are they lost, and the line says so."""
+    if not store.unsaved:
+        return None
+    try:
+        store.flush_unsaved()
+        return None
+    except StoreError as exc:
+        problem = str(exc)
+    count = len(store.unsaved)
+    text = json.dumps(store.unsaved_export(), ensure_ascii=False, indent=1)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    for folder in (store.path.parent, Path(tempfile.gettempdir())):
+        target = folder / f"unsaved-answers-{stamp}.json"
+        try:
+            fd, temp = tempfile.mkstemp(dir=folder, prefix=".unsaved-answers-")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                os.replace(temp, target)
+            except BaseException:
+                os.unlink(temp)
+                raise
+        except OSError:
+            continue
+        return (
+            f"{count} answer(s) could not be saved ({problem}); they were written to {target} — "
+            f"once that is fixed run: studyapp progress --import-data {target}"
+        )
+    return f"{count} answer(s) could not be saved ({problem}) and no file could hold them"

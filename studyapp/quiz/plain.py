@@ -7,13 +7,14 @@ For screen readers, pipes and scripted tests. One question per prompt; the learn
 
 from __future__ import annotations
 
+import sys
 from typing import TextIO
 
 from studyapp.content.model import Content
-from studyapp.errors import EXIT_OK
+from studyapp.errors import EXIT_OK, EXIT_USAGE
 from studyapp.i18n import Translator
-from studyapp.progress.store import ProgressStore
-from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions, Summary
+from studyapp.progress.store import ProgressStore, StoreError
+from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions, Summary, finish_unsaved
 from studyapp.quiz.presenting import answer_text, exam_note
 from studyapp.quiz.questions import KIND_OX
 
@@ -37,6 +38,9 @@ STRINGS = {
         "plain.due_now": "지금 복습할 문항: {count}",
         "plain.misses": "틀린 문항:",
         "plain.unsure": "(모름 표시)",
+        "plain.not_saved": "답을 아직 저장하지 못했습니다: {problem}. 기억해 두었다가 다음 답과 끝날 때 다시 저장합니다.",
+        "plain.saved_later": "저장하지 못했던 답 {count}개를 이제 저장했습니다.",
+        "plain.undo_failed": "되돌리지 못했습니다: {problem}",
     },
     "en": {
         "plain.none": "Nothing to ask right now. Try another mode (--mode new, cram).",
@@ -57,6 +61,9 @@ STRINGS = {
         "plain.due_now": "Due now: {count}",
         "plain.misses": "Missed:",
         "plain.unsure": "(unsure)",
+        "plain.not_saved": "Answer not saved yet: {problem}. It is kept and saved with your next answer or at the end.",
+        "plain.saved_later": "Saved the {count} answer(s) that were waiting.",
+        "plain.undo_failed": "Could not undo: {problem}",
     },
 }
 
@@ -139,23 +146,41 @@ def run_plain(
             say("")
             break
         if line.strip().lower() == "u":
-            say(t("plain.undone") if session.undo() is not None else t("plain.nothing_to_undo"))
+            try:
+                say(t("plain.undone") if session.undo() is not None else t("plain.nothing_to_undo"))
+            except StoreError as exc:
+                print(f"studyapp: {t('plain.undo_failed', problem=exc)}", file=sys.stderr)
+                continue
             if deferred and len(deferred) > len(session.answers):
                 deferred.pop()
             continue
         response, unsure = parse_response(line)
+        waiting = len(store.unsaved)
         feedback = session.answer(response, unsure)
         if feedback is None:
             say(t("plain.unreadable") if question.kind == KIND_OX else t("plain.unreadable_num"))
             continue
+        if feedback.save_problem:  # kept in memory; the session goes on
+            print(f"studyapp: {t('plain.not_saved', problem=feedback.save_problem)}", file=sys.stderr)
+        elif waiting:
+            print(f"studyapp: {t('plain.saved_later', count=waiting)}", file=sys.stderr)
         if session.deferred_feedback:
             deferred.append(feedback)
         else:
             say(*format_feedback(feedback, content, t))
+        session.settle()
     for feedback in deferred:
         say(
             "", f"[{feedback.question.id}] {feedback.question.prompt}", *format_feedback(feedback, content, t)
         )
+    lost = finish_unsaved(store)  # answers kept after a failed write: one last try
     if session.answers:
-        say("", *format_summary(session.summary(), content, t))
+        try:
+            say("", *format_summary(session.summary(), content, t))
+        except StoreError:
+            if lost is None:
+                raise
+    if lost is not None:
+        print(f"studyapp: {lost}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_OK

@@ -17,6 +17,7 @@ from textual.css.query import NoMatches
 from textual.widgets import Static
 
 from studyapp.errors import StudyappError
+from studyapp.i18n import Translator
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions
 from studyapp.quiz.numbers import EXAMPLES as NUMBER_EXAMPLES
 from studyapp.quiz.presenting import answer_text, due_phrase, exam_note, fit, topic_path
@@ -25,6 +26,15 @@ from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.inputs import DrillInput
 from studyapp.tui.widgets.keybar import KeyBar
 from studyapp.tui.widgets.progress import SessionProgress
+
+# Registered here rather than in tui/strings.py (issue 9, store helper): the toast's title when an
+# answer could not be written yet.
+Translator().register(
+    {
+        "ko": {"notify.not_saved": "아직 저장 못 함 — 기억해 두고 다시 저장합니다"},
+        "en": {"notify.not_saved": "Not saved yet — kept, will retry"},
+    }
+)
 
 ASKING = "asking"
 FEEDBACK = "feedback"
@@ -282,6 +292,11 @@ class QuizScreen(StudyScreen):
             hint.add_class("warning")
             return
         self.unsure = False
+        self.call_after_refresh(self.session.settle)  # checkpoint once the feedback is painted
+        if feedback.save_problem:  # kept in memory, written with the next answer or at exit
+            self.notify(
+                feedback.save_problem, title=self.t("notify.not_saved"), severity="warning", markup=False
+            )
         if self.session.deferred_feedback:
             self.deferred.append(feedback)
             if self.session.finished:
@@ -326,7 +341,11 @@ class QuizScreen(StudyScreen):
         self.query_one("#unsure-flag").display = self.unsure
 
     def action_undo(self) -> None:
-        question = self.session.undo()
+        try:
+            question = self.session.undo()
+        except StudyappError as exc:  # the store could not be written (disk full, locked)
+            self.notify(str(exc), severity="error", markup=False)
+            return
         if question is None:
             self.notify(self.t("notify.nothing_to_undo"), timeout=2)
             return

@@ -1,0 +1,251 @@
+"""`studyapp progress --import-data / --export-data / --export` with hostile files and targets
+(issue 9, review section 5): a file is refused whole in one line (exit 2) and the store stays as
+it was, or it is merged and every later command still works. Export targets that cannot be
+written are one line and leave no temp file behind.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from studyapp.progress.store import ProgressStore, validate_export
+from tests.conftest import FakeClock, run_cli
+
+
+def one_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+    return lines[0]
+
+
+def table_counts(home: Path) -> dict[str, int]:
+    db = sqlite3.connect(f"{(home / 'progress.db').as_uri()}?mode=ro", uri=True)
+    try:
+        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {
+            n: db.execute(f"SELECT count(*) FROM {n}").fetchone()[0] for n in names if n != "sqlite_sequence"
+        }
+    finally:
+        db.close()
+
+
+def fill_every_table(store: ProgressStore, clock: FakeClock) -> None:
+    """One or more rows in each table an export carries, written the way the app writes them."""
+    from studyapp.progress import exercise_store
+
+    store.record_answer("pa-001", answer="O", correct=True)
+    clock.advance(minutes=5)
+    store.record_answer("pa-002", answer="X", correct=False, unsure=True, response_ms=1234)
+    run = store.start_lab_run("amdahl", "/tmp/runs/amdahl")
+    store.finish_lab_run(run, "ok", "speed-up 3.1x", {"speedup": 3.1})
+    store.record_lab_answer("amdahl", "b", True)
+    store.set_self_check("explain-amdahl", True)
+    store.set_exam_date(clock.now.date().replace(year=clock.now.year + 1))
+    exercise_store.record_check(store, "profiler-hotspot", "abc123", "passed", {"score": 1}, 0.5)
+    exercise_store.reveal_next_hint(store, "profiler-hotspot", 3)
+    with store.transaction() as db:
+        db.execute(
+            "INSERT INTO exam_attempts(uid, started_at, finished_at, settings_json, score, total, passed,"
+            " time_used_s, questions_json) VALUES ('e1', ?, ?, '{}', 7, 10, 1, 61.5, '[]')",
+            (clock.now.isoformat(), clock.now.isoformat()),
+        )
+        db.execute(
+            "INSERT INTO explain_answers(uid, prompt_id, checklist_id, answer_text, covered_json,"
+            " total_points, answered_at) VALUES ('x1', 'p1', 'c1', '설명', '[0, 2]', 3, ?)",
+            (clock.now.isoformat(),),
+        )
+
+
+def test_export_carries_every_table_and_round_trips(tmp_path: Path, clock: FakeClock) -> None:
+    source = ProgressStore(tmp_path / "a" / "progress.db", clock)
+    fill_every_table(source, clock)
+    data = source.export_data()
+    for name in (
+        "reviews",
+        "lab_runs",
+        "lab_answers",
+        "self_checks",
+        "exam_attempts",
+        "explain_answers",
+        "exercise_checks",
+        "exercise_hints",
+    ):
+        assert data[name], name
+    target = ProgressStore(tmp_path / "b" / "progress.db", clock)
+    added = target.import_data(json.loads(json.dumps(data)))
+    assert added == {name: len(data[name]) for name in added}
+    again = target.export_data()
+    for name in added:
+        assert again[name] == data[name], name
+    assert target.schedules() == source.schedules()
+    assert target.import_data(data) == {name: 0 for name in added}  # a second import adds nothing
+
+
+# Each bad variant: (what the review called it, how to spoil a good export).
+def _set(table: str, column: str, value: Any) -> Any:
+    def spoil(data: dict[str, Any]) -> None:
+        data[table][0][column] = value
+
+    return spoil
+
+
+def _drop(table: str, column: str) -> Any:
+    def spoil(data: dict[str, Any]) -> None:
+        del data[table][0][column]
+
+    return spoil
+
+
+BAD_VARIANTS = {
+    "5.19 reviewed_at year 9999": _set("reviews", "reviewed_at", "9999-12-31T23:59:59+00:00"),
+    "5.41 reviewed_at 2099 (far future)": _set("reviews", "reviewed_at", "2099-01-01T00:00:00+00:00"),
+    "5.21 response_ms 10**30": _set("reviews", "response_ms", 10**30),
+    "5.23 item_id a list": _set("reviews", "item_id", ["a"]),
+    "5.24 uid an object": _set("reviews", "uid", {"a": 1}),
+    "5.26 answer null": _set("reviews", "answer", None),
+    "5.27 kind a list": _set("reviews", "kind", ["ox"]),
+    "rating 3.7": _set("reviews", "rating", 3.7),
+    "correct 'yes'": _set("reviews", "correct", "yes"),
+    "5.29 lab_runs row with only uid": lambda d: d["lab_runs"].__setitem__(0, {"uid": "only"}),
+    "5.30 lab_runs started_at garbage": _set("lab_runs", "started_at", "soon"),
+    "5.31 lab_runs result_json not JSON": _set("lab_runs", "result_json", "{not json"),
+    "lab_runs result_json a list": _set("lab_runs", "result_json", "[1, 2]"),
+    "lab_runs result_json depth bomb": _set("lab_runs", "result_json", "[" * 100_000 + "]" * 100_000),
+    "5.32 self_checks checked_at garbage": _set("self_checks", "checked_at", "yesterday"),
+    "5.34 lab_answers answered_at garbage": _set("lab_answers", "answered_at", "never"),
+    "lab_answers lab missing": _drop("lab_answers", "lab"),
+    "5.35 exam_date garbage": lambda d: d.__setitem__("exam_date", "next spring"),
+    "exam_date year 9999": lambda d: d.__setitem__("exam_date", "9999-01-01"),
+    "exam_attempts total a string": _set("exam_attempts", "total", "ten"),
+    "exam_attempts time_used_s infinite": _set("exam_attempts", "time_used_s", float("inf")),
+    "explain_answers covered_json not JSON": _set("explain_answers", "covered_json", "0,2"),
+    "exercise_checks checked_at missing": _drop("exercise_checks", "checked_at"),
+    "exercise_checks passed 2": _set("exercise_checks", "passed", 2),
+    "exercise_hints revealed huge": _set("exercise_hints", "revealed", 2**70),
+    "exercise_hints updated_at a number": _set("exercise_hints", "updated_at", 20270301),
+    "5.59 no reviews key": lambda d: d.pop("reviews"),
+    "schema true": lambda d: d.__setitem__("schema", True),
+}
+
+
+def test_every_bad_field_refuses_the_whole_file(tmp_path: Path, clock: FakeClock) -> None:
+    """M6 / L7 / the import minor items: each of these used to be stored (and break `progress`,
+    `quiz` or `lab list` for good), skipped silently, or end in an internal error."""
+    source = ProgressStore(tmp_path / "a" / "progress.db", clock)
+    fill_every_table(source, clock)
+    good = json.loads(json.dumps(source.export_data()))
+    target = ProgressStore(tmp_path / "b" / "progress.db", clock)
+    target.record_answer("pa-003", answer="O", correct=True)
+    before = target.export_data()
+    for name, spoil in BAD_VARIANTS.items():
+        data = copy.deepcopy(good)
+        spoil(data)
+        with pytest.raises(Exception) as raised:
+            target.import_data(data)
+        assert type(raised.value).__name__ in ("StudyappError", "StoreError"), (name, raised.value)
+        assert "\n" not in str(raised.value), name
+        assert target.export_data() == before, name
+
+
+def test_validation_accepts_what_export_writes(clock: FakeClock, tmp_path: Path) -> None:
+    store = ProgressStore(tmp_path / "progress.db", clock)
+    fill_every_table(store, clock)
+    validate_export(json.loads(json.dumps(store.export_data())), latest=clock.now)
+
+
+@pytest.fixture
+def learner_with_export(isolated_home: Path, tmp_path: Path) -> Path:
+    """A data directory with a few answers, and a good export of another learner's progress."""
+    other = tmp_path / "other"
+    assert (
+        run_cli(
+            "quiz",
+            "--plain",
+            "--mode",
+            "cram",
+            "--no-drills",
+            env={"STUDYAPP_HOME": str(other)},
+            input_text="o\nx\no\nq\n",
+        ).returncode
+        == 0
+    )
+    export = tmp_path / "export.json"
+    assert (
+        run_cli("progress", "--export-data", str(export), env={"STUDYAPP_HOME": str(other)}).returncode == 0
+    )
+    assert run_cli("quiz", "--plain", "--mode", "cram", "--no-drills", input_text="o\nq\n").returncode == 0
+    return export
+
+
+def _spoiled(export: Path, target: Path, spoil: Any) -> Path:
+    data = json.loads(export.read_text(encoding="utf-8"))
+    spoil(data)
+    target.write_text(json.dumps(data), encoding="utf-8")
+    return target
+
+
+def test_bad_imports_through_the_cli_leave_every_command_working(
+    learner_with_export: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    """The review's repros: an exam date 'next spring', a lab run started 'soon', a missing
+    `reviews` key, a depth bomb, /dev/zero. Each: one line, exit 2, the store unchanged, and
+    `progress`, `quiz` and `lab list` work afterwards."""
+    before = table_counts(isolated_home)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    files = [
+        _spoiled(
+            learner_with_export, tmp_path / "exam.json", lambda d: d.__setitem__("exam_date", "next spring")
+        ),
+        _spoiled(
+            learner_with_export,
+            tmp_path / "lab.json",
+            lambda d: d.__setitem__(
+                "lab_runs", [{"uid": "y", "lab": "amdahl", "started_at": "soon", "status": "ok"}]
+            ),
+        ),
+        _spoiled(learner_with_export, tmp_path / "noreviews.json", lambda d: d.pop("reviews")),
+        deep,
+        Path("/dev/zero"),
+    ]
+    for path in files:
+        result = run_cli("progress", "--import-data", str(path))
+        assert result.returncode == 2, (path, result.stderr)
+        assert str(path) in one_line(result.stderr)
+    assert table_counts(isolated_home) == before
+    for command in (("progress", "--json"), ("lab", "list"), ("quiz", "--plain")):
+        after = run_cli(*command, input_text="q\n")
+        assert after.returncode == 0, (command, after.stderr)
+    merged = run_cli("progress", "--import-data", str(learner_with_export))
+    assert merged.returncode == 0, merged.stderr
+    assert merged.stdout.startswith("imported: 3 answers")
+
+
+def test_export_to_places_that_cannot_hold_it(isolated_home: Path, tmp_path: Path) -> None:
+    """L8 / cases 5.49–5.54: /proc, below a file, a directory — for both exports."""
+    assert run_cli("quiz", "--plain", "--mode", "cram", "--no-drills", input_text="o\nq\n").returncode == 0
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for option in ("--export-data", "--export"):
+        for target in (Path("/proc/studyapp-export.json"), a_file / "out.json", folder):
+            result = run_cli("progress", option, str(target))
+            assert result.returncode == 2, (option, target, result.stderr)
+            assert "cannot write" in one_line(result.stderr)
+    assert list(folder.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "folder", "studyapp-home"]
+    assert a_file.read_text() == "x"
+    fine = tmp_path / "fine.json"
+    assert run_cli("progress", "--export-data", str(fine)).returncode == 0
+    assert json.loads(fine.read_text(encoding="utf-8"))["reviews"]
+    assert run_cli("progress", "--export-data", str(fine)).returncode == 0  # overwrite, atomically
+    assert json.loads(fine.read_text(encoding="utf-8"))["reviews"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "fine.json", "folder", "studyapp-home"]
