@@ -208,7 +208,8 @@ def cmd_lab(args: argparse.Namespace, t: Translator) -> int:
         return EXIT_OK
     if args.name is None:  # a usage mistake: one line on stderr, like every other one
         raise StudyappError("lab: name a lab to run, or 'list' (studyapp lab list; studyapp lab --help)")
-    return lab_cli.run_command(args, t, open_store)
+    # 'lab list' only reads: it works on a read-only data directory like 'progress' does.
+    return lab_cli.run_command(args, t, lambda a: open_store(a, read_only_ok=a.name == "list"))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -269,6 +269,9 @@ def test_read_only_data_dir_reports_work_and_writes_refuse_in_one_line(read_only
     assert report.returncode == 0, report.stderr
     assert json.loads(report.stdout)["reviews_total"] == 3
     assert "read-only" in one_line(report.stderr)
+    for listing in (("lab", "list"), ("exercise", "list"), ("cards", "performance-analysis"), ("topics",)):
+        listed = run_cli(*listing)
+        assert listed.returncode == 0, (listing, listed.stderr)
     for command in (QUIZ, ("progress", "--self-check", "anything")):
         result = run_cli(*command, input_text="o\nq\n")
         assert result.returncode == 2, result.stderr

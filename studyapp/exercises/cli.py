@@ -65,10 +65,10 @@ def _translator(t: Translator) -> Translator:
     return t
 
 
-def _open_store(args: argparse.Namespace) -> Any:
+def _open_store(args: argparse.Namespace, read_only_ok: bool = False) -> Any:
     from studyapp.commands import open_store
 
-    return open_store(args)
+    return open_store(args, read_only_ok=read_only_ok)
 
 
 def _exercises() -> dict[str, Any]:
@@ -112,7 +112,7 @@ def cmd_list(args: argparse.Namespace, t: Translator) -> int:
     exercises = _exercises()
     if args.lab:
         exercises = {k: v for k, v in exercises.items() if v.lab == args.lab}
-    store = _open_store(args)
+    store = _open_store(args, read_only_ok=True)  # listing only reads
     statuses = all_statuses(exercises, store)
     rows = []
     for exercise_id, info in exercises.items():

@@ -210,7 +210,17 @@ class StudyApp(App[int]):
     def _save_theme(self, theme: Any) -> None:
         name = getattr(theme, "name", None)
         if name and name != self.store.get_meta(THEME_META_KEY):
-            self.store.set_meta(THEME_META_KEY, name)
+            self.save(partial(self.store.set_meta, THEME_META_KEY, name))
+
+    def save(self, write: Callable[[], object]) -> bool:
+        """Run one store write; a failing write (disk full, read-only, locked too long) is a toast,
+        never the traceback that would end the app. Returns whether the write went through."""
+        try:
+            write()
+        except StudyappError as exc:
+            self.notify(str(exc), title=self.t("notify.not_saved_setting"), severity="error", markup=False)
+            return False
+        return True
 
     # -- Textual's own commands, in the interface language -------------------------------------
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
@@ -268,7 +278,9 @@ class StudyApp(App[int]):
 
     def cycle_session_size(self) -> None:
         index = SESSION_SIZES.index(self.session_size())
-        self.store.set_meta(SIZE_META_KEY, str(SESSION_SIZES[(index + 1) % len(SESSION_SIZES)]))
+        self.save(
+            partial(self.store.set_meta, SIZE_META_KEY, str(SESSION_SIZES[(index + 1) % len(SESSION_SIZES)]))
+        )
 
     def start_quiz(self, options: SessionOptions, questions: list[Question] | None = None) -> None:
         """Push a session: chosen by `options`, or exactly `questions` (tests, custom drills)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import DataTable
 
 from studyapp.content.model import Content
@@ -310,3 +311,26 @@ async def test_labs_table_uses_a_wide_terminal(make: Any) -> None:
         for info in app.screen.labs.values():
             assert info.title in text
         assert "…" not in text.split("\n\n")[0]
+
+
+async def test_a_failing_write_is_a_toast_and_the_app_goes_on(
+    make: Any, store: ProgressStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Disk full while toggling a self-check or the session size: one toast, no traceback, the app
+    keeps running and nothing claims to be saved (issue 9)."""
+    from studyapp.progress.store import StoreWriteError
+
+    def full_disk(*_args: object, **_kwargs: object) -> None:
+        raise StoreWriteError(f"the disk holding {store.path} is full")
+
+    monkeypatch.setattr(store, "set_self_check", full_disk)
+    monkeypatch.setattr(store, "set_meta", full_disk)
+    app = make()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("z")  # session size
+        await pilot.press("k", "space")  # self-check on the checklist
+        await pilot.pause()
+        assert app.is_running and isinstance(app.screen, ChecklistScreen)
+        messages = [n.message for n in app._notifications]
+        assert sum("is full" in m for m in messages) == 2, messages
+        assert not store.self_checks()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -193,7 +194,8 @@ class ChecklistScreen(StudyScreen):
         if row is None:
             return
         checked = row.entry.id in self.study.store.self_checks()
-        self.study.store.set_self_check(row.entry.id, not checked)
+        if not self.study.save(partial(self.study.store.set_self_check, row.entry.id, not checked)):
+            return
         self.notify(self.t("checklist.self_off" if checked else "checklist.self_on"), timeout=2)
         self.refresh_data()
 

@@ -12,6 +12,7 @@ import os
 import shlex
 import subprocess
 import threading
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -248,7 +249,7 @@ class ExercisesScreen(StudyScreen):
         except StudyappError as exc:
             self.notify(str(exc), severity="warning", markup=False, timeout=8)
             return
-        exercise_store.set_workspace(self.study.store, info.id, result.path)
+        self.study.save(partial(exercise_store.set_workspace, self.study.store, info.id, result.path))
         key = "exs.started" if result.copied else "exs.started_again"
         self.notify(self.t(key, path=result.path), markup=False)
         self._show_workspace(info)
@@ -306,13 +307,16 @@ class ExercisesScreen(StudyScreen):
         outcome = message.outcome
         info = self.exercises.get(message.exercise_id)
         if outcome.verdict != checker.USAGE and info is not None:
-            exercise_store.record_check(
-                self.study.store,
-                info.id,
-                info.checker_hash(),
-                outcome.verdict,
-                outcome.details(),
-                outcome.duration_s,
+            self.study.save(
+                partial(
+                    exercise_store.record_check,
+                    self.study.store,
+                    info.id,
+                    info.checker_hash(),
+                    outcome.verdict,
+                    outcome.details(),
+                    outcome.duration_s,
+                )
             )
         self._finish_ui()
         if info is not None and info.id == self.selected:
@@ -364,7 +368,10 @@ class ExercisesScreen(StudyScreen):
             self.notify(self.t("exs.no_hints"), timeout=2)
             return
         before = exercise_store.hints_revealed(self.study.store, info.id)
-        exercise_store.reveal_next_hint(self.study.store, info.id, len(hints))
+        if not self.study.save(
+            partial(exercise_store.reveal_next_hint, self.study.store, info.id, len(hints))
+        ):
+            return
         if before >= len(hints):
             self.notify(self.t("exs.all_hints"), timeout=2)
         self._show_revealed_hints(info)
@@ -387,7 +394,8 @@ class ExercisesScreen(StudyScreen):
         if not has_passed(exercise_store.checks(store, info.id)):
             self.notify(self.t("ex.solution.locked", id=info.id), severity="warning", markup=False, timeout=6)
             return
-        exercise_store.mark_solution_seen(store, info.id)
+        if not self.study.save(partial(exercise_store.mark_solution_seen, store, info.id)):
+            return
         widgets: list[Static] = [
             Static(
                 Content.styled(self.t("exs.solution_title", path=info.solution_dir), "bold"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -30,6 +31,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
+from studyapp.errors import StudyappError
 from studyapp.quiz.presenting import fit
 from studyapp.tui.screens.base import StudyModal, StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
@@ -127,7 +129,9 @@ class LabsScreen(StudyScreen):
             if run.status != "running" or run.uid == self._run_uid or info is None:
                 continue
             if (now - run.started_at).total_seconds() > max(info.timeout_s, info.quick_timeout_s) + 60:
-                store.finish_lab_run(run.uid, "cancelled", self.t("labs.stale_run"), None)
+                self.study.save(
+                    partial(store.finish_lab_run, run.uid, "cancelled", self.t("labs.stale_run"), None)
+                )
 
     def on_mount(self) -> None:
         t = self.t
@@ -278,7 +282,11 @@ class LabsScreen(StudyScreen):
 
         store = self.study.store
         out_dir = default_out_dir(info.id, store.path.parent)
-        self._run_uid = store.start_lab_run(info.id, str(out_dir))
+        try:
+            self._run_uid = store.start_lab_run(info.id, str(out_dir))
+        except StudyappError as exc:  # disk full, read-only: say so and do not start the lab
+            self.notify(str(exc), severity="error", markup=False)
+            return
         self._cancel = threading.Event()
         self.running = info.id
         self.query_one("#lab-results").remove_children()
@@ -339,7 +347,15 @@ class LabsScreen(StudyScreen):
 
     def on_lab_finished(self, message: LabFinished) -> None:
         outcome = message.outcome
-        self.study.store.finish_lab_run(message.run_uid, outcome.status, outcome.summary, outcome.result)
+        self.study.save(
+            partial(
+                self.study.store.finish_lab_run,
+                message.run_uid,
+                outcome.status,
+                outcome.summary,
+                outcome.result,
+            )
+        )
         self._finish_ui()
         status = (
             self.t(f"labs.status.{outcome.status}")
@@ -376,7 +392,11 @@ class LabsScreen(StudyScreen):
         if event.worker.group != "lab" or event.state != WorkerState.ERROR:
             return
         if self._run_uid is not None and self.running is not None:
-            self.study.store.finish_lab_run(self._run_uid, "failed", str(event.worker.error), None)
+            self.study.save(
+                partial(
+                    self.study.store.finish_lab_run, self._run_uid, "failed", str(event.worker.error), None
+                )
+            )
         self._finish_ui()
         self.notify(self.t("labs.error", error=event.worker.error), severity="error", markup=False)
 
@@ -521,8 +541,14 @@ class LabsScreen(StudyScreen):
         self._cancel.set()  # leaving the app mid-run stops the lab and its workers
         if self.running is not None and self._run_uid is not None:
             # The worker's LabFinished will never be handled now (ctrl+q): record the run here.
-            self.study.store.finish_lab_run(
-                self._run_uid, "cancelled", f"{self.running}: cancelled (app closed)", None
+            self.study.save(
+                partial(
+                    self.study.store.finish_lab_run,
+                    self._run_uid,
+                    "cancelled",
+                    f"{self.running}: cancelled (app closed)",
+                    None,
+                )
             )
             self.running = self._run_uid = None
 
@@ -566,8 +592,11 @@ class CheckQuestionScreen(StudyModal):
         self.answered = answer
         correct = answer == self.question.answer
         store = self.study.store
-        store.record_lab_answer(self.lab_id, answer, correct)
-        store.set_meta(CHECK_META_PREFIX + self.lab_id, check_version(self.question))
+        saved = self.study.save(partial(store.record_lab_answer, self.lab_id, answer, correct))
+        if saved:
+            self.study.save(
+                partial(store.set_meta, CHECK_META_PREFIX + self.lab_id, check_version(self.question))
+            )
         t = self.t
         verdict = t("labs.check_right") if correct else t("labs.check_wrong", answer=self.question.answer)
         self.query_one("#check-verdict", Static).update(Content.styled(verdict, "bold"))
