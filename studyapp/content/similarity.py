@@ -31,9 +31,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from studyapp.content.loader import Problem
 from studyapp.content.model import Content, Item
+
+if TYPE_CHECKING:  # the loader (and yaml) stays off the quiz path: cached content needs neither
+    from studyapp.content.loader import Problem
 
 ERROR_SCORE = 0.85  # near-verbatim: fails `studyapp check`
 WARNING_SCORE = 0.50  # most of the wording shared: a warning
@@ -208,6 +211,8 @@ def duplicate_problems(content: Content, base: Path | None = None) -> list[Probl
 
     Each pair is reported once, at the second item's line, naming both ids with `FILE:LINE`.
     """
+    from studyapp.content.loader import Problem
+
     problems: list[Problem] = []  # a sibling naming no other item is the loader's error
     index = SimilarityIndex(content.items.values())
     for pair in index.pairs(WARNING_SCORE):

@@ -23,11 +23,15 @@ import random
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studyapp.content.model import Item
 from studyapp.content.similarity import CHOICE_SCORE, SimilarityIndex
-from studyapp.quiz.scheduler import Grade
+from studyapp.quiz.scheduler import Grade, ItemSchedule
+
+if TYPE_CHECKING:
+    from studyapp.progress.store import ProgressStore
+    from studyapp.quiz.questions import Question
 
 KIND_CORRECT = "correct"  # "다음 중 옳은 것은?": the key is the one O item
 KIND_INCORRECT = "incorrect"  # "다음 중 옳지 않은 것은?": the key is the one X item
@@ -320,3 +324,106 @@ def parse_pick(response: str, option_count: int = OPTION_COUNT) -> int | None:
     if text.isascii() and text.isdigit() and 1 <= int(text) <= option_count:
         return int(text) - 1
     raise ValueError(f"not an option number 1..{option_count}: {response!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# in a quiz session
+# ---------------------------------------------------------------------------------------------
+
+MIXED_EVERY = 3  # in a mixed session every third O/X question is asked as a 4-choice question
+
+
+def as_question(question: ChoiceQuestion) -> Question:
+    """The engine's `Question` for a 4-choice question (`Question.choice` holds the options)."""
+    from studyapp.quiz.questions import KIND_CHOICE, Question
+
+    key = question.key
+    checklist = tuple(dict.fromkeys(entry for item in question.options for entry in item.checklist))
+    return Question(
+        id=question.id,
+        kind=KIND_CHOICE,
+        topic=question.topic,
+        prompt=question.stem,
+        answer=str(question.answer_index + 1),
+        explanation=key.explanation,
+        section=key.section,
+        misconception=key.misconception,
+        checklist=checklist,
+        choice=question,
+    )
+
+
+def mix_into_queue(
+    builder: ChoiceBuilder,
+    queue: Sequence[Question],
+    kind: str,
+    rng: random.Random,
+    studied: Collection[str] = (),
+) -> list[Question]:
+    """Turn O/X questions of a selected queue into 4-choice questions keyed on the same items.
+
+    `kind` "choice": every O/X question (one whose topic cannot make a question stays O/X);
+    "mixed": every `MIXED_EVERY`-th. Distractors come from outside the queue where possible (so
+    nothing is asked twice), preferring `studied` items (so a choice question does not pull in
+    three brand-new items); an O/X question whose item already served as an option is dropped.
+    """
+    from studyapp.quiz.questions import KIND_OX
+
+    if kind not in ("choice", "mixed"):
+        return list(queue)
+    queued = {q.id for q in queue if q.kind == KIND_OX}
+    used: set[str] = set()
+    result: list[Question] = []
+    ox_seen = 0
+    for question in queue:
+        if question.kind != KIND_OX:
+            result.append(question)
+            continue
+        if question.id in used:
+            continue  # already shown as an option of an earlier 4-choice question
+        ox_seen += 1
+        key = builder.items.get(question.id)
+        wanted = kind == "choice" or ox_seen % MIXED_EVERY == 0
+        made = (
+            builder.question_for(key, rng, avoid=queued | used, prefer=studied)
+            if wanted and key is not None and builder.can_key(key)
+            else None
+        )
+        if made is None:
+            result.append(question)
+            used.add(question.id)
+            continue
+        used.update(item.id for item in made.options)
+        result.append(as_question(made))
+    return result
+
+
+def record_choice(
+    store: ProgressStore,
+    question: ChoiceQuestion,
+    picked_index: int | None,
+    unsure: bool,
+    **review: Any,
+) -> list[ItemSchedule]:
+    """Write one review per credited option item (key first); returns their new schedules.
+
+    Each review is stored under the option's own item id with kind "choice" and the O/X answer
+    the pick implies for that statement, so the notebook, stats and readiness read it like any
+    other review of that item. Hard is stored as (correct, unsure), as an unsure O/X answer is.
+    """
+    from studyapp.quiz.questions import question_from_item
+
+    by_id = {item.id: item for item in question.options}
+    schedules = []
+    for credit in choice_credits(question, picked_index, unsure):
+        _, schedule = store.record_answer(
+            credit.item_id,
+            answer=credit.implied_answer,
+            correct=credit.correct,
+            unsure=credit.unsure or (unsure and not credit.correct),
+            kind="choice",
+            text_hash=question_from_item(by_id[credit.item_id]).text_hash,
+            **review,
+        )
+        schedules.append(schedule)
+    return schedules
