@@ -76,7 +76,7 @@ def add_quiz_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _session_options(args: argparse.Namespace) -> Any:
-    from studyapp.quiz.engine import SessionOptions
+    from studyapp.quiz.engine import SessionOptions, default_kind
 
     return SessionOptions(
         mode=args.mode,
@@ -85,7 +85,7 @@ def _session_options(args: argparse.Namespace) -> Any:
         count=args.count,
         include_drills=not args.no_drills,
         seed=args.seed,
-        kind=args.kind,
+        kind=args.kind or default_kind(args.mode),
     )
 
 

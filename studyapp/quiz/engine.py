@@ -37,7 +37,9 @@ class SessionOptions:
     count: int | None = None
     include_drills: bool = True
     seed: int | None = None  # for reproducible order in tests
-    kind: str | None = None  # ox, choice, drill, mixed (studyapp.quiz.choice); None: by mode
+    # ox, choice, drill or mixed (QUIZ_KINDS). None: O/X items and drills as before 4-choice
+    # questions existed; `studyapp quiz` passes default_kind(mode) instead.
+    kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,8 @@ class Summary:
 
 
 def default_kind(mode: str) -> str:
-    """`--kind` when not given: mixed, except O/X for `wrong` (retry the very statement missed)
-    and `exam` (the mock exam builds its own questions)."""
+    """`studyapp quiz` without `--kind`: mixed, except O/X for `wrong` (retry the very statement
+    missed) and `exam` (the mock exam builds its own questions)."""
     return "ox" if mode in ("wrong", "exam") else "mixed"
 
 
@@ -136,13 +138,12 @@ def select_questions(
         raise StudyappError("--count must be at least 1")
     rng = random.Random(options.seed)
     pool = all_questions(content, include_drills=options.include_drills and options.mode != "exam")
-    kind = options.kind or default_kind(options.mode)
-    if kind not in QUIZ_KINDS:
+    kind = options.kind
+    if kind is not None and kind not in QUIZ_KINDS:
         raise StudyappError(f"unknown kind '{kind}'. Kinds: {', '.join(QUIZ_KINDS)}")
-    if kind in ("ox", "choice") or (kind == "drill" and not options.include_drills):
-        pool = {qid: q for qid, q in pool.items() if q.kind == KIND_OX}
-    if kind == "drill":
-        pool = {qid: q for qid, q in pool.items() if q.kind == KIND_DRILL}
+    if kind in ("ox", "choice", "drill"):  # one kind only; mixed keeps both
+        wanted = KIND_DRILL if kind == "drill" else KIND_OX
+        pool = {qid: q for qid, q in pool.items() if q.kind == wanted}
     if options.topic:
         family = topic_family(content, options.topic)
         pool = {qid: q for qid, q in pool.items() if q.topic in family}
@@ -335,7 +336,7 @@ def with_choice_questions(
     content: Content, store: ProgressStore, options: SessionOptions, selected: list[Question]
 ) -> list[Question]:
     """Ask some of the selected O/X items as 4-choice questions (`--kind choice|mixed`)."""
-    kind = options.kind or default_kind(options.mode)
+    kind = options.kind
     if kind not in ("choice", "mixed"):
         return selected
     from studyapp.quiz.choice import ChoiceBuilder, mix_into_queue
