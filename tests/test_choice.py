@@ -275,3 +275,35 @@ def test_default_quiz_is_mixed_in_due_mode(isolated_home: Path) -> None:
     assert "[o/x" in result.stdout  # and the others as O/X
     kinds = {r.kind for r in ProgressStore.in_dir(isolated_home).reviews()}
     assert kinds == {"ox", "choice"}
+
+
+def test_choice_path_imports_no_heavy_module_and_progress_reads_choice_reviews(isolated_home: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import json, sys, tempfile
+from pathlib import Path
+from studyapp import locations
+from studyapp.content.loader import load_content
+from studyapp.progress.store import ProgressStore
+from studyapp.quiz.engine import QuizSession, SessionOptions
+content = load_content(locations.content_dir())
+store = ProgressStore.in_dir(locations.data_dir())
+session = QuizSession(content, store, SessionOptions(mode="new", kind="mixed", count=9, seed=1))
+while not session.finished:
+    question = session.current
+    session.answer(question.answer)
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "numpy", "pytest", "textual"))))
+"""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+    progress = run_cli("progress", "--json")
+    assert progress.returncode == 0, progress.stderr
+    data = json.loads(progress.stdout)
+    reviews = ProgressStore.in_dir(isolated_home).reviews()
+    assert data["reviews_total"] == len(reviews) > 9  # choice questions stored a review per option
+    assert sum(topic["seen"] for topic in data["topics"].values()) == len({r.item_id for r in reviews})

@@ -127,3 +127,18 @@ async def test_quiz_kind_choice_from_the_bank(make: Any, store: ProgressStore) -
         assert screen.state == FEEDBACK
         assert store.review_count() == 4
         assert_fits(app)
+
+
+async def test_summary_names_the_key_statement_of_a_missed_choice(make: Any, content: Content) -> None:
+    from studyapp.tui.screens.summary import SummaryScreen
+
+    question = choice_question(content)
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await start(app, pilot, [question, choice_question(content)])
+        await pilot.press("1")  # wrong
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
+        text = flat(screen_text(app))
+        assert flat("병목을 고친 뒤에는 다시 측정해") in text and flat("정답은 3") in text
