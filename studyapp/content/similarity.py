@@ -43,62 +43,51 @@ WARNING_SCORE = 0.50  # most of the wording shared: a warning
 CHOICE_SCORE = 0.40  # never two statements this close in one 4-choice question
 NGRAM_SIZES = (2, 3)
 
-# Particles that attach to the end of a word; longest first so `에서는` wins over `는`.
-_PARTICLES = tuple(
-    sorted(
-        [
-            "은",
-            "는",
-            "이",
-            "가",
-            "을",
-            "를",
-            "의",
-            "에",
-            "와",
-            "과",
-            "도",
-            "만",
-            "로",
-            "으로",
-            "에서",
-            "에도",
-            "에서도",
-            "에는",
-            "에서는",
-            "으로는",
-            "로는",
-            "으로도",
-            "로도",
-            "보다",
-            "까지",
-            "부터",
-            "처럼",
-            "이나",
-            "나",
-            "이며",
-            "이고",
-            "마다",
-        ],
-        key=len,
-        reverse=True,
-    )
-)
+# Particles that attach to the end of a word, cut off by one regex (longest first, so `에서는`
+# wins over `는`). The `.{2,}?` keeps at least two characters: `나이` is not `나` + `이`.
+_PARTICLES = [
+    "에서는",
+    "에서도",
+    "으로는",
+    "으로도",
+    "에서",
+    "에도",
+    "에는",
+    "으로",
+    "로는",
+    "로도",
+    "보다",
+    "까지",
+    "부터",
+    "처럼",
+    "이나",
+    "이며",
+    "이고",
+    "마다",
+    "은",
+    "는",
+    "이",
+    "가",
+    "을",
+    "를",
+    "의",
+    "에",
+    "와",
+    "과",
+    "도",
+    "만",
+    "로",
+    "나",
+]
+_TRAILING_PARTICLE = re.compile(r"^(.{2,}?)(?:" + "|".join(sorted(_PARTICLES, key=len, reverse=True)) + r")$")
 _WORD = re.compile(r"\w+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def normalise(text: str) -> str:
     """The statement as compared: NFKC, lower case, no punctuation or spaces, particles cut."""
-    words = []
-    for word in _WORD.findall(unicodedata.normalize("NFKC", text).lower()):
-        for particle in _PARTICLES:
-            # Keep at least two characters of the word: `나이` is not `나` + `이`.
-            if word.endswith(particle) and len(word) >= len(particle) + 2:
-                word = word[: -len(particle)]
-                break
-        words.append(word)
-    return "".join(words)
+    words = _WORD.findall(unicodedata.normalize("NFKC", text).lower())
+    return "".join(_TRAILING_PARTICLE.sub(r"\1", word) for word in words)
 
 
 def numbers_in(text: str) -> frozenset[str]:
@@ -141,12 +130,10 @@ class SimilarityIndex:
         for grams in counts.values():
             document_frequency.update(grams.keys())
         total = len(counts)
+        idf = {gram: math.log((1 + total) / (1 + df)) for gram, df in document_frequency.items()}
         self._vectors: dict[str, dict[str, float]] = {}
         for item_id, grams in counts.items():
-            weights = {
-                gram: (1 + math.log(count)) * math.log((1 + total) / (1 + document_frequency[gram]))
-                for gram, count in grams.items()
-            }
+            weights = {gram: (1 + math.log(count)) * idf[gram] for gram, count in grams.items()}
             length = math.sqrt(sum(w * w for w in weights.values())) or 1.0
             self._vectors[item_id] = {gram: w / length for gram, w in weights.items() if w > 0}
         self._numbers = {item_id: numbers_in(item.statement) for item_id, item in self.items.items()}
@@ -155,16 +142,22 @@ class SimilarityIndex:
     def _all_scores(self) -> dict[tuple[str, str], float]:
         """Cosine of every pair sharing an n-gram (an inverted index skips the rest)."""
         if self._scores is None:
-            postings: dict[str, list[tuple[str, float]]] = defaultdict(list)
-            for item_id in sorted(self._vectors):
+            ids = sorted(self._vectors)
+            count = len(ids)
+            postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+            for number, item_id in enumerate(ids):
                 for gram, weight in self._vectors[item_id].items():
-                    postings[gram].append((item_id, weight))
-            scores: dict[tuple[str, str], float] = defaultdict(float)
+                    postings[gram].append((number, weight))
+            # Integer pair keys (first * count + second): about twice as fast as tuples of ids.
+            sums: dict[int, float] = defaultdict(float)
             for entries in postings.values():
+                if len(entries) < 2:
+                    continue
                 for index, (first, first_weight) in enumerate(entries):
+                    base = first * count
                     for second, second_weight in entries[index + 1 :]:
-                        scores[(first, second)] += first_weight * second_weight
-            self._scores = dict(scores)
+                        sums[base + second] += first_weight * second_weight
+            self._scores = {(ids[key // count], ids[key % count]): value for key, value in sums.items()}
         return self._scores
 
     def score(self, first_id: str, second_id: str) -> float:
