@@ -12,7 +12,8 @@ How two statements are compared (all plain Python; ~300 items take a few millise
 3. Cosine similarity, computed through an inverted index (only pairs that share an n-gram).
 4. A different set of numbers makes a different question: the calculation items that share a
    setup on purpose (`5 ms, 20 ms, 10 ms 파이프라인…`) are never reported against each other.
-5. Items that list each other in `siblings:` (an intended O/X mirror pair) are never reported.
+5. Items that list each other in `siblings:` (an intended pair: an O/X mirror, or two statements
+   an author has looked at and keeps) are never reported, and never share a 4-choice question.
 
 A pair with opposite answers is reported as a mirror (negated copy): the same statement keyed
 both ways. Levels: `ERROR_SCORE` and above fails `studyapp check` (a copy with a few words
@@ -39,7 +40,7 @@ if TYPE_CHECKING:  # the loader (and yaml) stays off the quiz path: cached conte
     from studyapp.content.loader import Problem
 
 ERROR_SCORE = 0.85  # near-verbatim: fails `studyapp check`
-WARNING_SCORE = 0.50  # most of the wording shared: a warning
+WARNING_SCORE = 0.45  # most of the wording shared: a warning
 CHOICE_SCORE = 0.40  # never two statements this close in one 4-choice question
 NGRAM_SIZES = (2, 3)
 
@@ -224,7 +225,7 @@ def duplicate_problems(content: Content, base: Path | None = None) -> list[Probl
                 second.location.path,
                 second.location.line,
                 f"{kind}: '{first.id}' ({where_first}) and '{second.id}' ({where_second}), "
-                f"similarity {pair.score:.2f} — merge or replace one, or list each other in `siblings:`",
+                f"similarity {pair.score:.2f} — merge or replace one; if both are meant, list each other in `siblings:`",
                 warning=not pair.is_error,
             )
         )
