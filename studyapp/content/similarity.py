@@ -139,6 +139,7 @@ class SimilarityIndex:
             self._vectors[item_id] = {gram: w / length for gram, w in weights.items() if w > 0}
         self._numbers = {item_id: numbers_in(item.statement) for item_id, item in self.items.items()}
         self._scores: dict[tuple[str, str], float] | None = None
+        self._pair_cache: dict[tuple[str, str], float] = {}
 
     def _all_scores(self) -> dict[tuple[str, str], float]:
         """Cosine of every pair sharing an n-gram (an inverted index skips the rest)."""
@@ -168,7 +169,16 @@ class SimilarityIndex:
         if not self._comparable(self.items[first_id], self.items[second_id]):
             return 0.0
         key = (first_id, second_id) if first_id < second_id else (second_id, first_id)
-        return min(1.0, self._all_scores().get(key, 0.0))
+        if self._scores is not None:
+            return min(1.0, self._scores.get(key, 0.0))
+        # One pair without the all-pairs table: a 4-choice question checks a few dozen pairs,
+        # so building the table (most of the detector's time) would slow every quiz start.
+        if key not in self._pair_cache:
+            first, second = self._vectors[key[0]], self._vectors[key[1]]
+            if len(second) < len(first):
+                first, second = second, first
+            self._pair_cache[key] = sum(weight * second.get(gram, 0.0) for gram, weight in first.items())
+        return min(1.0, self._pair_cache[key])
 
     def _comparable(self, first: Item, second: Item) -> bool:
         if are_siblings(first, second):

@@ -389,6 +389,7 @@ class QuizScreen(StudyScreen):
             checklist=self.options.checklist,
             count=self.options.count,
             include_drills=self.options.include_drills,
+            kind=self.options.kind,
         )
         try:
             self.session = QuizSession(self.study.content, self.study.store, options)
@@ -411,7 +412,7 @@ class QuizScreen(StudyScreen):
         if question is None:
             return
         content = self.study.content
-        item = content.items.get(question.id)
+        item = content.items.get(question.id) or (question.choice.key if question.choice else None)
         if item is not None:
             labs = content.labs_for_item(item)
         else:
