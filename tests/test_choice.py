@@ -228,6 +228,11 @@ def test_dump_json_prints_questions_and_touches_no_progress(isolated_home: Path,
     assert not (isolated_home / "progress.db").exists()
     again = run_cli("quiz", "--kind", "choice", "--dump", "5", "--json", "--seed", "1")
     assert again.stdout == result.stdout
+    text = run_cli("quiz", "--kind", "choice", "--dump", "5", "--seed", "1")  # the same, for people
+    assert text.returncode == 0 and text.stdout.count("  *") == 5
+    for entry in data:
+        key = entry["options"][entry["answer"]]
+        assert f"*{entry['answer'] + 1}) {key['text']}  [{key['item_id']}]" in text.stdout
     topic = run_cli("quiz", "--kind", "choice", "--dump", "3", "--json", "--topic", "bottleneck-analysis")
     assert {e["options"][0]["item_id"][:2] for e in json.loads(topic.stdout)} == {"ba"}
 
