@@ -92,6 +92,10 @@ def cmd_check(args: argparse.Namespace, t: Translator) -> int:
     root = locations.content_dir(args.content)
     content, problems = check_content(root, known_labs=set(registry.discover()))
     problems += metadata_problems(content, set(registry.discover()))  # labs/*/exercises/*/exercise.yaml
+    if content is not None:  # near-duplicate statements and siblings: studyapp/content/similarity.py
+        from studyapp.content.similarity import duplicate_problems
+
+        problems += duplicate_problems(content, base=Path.cwd())
     errors = [p for p in problems if not p.warning]
     for problem in problems:
         print(problem.format(Path.cwd()), file=sys.stderr if not problem.warning else sys.stdout)

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import REPO, run_cli
 
-QUIZ = ("quiz", "--plain", "--mode", "cram", "--no-drills")
+QUIZ = ("quiz", "--plain", "--mode", "cram", "--no-drills", "--kind", "ox")
 
 
 def clean(stderr: str) -> None:

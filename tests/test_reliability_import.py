@@ -171,6 +171,8 @@ def learner_with_export(isolated_home: Path, tmp_path: Path) -> Path:
             "--mode",
             "cram",
             "--no-drills",
+            "--kind",
+            "ox",
             env={"STUDYAPP_HOME": str(other)},
             input_text="o\nx\no\nq\n",
         ).returncode

@@ -29,7 +29,7 @@ import pytest
 from tests.conftest import REPO, run_cli
 
 FAULTS = Path(__file__).parent / "store_faults"
-QUIZ = ("quiz", "--plain", "--mode", "cram", "--no-drills")
+QUIZ = ("quiz", "--plain", "--mode", "cram", "--no-drills", "--kind", "ox")
 
 
 # -- helpers ----------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Line mode (`studyapp quiz --plain`): the same engine without a TUI.
 
 For screen readers, pipes and scripted tests. One question per prompt; the learner types `o` or
-`x` (or `1`/`2`), a number for drills, `?` before or after the answer for "unsure", `u` to undo,
-`q` to end. End of input ends the session the same way as `q`.
+`x` (or `1`/`2`), a number for drills, an option number 1-4 for a 4-choice question (`?` alone:
+"don't know"), `?` before or after the answer for "unsure", `u` to undo, `q` to end. End of
+input ends the session the same way as `q`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore, StoreError
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions, Summary, finish_unsaved
 from studyapp.quiz.presenting import answer_text, exam_note
-from studyapp.quiz.questions import KIND_OX
+from studyapp.quiz.questions import KIND_CHOICE, KIND_OX, Question
 
 STRINGS = {
     "ko": {
@@ -41,6 +42,12 @@ STRINGS = {
         "plain.not_saved": "답을 아직 저장하지 못했습니다: {problem}. 기억해 두었다가 다음 답과 끝날 때 다시 저장합니다.",
         "plain.saved_later": "저장하지 못했던 답 {count}개를 이제 저장했습니다.",
         "plain.undo_failed": "되돌리지 못했습니다: {problem}",
+        "plain.prompt_choice": "[1-4, 3?=모름 표시, ?=모르겠음, u=되돌리기, q=끝] > ",
+        "plain.unreadable_choice": "1~4 중 번호로 답하세요 (모르면 ?). 기록하지 않았습니다.",
+        "plain.choice_answer": "정답은 {number}번",
+        "plain.choice_none": "(고르지 않음)",
+        "plain.choice_key": "← 정답",
+        "plain.choice_picked": "← 선택",
     },
     "en": {
         "plain.none": "Nothing to ask right now. Try another mode (--mode new, cram).",
@@ -64,6 +71,12 @@ STRINGS = {
         "plain.not_saved": "Answer not saved yet: {problem}. It is kept and saved with your next answer or at the end.",
         "plain.saved_later": "Saved the {count} answer(s) that were waiting.",
         "plain.undo_failed": "Could not undo: {problem}",
+        "plain.prompt_choice": "[1-4, 3?=unsure, ?=don't know, u=undo, q=quit] > ",
+        "plain.unreadable_choice": "Answer with an option number 1-4 (? if you don't know). Nothing was recorded.",
+        "plain.choice_answer": "Answer: {number}",
+        "plain.choice_none": "(no pick)",
+        "plain.choice_key": "← answer",
+        "plain.choice_picked": "← your pick",
     },
 }
 
@@ -78,8 +91,49 @@ def parse_response(line: str) -> tuple[str, bool]:
     return _KEY_ALIASES.get(text.lower(), text), unsure
 
 
+def format_choice_options(question: Question) -> list[str]:
+    """A 4-choice question's options, numbered 1-4 as the learner answers them."""
+    assert question.choice is not None
+    return [f"  {index + 1}) {item.statement}" for index, item in enumerate(question.choice.options)]
+
+
+def format_choice_feedback(feedback: Feedback, content: Content, t: Translator) -> list[str]:
+    """Every option with ✓ (true statement) or ✗ (false), the key and the pick marked, and its
+    explanation: one question teaches four facts."""
+    from studyapp.quiz.choice import option_marks
+
+    question = feedback.question
+    assert question.choice is not None
+    verdict = t("plain.right") if feedback.correct else t("plain.wrong")
+    answer = t("plain.choice_answer", number=question.choice.answer_index + 1)
+    head = f"{verdict} — {answer}"
+    if feedback.picked is None:
+        head += f" {t('plain.choice_none')}"
+    if feedback.unsure:
+        head += f" {t('plain.unsure')}"
+    lines = [head]
+    for mark in option_marks(question.choice, feedback.picked):
+        tags = [t("plain.choice_key")] if mark.is_key else []
+        tags += [t("plain.choice_picked")] if mark.picked else []
+        symbol = "✓" if mark.true_statement else "✗"
+        lines.append(
+            f" {symbol} {mark.number}) [{mark.item.answer}] {mark.item.statement} {' '.join(tags)}".rstrip()
+        )
+        lines.append(f"     {mark.item.explanation}")
+        note = getattr(mark.item, "exam_note", None)
+        if note:
+            lines.append(f"     {t('plain.exam_note', note=note)}")
+        if mark.picked and mark.item.misconception and not feedback.correct:
+            label = content.misconceptions.get(mark.item.misconception, mark.item.misconception)
+            lines.append(f"     {t('plain.misconception', label=label)}")
+    lines.append(t("plain.next_due", when=feedback.next_due.astimezone().strftime("%Y-%m-%d %H:%M")))
+    return lines
+
+
 def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list[str]:
     question = feedback.question
+    if question.kind == KIND_CHOICE:
+        return format_choice_feedback(feedback, content, t)
     lines = [
         f"{t('plain.right') if feedback.correct else t('plain.wrong')} — {t('plain.answer', answer=answer_text(question))}"
         + (f" {t('plain.unsure')}" if feedback.unsure else "")
@@ -105,7 +159,12 @@ def format_summary(summary: Summary, content: Content, t: Translator) -> list[st
     if summary.misses:
         lines.append(t("plain.misses"))
         for record in summary.misses:
-            lines.append(f"  ✗ [{record.question.id}] {record.question.prompt} → {record.question.answer}")
+            question = record.question
+            if question.choice is not None:  # name the statement that was the key
+                key = question.choice.key
+                lines.append(f"  ✗ [{key.id}] {question.prompt} {key.statement} → {question.answer}")
+                continue
+            lines.append(f"  ✗ [{question.id}] {question.prompt} → {question.answer}")
     lines.append(t("plain.due_now", count=summary.due_now))
     return lines
 
@@ -138,8 +197,11 @@ def run_plain(
             f"({session.position + 1}/{session.total}) [{content.topics[question.topic].title}]",
             question.prompt,
         )
+        if question.kind == KIND_CHOICE:
+            say(*format_choice_options(question))
         session.mark_shown()
-        stdout.write(t("plain.prompt_ox") if question.kind == KIND_OX else t("plain.prompt_num"))
+        prompts = {KIND_OX: "plain.prompt_ox", KIND_CHOICE: "plain.prompt_choice"}
+        stdout.write(t(prompts.get(question.kind, "plain.prompt_num")))
         stdout.flush()
         line = stdin.readline()
         if not line or line.strip().lower() == "q":
@@ -154,11 +216,15 @@ def run_plain(
             if deferred and len(deferred) > len(session.answers):
                 deferred.pop()
             continue
-        response, unsure = parse_response(line)
+        if question.kind == KIND_CHOICE:  # digits are option numbers here, not o/x aliases
+            response, unsure = line.replace("?", "").strip(), "?" in line
+        else:
+            response, unsure = parse_response(line)
         waiting = len(store.unsaved)
         feedback = session.answer(response, unsure)
         if feedback is None:
-            say(t("plain.unreadable") if question.kind == KIND_OX else t("plain.unreadable_num"))
+            unreadable = {KIND_OX: "plain.unreadable", KIND_CHOICE: "plain.unreadable_choice"}
+            say(t(unreadable.get(question.kind, "plain.unreadable_num")))
             continue
         if feedback.save_problem:  # kept in memory; the session goes on
             print(f"studyapp: {t('plain.not_saved', problem=feedback.save_problem)}", file=sys.stderr)
