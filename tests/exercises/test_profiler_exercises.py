@@ -83,3 +83,35 @@ def test_trace_handler_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None
     if wrong.name == "guessed-range":  # right for active=2, wrong for active=3
         assert all("active=3" in name for name in problems), problems
         assert "holds steps_4-5" in " ".join(problems.values())
+
+
+# -- schedule ----------------------------------------------------------------------------------------
+
+
+def test_schedule_starter_fails_showing_what_it_recorded(tmp_path: Path) -> None:
+    code, outcome = check("schedule", EXERCISES / "schedule" / "starter", tmp_path)
+    assert code == 1 and outcome["verdict"] == "failed"
+    problems = failing(outcome)
+    assert (
+        "the traces hold ProfilerStep 2–3, 6–7, 10–11, 14–15"
+        in problems["exactly steps 3–5 and 9–11 are recorded"]
+    )
+    assert "set repeat" in problems["nothing is profiled after step 11"]
+
+
+def test_schedule_solution_passes(tmp_path: Path) -> None:
+    code, outcome = check("schedule", EXERCISES / "schedule" / "solution", tmp_path)
+    assert code == 0, failing(outcome)
+    assert len(outcome["requirements"]) == 4
+
+
+@pytest.mark.parametrize("wrong", wrong_solutions("schedule"), ids=lambda p: p.name)
+def test_schedule_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None:
+    code, outcome = check("schedule", wrong, tmp_path)
+    assert code == 1 and outcome["verdict"] == "failed"
+    problems = failing(outcome)
+    if wrong.name == "repeat-forever":
+        assert "15–17" in problems["exactly steps 3–5 and 9–11 are recorded"]
+    if wrong.name == "no-warmup":  # the right steps, recorded cold
+        assert list(problems) == ["a warmup step before each recording"]
+        assert "step 2 is NONE" in problems["a warmup step before each recording"]
