@@ -115,3 +115,32 @@ def test_schedule_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None:
     if wrong.name == "no-warmup":  # the right steps, recorded cold
         assert list(problems) == ["a warmup step before each recording"]
         assert "step 2 is NONE" in problems["a warmup step before each recording"]
+
+
+# -- find-the-bottleneck -----------------------------------------------------------------------------
+
+
+def test_find_the_bottleneck_starter_fails_asking_for_labels(tmp_path: Path) -> None:
+    code, outcome = check("find-the-bottleneck", EXERCISES / "find-the-bottleneck" / "starter", tmp_path)
+    assert code == 1 and outcome["verdict"] == "failed"
+    problems = failing(outcome)
+    assert "no record_function label for stage:embed" in problems["run 1: every stage is labelled stage:NAME"]
+    assert "you answered 'unknown'" in problems["run 2: the answer names the planted slow stage"]
+
+
+def test_find_the_bottleneck_solution_passes(tmp_path: Path) -> None:
+    code, outcome = check("find-the-bottleneck", EXERCISES / "find-the-bottleneck" / "solution", tmp_path)
+    assert code == 0, failing(outcome)
+    planted = [r["message"] for r in outcome["requirements"] if "planted slow stage" in r["name"]]
+    assert len(planted) == 2 and planted[0] != planted[1]  # two different stages were planted
+
+
+@pytest.mark.parametrize("wrong", wrong_solutions("find-the-bottleneck"), ids=lambda p: p.name)
+def test_find_the_bottleneck_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None:
+    code, outcome = check("find-the-bottleneck", wrong, tmp_path)
+    assert code == 1 and outcome["verdict"] == "failed"
+    problems = failing(outcome)
+    if wrong.name == "picks-fastest":  # labels right, answer wrong: both runs
+        assert sorted(problems) == [f"run {n}: the answer names the planted slow stage" for n in (1, 2)]
+    if wrong.name == "unlabelled":
+        assert "run 1: every stage is labelled stage:NAME" in problems
