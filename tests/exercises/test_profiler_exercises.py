@@ -144,3 +144,40 @@ def test_find_the_bottleneck_wrong_solutions_fail(wrong: Path, tmp_path: Path) -
         assert sorted(problems) == [f"run {n}: the answer names the planted slow stage" for n in (1, 2)]
     if wrong.name == "unlabelled":
         assert "run 1: every stage is labelled stage:NAME" in problems
+
+
+# -- tensorboard-logdir ------------------------------------------------------------------------------
+
+
+def test_tensorboard_logdir_starter_fails_on_layout_gzip_and_the_unwritten_reader(tmp_path: Path) -> None:
+    code, outcome = check("tensorboard-logdir", EXERCISES / "tensorboard-logdir" / "starter", tmp_path)
+    assert code == 1 and outcome["verdict"] == "failed"
+    problems = failing(outcome)
+    assert (
+        "write each workload into its own folder"
+        in problems["the plugin finds two runs: compute and waiting"]
+    )
+    assert "use_gzip=True" in problems["the traces are gzipped"]
+    assert "NotImplementedError" in problems["read_overview() runs"]
+    assert outcome["learner_traceback"].splitlines()[1].startswith('  File "tb_logdir.py"')
+
+
+def test_tensorboard_logdir_solution_passes(tmp_path: Path) -> None:
+    code, outcome = check("tensorboard-logdir", EXERCISES / "tensorboard-logdir" / "solution", tmp_path)
+    assert code == 0, failing(outcome)
+    names = [r["name"] for r in outcome["requirements"]]
+    assert "read_overview matches the Overview: a run the checker wrote" in names
+    assert "read_overview matches the Overview: waiting" in names
+    if __import__("importlib").util.find_spec("torch_tb_profiler") is not None:
+        assert "TensorBoard's profiler plugin loads both runs" in names  # the real plugin was asked
+
+
+@pytest.mark.parametrize("wrong", wrong_solutions("tensorboard-logdir"), ids=lambda p: p.name)
+def test_tensorboard_logdir_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None:
+    code, outcome = check("tensorboard-logdir", wrong, tmp_path)
+    assert code == 1 and outcome["verdict"] == "failed"
+    problems = failing(outcome)
+    if wrong.name == "summed-durations":  # nested ops counted twice: wrong on every run
+        assert len(problems) == 3 and all(name.startswith("read_overview matches") for name in problems)
+    if wrong.name == "one-folder":
+        assert list(problems) == ["the plugin finds two runs: compute and waiting"]
