@@ -18,6 +18,7 @@ from pathlib import Path
 
 from labs._exercise import (
     FAILED,
+    OUTPUT_LIMIT,
     PASSED,
     UNDECIDED,
     FunctionSpec,
@@ -346,6 +347,21 @@ def test_an_endless_loop_times_out_and_its_worker_processes_are_stopped(tmp_path
     assert result.timed_out and not result.ok
     assert result.error is not None and "did not finish within 2 s" in result.error
     assert gone(int(pid_file.read_text()))
+
+
+def test_endless_output_is_capped_and_cannot_block_the_child(tmp_path: Path) -> None:
+    workspace = learner(
+        tmp_path,
+        """
+        import sys
+        def chatter():
+            while True:
+                sys.stdout.write("x" * 1000 + "\\n")
+        """,
+    )
+    result = run_learner(workspace, "solution.py", "chatter", timeout_s=2)
+    assert result.timed_out
+    assert 60_000 <= len(result.stdout) <= OUTPUT_LIMIT
 
 
 def test_run_learner_script_reports_exit_codes_and_arguments(tmp_path: Path) -> None:
