@@ -755,6 +755,22 @@ def decide_ratio(
     return UNDECIDED, median, low, high, spread
 
 
+GROSS_MARGIN = 2.5
+
+
+def decide_few(ratios: Sequence[float], threshold: float) -> str:
+    """The last word when the budget ran out before `min_rounds`: with at least two rounds, decide
+    only if *every* ratio is beyond the threshold by GROSS_MARGIN× (a 2.5× difference seen twice,
+    in alternating order, is not what a busy machine does); else undecided."""
+    if len(ratios) < 2:
+        return UNDECIDED
+    if max(ratios) * GROSS_MARGIN <= threshold:
+        return PASSED
+    if min(ratios) > threshold * GROSS_MARGIN:
+        return FAILED
+    return UNDECIDED
+
+
 def compare_speed(
     candidate: FunctionSpec,
     reference: FunctionSpec,
@@ -848,13 +864,18 @@ def _measure_speed(workspace: str, request: dict[str, Any]) -> dict[str, Any]:
             ran_out = "time"
             break
     rounds = len(ratios)
+    few = rounds < int(request["min_rounds"])
+    if decision == UNDECIDED and few:
+        decision = decide_few(ratios, threshold)
     assert median is not None and low is not None and high is not None and spread is not None
     shown = f"{median:.2f}× the reference's time (±{spread:.2f}, {rounds} rounds)"
+    if decision != UNDECIDED and few:
+        shown = f"{median:.2f}× the reference's time (every one of {rounds} rounds beyond it by {GROSS_MARGIN:g}×)"
     if decision == PASSED:
         message = f"{shown}: at most {threshold:g}× as required"
     elif decision == FAILED:
         message = f"{shown}: needs at most {threshold:g}×"
-    elif rounds < int(request["min_rounds"]):
+    elif few:
         message = (
             f"{shown}: only {rounds} rounds fit in the budget, {request['min_rounds']} are needed "
             "to tell your code from the noise: the machine is busy or your code is slow; check again"
