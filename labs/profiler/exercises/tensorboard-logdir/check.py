@@ -163,10 +163,21 @@ def real_plugin(check: Checker, logdir: Path, names: list[str]) -> None:
     try:
         listed = tensorboard_server.runs(url)
         missing = [name for name in names if name not in listed]
+        seen = []
+        for name in names:
+            if name in listed:
+                try:  # what the Overview page itself draws, for the learner to compare
+                    pct = tensorboard_server.plugin_overview(url, name)["pct"]
+                    seen.append(
+                        f"{name}: CPU Exec {pct.get('CPU Exec', 0):.1f} %, Other {pct.get('Other', 0):.1f} %"
+                    )
+                except Exception:  # the page's data may still be loading: the listing is what counts
+                    continue
         check.require(
             "TensorBoard's profiler plugin loads both runs",
             not missing,
-            f"the plugin lists {', '.join(listed)}",
+            f"the plugin lists {', '.join(listed)}"
+            + (f"; its Overview shows {'; '.join(seen)}" if seen else ""),
             f"the plugin lists {', '.join(listed) or 'no run'}; {', '.join(missing)} missing",
         )
     finally:
