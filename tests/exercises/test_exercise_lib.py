@@ -18,10 +18,12 @@ from pathlib import Path
 
 from labs._exercise import (
     FAILED,
+    OUTPUT_LIMIT,
     PASSED,
     UNDECIDED,
     FunctionSpec,
     compare_speed,
+    decide_few,
     decide_ratio,
     median_interval,
     run_learner,
@@ -348,6 +350,21 @@ def test_an_endless_loop_times_out_and_its_worker_processes_are_stopped(tmp_path
     assert gone(int(pid_file.read_text()))
 
 
+def test_endless_output_is_capped_and_cannot_block_the_child(tmp_path: Path) -> None:
+    workspace = learner(
+        tmp_path,
+        """
+        import sys
+        def chatter():
+            while True:
+                sys.stdout.write("x" * 1000 + "\\n")
+        """,
+    )
+    result = run_learner(workspace, "solution.py", "chatter", timeout_s=2)
+    assert result.timed_out
+    assert 60_000 <= len(result.stdout) <= OUTPUT_LIMIT
+
+
 def test_run_learner_script_reports_exit_codes_and_arguments(tmp_path: Path) -> None:
     workspace = learner(
         tmp_path,
@@ -419,9 +436,18 @@ def test_compare_speed_does_not_decide_a_tie_at_the_threshold(tmp_path: Path) ->
 
 def test_compare_speed_with_a_tiny_round_budget_is_undecided(tmp_path: Path) -> None:
     workspace = learner(tmp_path, PLANTED, name="planted.py")
-    verdict = speed(workspace, "quick", "slow", 0.6, rounds=2)
+    verdict = speed(workspace, "quick", "same", 0.6, rounds=2)  # 0.5× against 0.6×: not a gross margin
     assert verdict.decision == UNDECIDED and verdict.rounds == 2
     assert "only 2 rounds" in verdict.message
+    single = speed(workspace, "quick", "slow", 0.6, rounds=1)  # one round never decides
+    assert single.decision == UNDECIDED and single.rounds == 1
+
+
+def test_compare_speed_decides_a_gross_difference_in_few_rounds(tmp_path: Path) -> None:
+    workspace = learner(tmp_path, PLANTED, name="planted.py")
+    verdict = speed(workspace, "slow", "quick", 0.6, rounds=2)  # ~5× against 0.6×
+    assert verdict.decision == FAILED and verdict.rounds == 2, verdict.message
+    assert "every one of 2 rounds beyond it by 2.5×" in verdict.message
 
 
 def test_compare_speed_prepared_callables_and_a_crashing_candidate(tmp_path: Path) -> None:
@@ -449,3 +475,5 @@ def test_the_median_interval_and_decision_rule() -> None:
     assert decide_ratio([0.5] * 4, 0.6)[0] == UNDECIDED  # under min_rounds
     assert decide_ratio([0.5, 0.55, 0.58, 0.62, 0.65], 0.6)[0] == UNDECIDED
     assert decide_ratio([0.7, 0.8, 0.75, 0.9, 0.72], 0.6)[0] == FAILED
+    assert decide_few([0.2, 0.22], 0.6) == PASSED and decide_few([0.2, 0.3], 0.6) == UNDECIDED
+    assert decide_few([1.6, 2.0], 0.6) == FAILED and decide_few([2.0], 0.6) == UNDECIDED

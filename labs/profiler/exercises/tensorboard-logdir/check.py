@@ -1,0 +1,278 @@
+"""Checker of the tensorboard-logdir exercise (README.md).
+
+1. `drive_write` (in the learner's child process) profiles two workloads with their write_logdir.
+2. The logdir is read here the way torch-tb-profiler finds runs; when the plugin is installed, a
+   real TensorBoard is started on 127.0.0.1 for a few seconds to see that it lists both runs.
+3. `drive_read` (another child) calls their read_overview on both runs and on a run the checker
+   writes with random numbers; the answers are compared with labs/profiler/tb_overview.py, which
+   computes the Overview's step time breakdown the way the plugin does.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+# Run as a script (by studyapp or by hand), the labs package is the one this file sits in. Imported
+# as a module in the learner's process, it leaves sys.path alone (their workspace comes first).
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
+
+from labs._exercise import Checker, one_line, parse_args, run_learner
+from labs.profiler import exercise_support as support
+from labs.profiler import tb_overview
+
+RUNS = ("compute", "waiting")
+ACTIVE_STEPS = 3
+WAIT_S = 0.004  # the "waiting" run sleeps this long per step: time in no operator, so "Other"
+STEP_MS_TOLERANCE = (0.03, 0.05)  # relative, absolute (ms)
+PCT_TOLERANCE = 2.0  # percentage points
+PLANTED_RUN = "planted"
+
+
+def drive_write(logdir: str) -> None:
+    """In the learner's process: two workloads, profiled by their write_logdir."""
+    import time
+
+    import torch
+    from tb_logdir import write_logdir  # the learner's module
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(), torch.nn.Linear(512, 256))
+    batch = torch.randn(64, 256)
+
+    def compute() -> None:
+        model(batch).sum().backward()
+
+    def waiting() -> None:
+        time.sleep(WAIT_S)  # e.g. waiting for the next batch: no operator runs meanwhile
+        compute()
+
+    write_logdir(logdir, {"compute": compute, "waiting": waiting})
+
+
+def drive_read(run_dirs: list[str]) -> list[Any]:
+    """In the learner's process: their read_overview for each run folder."""
+    from tb_logdir import read_overview  # the learner's module
+
+    return [read_overview(run_dir) for run_dir in run_dirs]
+
+
+def planted_trace(chooser: random.Random) -> dict[str, Any]:
+    """A small CPU trace with random steps: nested ops, gaps, labels and events the plugin ignores."""
+    events: list[dict[str, Any]] = [{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "python"}}]
+    clock = 1_000.0
+    for step in range(chooser.randint(3, 6)):
+        length = chooser.uniform(2_000, 8_000)
+        start = clock
+        events.append(
+            {"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step + 10}", "pid": 1, "tid": 1}
+            | {"ts": round(start, 3), "dur": round(length, 3)}
+        )
+        label_end = start + length * chooser.uniform(0.5, 0.9)
+        events.append(  # a record_function label: not an operator, the plugin drops it
+            {"ph": "X", "cat": "user_annotation", "name": "stage:forward", "pid": 1, "tid": 1}
+            | {"ts": round(start + 5, 3), "dur": round(label_end - start - 10, 3)}
+        )
+        cursor = start + chooser.uniform(20, 200)
+        while True:
+            op = chooser.uniform(100, length / 4)
+            if cursor + op > start + length - 20:
+                break
+            events.append(
+                {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1}
+                | {"ts": round(cursor, 3), "dur": round(op, 3)}
+            )
+            for _ in range(chooser.randint(1, 2)):  # children inside their parent: count once
+                child_start = cursor + chooser.uniform(0, op / 2)
+                child = chooser.uniform(1, (cursor + op - child_start) * 0.9)
+                events.append(
+                    {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1}
+                    | {"ts": round(child_start, 3), "dur": round(child, 3)}
+                )
+            if chooser.random() < 0.3:
+                events.append(  # Python frames (with_stack): not an operator either
+                    {"ph": "X", "cat": "python_function", "name": "model.py(12): forward", "pid": 1}
+                    | {"tid": 1, "ts": round(cursor + op + 1, 3), "dur": round(chooser.uniform(5, 50), 3)}
+                )
+            cursor += op + chooser.uniform(30, length / 5)
+        events.append(
+            {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 1, "ts": start}
+        )
+        clock = start + length + chooser.uniform(0, 300)
+    return {"schemaVersion": 1, "traceEvents": events}
+
+
+def expected_overview(path: Path) -> dict[str, Any] | None:
+    overview = tb_overview.plugin_overview(support.load_trace(path))
+    if overview is None:
+        return None
+    return {
+        "steps": overview["steps"],
+        "step_ms": overview["step_ms"],
+        "cpu_exec_pct": overview["pct"]["CPU Exec"],
+        "other_pct": overview["pct"]["Other"],
+    }
+
+
+def compare(answer: Any, expected: dict[str, Any]) -> list[str]:
+    """What is off in the learner's answer (empty: it matches within the tolerances)."""
+    if not isinstance(answer, dict):
+        return [f"read_overview returned {one_line(repr(answer), 80)}, not a dict"]
+    problems = []
+    for key in ("steps", "step_ms", "cpu_exec_pct", "other_pct"):
+        value = answer.get(key)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            problems.append(f"{key} is {value!r}, expected {expected[key]:.4g}")
+            continue
+        want = expected[key]
+        if key == "steps":
+            ok = value == want
+        elif key == "step_ms":
+            relative, absolute = STEP_MS_TOLERANCE
+            ok = abs(value - want) <= max(relative * want, absolute)
+        else:
+            ok = abs(value - want) <= PCT_TOLERANCE
+        if not ok:
+            problems.append(f"{key} {value:.4g}, the Overview shows {want:.4g}")
+    return problems
+
+
+def shown(expected: dict[str, Any]) -> str:
+    return (
+        f"{expected['steps']} steps of {expected['step_ms']:.2f} ms: CPU Exec {expected['cpu_exec_pct']:.1f} %, "
+        f"Other {expected['other_pct']:.1f} %"
+    )
+
+
+def real_plugin(check: Checker, logdir: Path, names: list[str]) -> None:
+    """Start the real plugin on the logdir when it is installed; see that it lists the runs."""
+    from labs.profiler import tensorboard_server
+
+    if not tensorboard_server.available():
+        check.progress(
+            "the TensorBoard profiler plugin is not installed: checked the layout the way it reads it"
+        )
+        return
+    check.progress("starting TensorBoard on 127.0.0.1 to see that its profiler plugin loads your runs")
+    try:
+        process, url = tensorboard_server.start(str(logdir), timeout_s=60)
+    except Exception as exc:  # the server's own trouble (a port, a crash): not the learner's logdir
+        check.progress(f"TensorBoard did not start ({one_line(exc, 120)}): checked the layout only")
+        return
+    try:
+        listed = tensorboard_server.runs(url)
+        missing = [name for name in names if name not in listed]
+        seen = []
+        for name in names:
+            if name in listed:
+                try:  # what the Overview page itself draws, for the learner to compare
+                    pct = tensorboard_server.plugin_overview(url, name)["pct"]
+                    seen.append(
+                        f"{name}: CPU Exec {pct.get('CPU Exec', 0):.1f} %, Other {pct.get('Other', 0):.1f} %"
+                    )
+                except Exception:  # the page's data may still be loading: the listing is what counts
+                    continue
+        check.require(
+            "TensorBoard's profiler plugin loads both runs",
+            not missing,
+            f"the plugin lists {', '.join(listed)}"
+            + (f"; its Overview shows {'; '.join(seen)}" if seen else ""),
+            f"the plugin lists {', '.join(listed) or 'no run'}; {', '.join(missing)} missing",
+        )
+    finally:
+        tensorboard_server.stop(process)
+
+
+def main() -> None:
+    args = parse_args()
+    with Checker(args) as check, tempfile.TemporaryDirectory(prefix="tb-logdir-") as scratch:
+        logdir = Path(scratch) / "logdir"
+        logdir.mkdir()
+        check.progress("profiling two workloads (compute, waiting) with your write_logdir")
+        written = run_learner(args.workspace, Path(__file__), "drive_write", str(logdir), timeout_s=60)
+        if not check.require_ran("write_logdir() runs", written):
+            check.stop()
+        runs = support.plugin_runs(logdir)
+        by_name = {Path(name).name: (name, files) for name, files in runs.items()}
+        check.require(
+            "the plugin finds two runs: compute and waiting",
+            sorted(by_name) == sorted(RUNS) and len(runs) == len(RUNS),
+            ", ".join(f"{name}/ ({len(files)} file)" for name, files in runs.items()),
+            f"the plugin would find {', '.join(f'{n!r}' for n in runs) or 'no run'} in the logdir; "
+            "write each workload into its own folder, logdir/NAME",
+        )
+        files = [f for run_files in runs.values() for f in run_files]
+        plain = [f.name for f in files if not (f.name.endswith(".gz") and support.gzipped(f))]
+        if files:
+            check.require(
+                "the traces are gzipped",
+                not plain,
+                "every trace is a .pt.trace.json.gz",
+                f"not gzipped: {', '.join(plain)} (use_gzip=True)",
+            )
+        cycle_problems = []
+        for run in RUNS:
+            if run not in by_name:
+                continue
+            run_files = by_name[run][1]
+            if len(run_files) != 1:
+                cycle_problems.append(f"{run} has {len(run_files)} traces (one cycle: repeat=1)")
+                continue
+            steps = support.trace_steps(run_files[0])
+            if len(steps) != ACTIVE_STEPS:
+                cycle_problems.append(f"{run} records ProfilerStep {support.ranges_text(steps)}")
+        present = [run for run in RUNS if run in by_name]
+        if present:
+            check.require(
+                f"each run holds one cycle of {ACTIVE_STEPS} profiled steps",
+                not cycle_problems,
+                f"{', '.join(present)}: {ACTIVE_STEPS} steps each",
+                "; ".join(cycle_problems)
+                + f" — expected schedule(wait=1, warmup=1, active={ACTIVE_STEPS}, repeat=1)",
+            )
+        if len(present) == len(RUNS):
+            real_plugin(check, logdir, [by_name[run][0] for run in RUNS])
+
+        planted_dir = Path(scratch) / PLANTED_RUN
+        planted_dir.mkdir()
+        planted_file = planted_dir / "checker.1700000000000.pt.trace.json.gz"
+        with gzip.open(planted_file, "wt", encoding="utf-8") as handle:
+            json.dump(planted_trace(random.Random()), handle)
+        targets: list[tuple[str, Path, Path]] = []  # (label, run folder, its trace)
+        for run in RUNS:
+            if run in by_name and len(by_name[run][1]) == 1:
+                targets.append((run, by_name[run][1][0].parent, by_name[run][1][0]))
+        targets.append(("a run the checker wrote", planted_dir, planted_file))
+        check.progress("calling your read_overview on " + ", ".join(label for label, _, _ in targets))
+        answers = run_learner(
+            args.workspace,
+            Path(__file__),
+            "drive_read",
+            [str(folder) for _, folder, _ in targets],
+            timeout_s=60,
+        )
+        if not check.require_ran("read_overview() runs", answers):
+            check.stop()
+        for (label, _folder, trace), answer in zip(targets, answers.value, strict=True):
+            expected = expected_overview(trace)
+            if expected is None:
+                check.requirement(f"read_overview: {label}", False, "the trace has no ProfilerStep#N events")
+                continue
+            problems = compare(answer, expected)
+            check.require(
+                f"read_overview matches the Overview: {label}",
+                not problems,
+                shown(expected),
+                "; ".join(problems),
+            )
+
+
+if __name__ == "__main__":
+    main()
