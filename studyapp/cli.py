@@ -90,6 +90,9 @@ def cmd_check(args: argparse.Namespace, t: Translator) -> int:
     root = locations.content_dir(args.content)
     content, problems = check_content(root, known_labs=set(registry.discover()))
     problems += metadata_problems(content, set(registry.discover()))  # labs/*/exercises/*/exercise.yaml
+    from studyapp.content.explain import check_explain, checklist_texts
+
+    problems += check_explain(root, checklist_texts(content))[1]  # content/explain.yaml
     errors = [p for p in problems if not p.warning]
     for problem in problems:
         print(problem.format(Path.cwd()), file=sys.stderr if not problem.warning else sys.stdout)
