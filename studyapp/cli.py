@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     from studyapp.exercises.cli import add_exercise_parser
 
     add_exercise_parser(sub, common)
+    from studyapp.quiz.explain_cli import add_explain_parser
+
+    add_explain_parser(sub, common)
     return parser
 
 

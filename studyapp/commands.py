@@ -60,6 +60,9 @@ def add_quiz_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     quiz.add_argument("--exam-date", type=_parse_date, metavar="YYYY-MM-DD", help="store your exam date")
     quiz.add_argument("--no-drills", action="store_true", help="O/X items only, no calculation drills")
     quiz.add_argument("--seed", type=int, help=argparse.SUPPRESS)
+    from studyapp.quiz.exam_cli import add_exam_options
+
+    add_exam_options(quiz)  # --time-limit, --pass-mark, --retry, --schedule/--no-schedule
     quiz.set_defaults(handler=cmd_quiz)
 
 
@@ -77,10 +80,15 @@ def _session_options(args: argparse.Namespace) -> Any:
 
 
 def cmd_quiz(args: argparse.Namespace, t: Translator) -> int:
+    from studyapp.quiz import exam_cli
+
+    exam_cli.check_option_scope(args, t)
     content = load_content(args)
     store = open_store(args)
     if args.exam_date:
         store.set_exam_date(args.exam_date)
+    if args.mode == "exam":  # the mock exam: studyapp/quiz/exam.py
+        return exam_cli.run_exam_command(args, t, content, store)
     options = _session_options(args)
     if args.plain:
         from studyapp.quiz.plain import run_plain
