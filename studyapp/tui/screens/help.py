@@ -52,7 +52,10 @@ class HelpScreen(StudyModal):
         from studyapp.tui.app import StudyApp
         from studyapp.tui.screens.cards import CardsScreen
         from studyapp.tui.screens.checklist import ChecklistScreen
+        from studyapp.tui.screens.exam import ConfirmSubmit, ExamIntroScreen, ExamScreen
+        from studyapp.tui.screens.exam_result import ExamResultScreen
         from studyapp.tui.screens.exercises import ExercisesScreen
+        from studyapp.tui.screens.explain import ExplainScreen
         from studyapp.tui.screens.home import HomeScreen
         from studyapp.tui.screens.labs import CheckQuestionScreen, LabsScreen
         from studyapp.tui.screens.notebook import NotebookScreen
@@ -71,11 +74,18 @@ class HelpScreen(StudyModal):
             "help.labs": [("Enter", t("key.run_quick")), ("Tab ← →", t("help.tab_tables"))],
             "help.checklist": [("Enter", t("key.next_step"))],
             "help.exercises": [("Enter", t("key.ex_check"))],
+            "help.exam": [("Enter", t("exam.jump_placeholder"))],
+            "help.explain": [("Space 1-6", t("explain.points_heading")), ("Tab", t("help.tab_panes"))],
         }
         for key, screen in (
             ("help.home", HomeScreen),
             ("help.quiz", QuizScreen),
             ("help.summary", SummaryScreen),
+            ("help.exam_intro", ExamIntroScreen),
+            ("help.exam", ExamScreen),
+            ("help.exam_confirm", ConfirmSubmit),
+            ("help.exam_result", ExamResultScreen),
+            ("help.explain", ExplainScreen),
             ("help.notebook", NotebookScreen),
             ("help.cards", CardsScreen),
             ("help.labs", LabsScreen),

@@ -1,0 +1,143 @@
+"""Interface strings of the explain-it and mock-exam screens (Korean and English).
+
+A light module of its own (no Textual), registered when the app starts, so Home's keys, the
+palette and the help screen can name these screens before they are first opened.
+"""
+
+from __future__ import annotations
+
+from studyapp.i18n import Translator
+from studyapp.quiz import exam_cli, explain_cli
+
+EXPLAIN_STRINGS = {
+    "ko": {
+        "key.explain": "설명하기",
+        "key.explain_submit": "답 제출",
+        "key.explain_save": "저장",
+        "key.explain_prev": "이전 문제",
+        "key.explain_next": "다음 문제",
+        "key.explain_again": "다른 문제",
+        "cmd.explain": "설명하기",
+        "cmd.explain.help": "체크리스트의 '설명할 수 있는가' 문제에 직접 답하고 핵심 포인트로 점검",
+        "help.explain": "설명하기",
+        "explain.title": "설명하기",
+        "explain.of": "{index}/{total}",
+        "explain.checklist": "체크리스트 {number}. {text}",
+        "explain.placeholder": "여기에 내 말로 설명을 쓰세요 (여러 줄). 다 쓰면 Ctrl+S.",
+        "explain.write_hint": "먼저 답을 쓰면 모범 답안이 나옵니다. Ctrl+S 제출 · Ctrl+B/Ctrl+N 문제 바꾸기 · Esc 뒤로",
+        "explain.empty_answer": "답이 비어 있습니다. 먼저 설명을 쓰세요.",
+        "explain.model_heading": "모범 답안",
+        "explain.points_heading": "핵심 포인트 — 내 답에 들어 있던 것을 체크하세요 (Space 또는 숫자)",
+        "explain.your_answer": "내 답",
+        "explain.saved_line": "저장함: 핵심 포인트 {covered}/{total} ({percent}) · {date}",
+        "explain.last": "지난번: {covered}/{total} ({date})",
+        "explain.none": "설명하기 문제가 없습니다 (content/explain.yaml).",
+        "explain.review_hint": "체크한 뒤 Ctrl+S로 저장합니다.",
+        "explain.done_hint": "n 다른 문제 · Esc 뒤로",
+        "checklist.step.explain": "e: 설명하기 문제에 답하기",
+        "checklist.ev.explain": "설명하기: 핵심 포인트 {percent} ({when})",
+        "checklist.ev.explain_none": "설명하기: 아직 답하지 않음 (e)",
+    },
+    "en": {
+        "key.explain": "Explain it",
+        "key.explain_submit": "Submit answer",
+        "key.explain_save": "Save",
+        "key.explain_prev": "Previous prompt",
+        "key.explain_next": "Next prompt",
+        "key.explain_again": "Another prompt",
+        "cmd.explain": "Explain it",
+        "cmd.explain.help": "Answer the checklist's 'can you explain' prompts and check the key points",
+        "help.explain": "Explain it",
+        "explain.title": "Explain it",
+        "explain.of": "{index}/{total}",
+        "explain.checklist": "Checklist {number}. {text}",
+        "explain.placeholder": "Write your explanation here, in your own words (several lines). Ctrl+S when done.",
+        "explain.write_hint": "Write first; the model answer comes after. Ctrl+S submit · Ctrl+B/Ctrl+N switch prompt · Esc back",
+        "explain.empty_answer": "The answer is empty. Write your explanation first.",
+        "explain.model_heading": "Model answer",
+        "explain.points_heading": "Key points — tick those your answer covered (Space or a digit)",
+        "explain.your_answer": "Your answer",
+        "explain.saved_line": "Saved: key points {covered}/{total} ({percent}) · {date}",
+        "explain.last": "Last time: {covered}/{total} ({date})",
+        "explain.none": "No explain-it prompts (content/explain.yaml).",
+        "explain.review_hint": "Tick, then Ctrl+S saves.",
+        "explain.done_hint": "n another prompt · Esc back",
+        "checklist.step.explain": "e: answer an explain-it prompt",
+        "checklist.ev.explain": "Explain it: key points {percent} ({when})",
+        "checklist.ev.explain_none": "Explain it: not answered yet (e)",
+    },
+}
+
+EXAM_STRINGS = {
+    "ko": {
+        "key.exam_start": "시작",
+        "key.exam_count": "문항 수",
+        "key.exam_time": "제한 시간",
+        "key.exam_mark": "합격선",
+        "key.exam_flag": "검토 표시",
+        "key.exam_prev": "이전",
+        "key.exam_next": "다음",
+        "key.exam_jump": "번호로 이동",
+        "key.exam_submit": "제출",
+        "key.exam_answer": "답",
+        "key.exam_retry": "오답 다시 풀기",
+        "key.yes_submit": "제출",
+        "help.exam_intro": "모의고사 안내",
+        "help.exam": "모의고사 풀기",
+        "help.exam_result": "모의고사 결과",
+        "help.exam_confirm": "모의고사 제출 확인",
+        "exam.intro_title": "모의고사 안내",
+        "exam.intro_keys": "Enter 시작 · n 문항 수 · t 제한 시간 · p 합격선 · Esc 뒤로",
+        "exam.sitting": "모의고사 · {number}/{total}",
+        "exam.clock": "⏱ {left}",
+        "exam.status": "답함 {answered}/{total} · 검토 표시 {flags}",
+        "exam.jump_placeholder": "이동할 문항 번호 (Enter)",
+        "exam.no_feedback": "채점과 해설은 제출한 뒤에 나옵니다.",
+        "exam.confirm_title": "제출할까요?",
+        "exam.confirm_body": "답하지 않은 문항 {unanswered}개, 검토 표시 {flags}개.",
+        "exam.confirm_keys": "Enter 제출 · Esc 계속 풀기",
+        "exam.unreadable_tui": "{keys} 로 답하세요.",
+        "exam.retry_none": "다시 풀 오답이 없습니다.",
+        "exam.ox.O": "맞다 (o)",
+        "exam.ox.X": "틀리다 (x)",
+    },
+    "en": {
+        "key.exam_start": "Start",
+        "key.exam_count": "Questions",
+        "key.exam_time": "Time limit",
+        "key.exam_mark": "Pass mark",
+        "key.exam_flag": "Flag",
+        "key.exam_prev": "Previous",
+        "key.exam_next": "Next",
+        "key.exam_jump": "Go to number",
+        "key.exam_submit": "Submit",
+        "key.exam_answer": "Answer",
+        "key.exam_retry": "Retry misses",
+        "key.yes_submit": "Submit",
+        "help.exam_intro": "Mock exam intro",
+        "help.exam": "Mock exam",
+        "help.exam_result": "Mock exam result",
+        "help.exam_confirm": "Submit the mock exam?",
+        "exam.intro_title": "Mock exam",
+        "exam.intro_keys": "Enter start · n questions · t time limit · p pass mark · Esc back",
+        "exam.sitting": "Mock exam · {number}/{total}",
+        "exam.clock": "⏱ {left}",
+        "exam.status": "answered {answered}/{total} · flagged {flags}",
+        "exam.jump_placeholder": "question number to go to (Enter)",
+        "exam.no_feedback": "Grading and explanations come after you submit.",
+        "exam.confirm_title": "Submit the exam?",
+        "exam.confirm_body": "{unanswered} unanswered, {flags} flagged.",
+        "exam.confirm_keys": "Enter submit · Esc keep going",
+        "exam.unreadable_tui": "Answer with {keys}.",
+        "exam.retry_none": "No misses to retry.",
+        "exam.ox.O": "true (o)",
+        "exam.ox.X": "false (x)",
+    },
+}
+
+
+def register(t: Translator) -> None:
+    t.register(explain_cli.STRINGS)
+    exam_cli.register(t)
+    t.register(EXPLAIN_STRINGS)
+    t.register(EXAM_STRINGS)
