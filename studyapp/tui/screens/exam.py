@@ -29,12 +29,25 @@ COUNTS = (10, 20, 30, 40)
 PASS_MARKS = (0.6, 0.7, 0.8)
 
 
+def replace_screen(screen: StudyScreen, following: StudyScreen) -> None:
+    """Intro → sitting → result replace each other; the first screen of `studyapp quiz --mode
+    exam` is the base of its stack and cannot be switched away, so the next one goes on top."""
+    app = screen.study
+    if len(app.screen_stack) > 1:
+        app.switch_screen(following)
+    else:
+        app.push_screen(following)
+
+
 def close_exam(screen: StudyScreen) -> None:
     """Leave the exam screens: back to the section below, or home when the app began on them."""
     app = screen.study
-    if len(app.screen_stack) > 1:
+    exam_screens = (ExamIntroScreen, ExamScreen, ConfirmSubmit)
+    from studyapp.tui.screens.exam_result import ExamResultScreen
+
+    while isinstance(app.screen, (*exam_screens, ExamResultScreen)) and len(app.screen_stack) > 1:
         app.pop_screen()
-    else:
+    if isinstance(app.screen, (*exam_screens, ExamResultScreen)):
         app.switch_mode("home")
 
 
@@ -111,7 +124,7 @@ class ExamIntroScreen(StudyScreen):
         self._rebuild(pass_mark=following)
 
     def action_start(self) -> None:
-        self.app.switch_screen(ExamScreen(self.session))
+        replace_screen(self, ExamScreen(self.session))
 
     def action_back(self) -> None:
         close_exam(self)
@@ -231,9 +244,8 @@ class ExamScreen(StudyScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.session.finished:
             return False
-        if action == "answer":
-            valid = self.session.current.valid_responses
-            return parameters[0] in valid if parameters else True
+        if action == "answer":  # 1–4 for 4-choice; o/x (or 1/2, as in the quiz) for O/X
+            return not parameters or self.session.current.normalise(str(parameters[0])) is not None
         return True
 
     def _time_guard(self) -> bool:
@@ -248,6 +260,9 @@ class ExamScreen(StudyScreen):
             return
         if not self.session.answer(response):
             return
+        following = self.session.next_unanswered()  # on to the next open question, as in --plain
+        if following is not None:
+            self.session.position = following
         self.show_question()
 
     def action_flag(self) -> None:
@@ -319,7 +334,7 @@ class ExamScreen(StudyScreen):
         result = self.session.submit(auto=auto)  # archived before anything is shown
         while isinstance(self.app.screen, ConfirmSubmit):  # time ran out while confirming
             self.app.pop_screen()
-        self.app.switch_screen(ExamResultScreen(self.session, result))
+        replace_screen(self, ExamResultScreen(self.session, result))
 
 
 class ConfirmSubmit(StudyModal):

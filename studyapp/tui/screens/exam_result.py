@@ -17,7 +17,7 @@ from studyapp.quiz.exam import KIND_CHOICE, ExamResult, ExamSession, QuestionRes
 from studyapp.quiz.exam_cli import percent_text
 from studyapp.quiz.presenting import topic_path
 from studyapp.tui.screens.base import StudyScreen, TitleBar
-from studyapp.tui.screens.exam import close_exam, register
+from studyapp.tui.screens.exam import close_exam, register, replace_screen
 from studyapp.tui.widgets.keybar import KeyBar
 from studyapp.tui.widgets.text import Hanging
 
@@ -160,7 +160,7 @@ class ExamResultScreen(StudyScreen):
         session = ExamSession(
             self.study.content, store, settings, questions=questions, clock=self.session.clock
         )
-        self.app.switch_screen(ExamIntroScreen(session))
+        replace_screen(self, ExamIntroScreen(session))
 
 
 __all__ = ["ExamResultScreen"]

@@ -168,12 +168,11 @@ class ExplainScreen(StudyScreen):
         self.refresh_bindings()
 
     def _focus_first_point(self) -> None:
-        boxes = list(self.query(".point").results(KeyPoint))
-        if boxes:
-            boxes[0].focus()
-            self.query_one("#explain-body", VerticalScroll).scroll_to_widget(
-                self.query_one("#explain-model"), animate=False, top=True
-            )
+        # The model answer comes into view first; digits tick points, Tab walks them (Space ticks).
+        self.set_focus(None)
+        self.query_one("#explain-body", VerticalScroll).scroll_to_widget(
+            self.query_one("#explain-mine"), animate=False, top=True
+        )
 
     # -- actions -------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
