@@ -96,6 +96,10 @@ def cmd_check(args: argparse.Namespace, t: Translator) -> int:
     from studyapp.content.explain import check_explain, checklist_texts
 
     problems += check_explain(root, checklist_texts(content))[1]  # content/explain.yaml
+    if content is not None:  # near-duplicate statements and siblings: studyapp/content/similarity.py
+        from studyapp.content.similarity import duplicate_problems
+
+        problems += duplicate_problems(content, base=Path.cwd())
     errors = [p for p in problems if not p.warning]
     for problem in problems:
         print(problem.format(Path.cwd()), file=sys.stderr if not problem.warning else sys.stdout)

@@ -65,7 +65,15 @@ def test_broken_content_fails_every_command_the_same_way(tmp_path: Path) -> None
 def test_plain_quiz_records_answers(tmp_path: Path) -> None:
     root = write_content(tmp_path / "content")
     result = run_cli(
-        "--content", str(root), "quiz", "--plain", "--count", "3", input_text="o\nx?\nmaybe\no\n"
+        "--content",
+        str(root),
+        "quiz",
+        "--plain",
+        "--kind",
+        "ox",
+        "--count",
+        "3",
+        input_text="o\nx?\nmaybe\no\n",
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("(1/3)") == 1 and "(3/3)" in result.stdout

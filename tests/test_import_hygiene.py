@@ -14,6 +14,8 @@ DOMAIN_MODULES = [
     "studyapp.commands",
     "studyapp.content.loader",
     "studyapp.content.render",
+    "studyapp.content.similarity",
+    "studyapp.quiz.choice",
     "studyapp.quiz.engine",
     "studyapp.quiz.plain",
     "studyapp.progress.store",

@@ -512,6 +512,9 @@ def _check_links(
         for entry_id in item.checklist:
             if entry_id not in checklist_ids:
                 c.error(where.line, f"item '{item.id}': unknown checklist item '{entry_id}'", where.path)
+        for sibling in item.siblings:
+            if sibling == item.id or sibling not in items:
+                c.error(where.line, f"item '{item.id}': sibling '{sibling}' is not another item", where.path)
 
     # Coverage and balance only mean something when every file could be read.
     for topic in topics.values() if complete else ():

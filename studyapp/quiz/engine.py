@@ -17,10 +17,13 @@ from datetime import date, datetime, timedelta, tzinfo
 from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.progress.store import ProgressStore
-from studyapp.quiz.questions import KIND_DRILL, Question, all_questions
+from studyapp.quiz.questions import KIND_CHOICE, KIND_DRILL, KIND_OX, Question, all_questions
 from studyapp.quiz.scheduler import Grade, ItemSchedule
 
 MODES = ("due", "new", "wrong", "exam", "cram")
+# What a session asks: O/X statements, 4-choice questions built from them, calculation drills, or
+# a mix (O/X and drills with every third O/X item asked as a 4-choice question).
+QUIZ_KINDS = ("ox", "choice", "drill", "mixed")
 DEFAULT_COUNT = 20
 DEFAULT_NEW_PER_SESSION = 10
 EXAM_DEFAULT_COUNT = 30
@@ -34,6 +37,9 @@ class SessionOptions:
     count: int | None = None
     include_drills: bool = True
     seed: int | None = None  # for reproducible order in tests
+    # ox, choice, drill or mixed (QUIZ_KINDS). None: O/X items and drills as before 4-choice
+    # questions existed; `studyapp quiz` passes default_kind(mode) instead.
+    kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ class Feedback:
     unsure: bool
     grade: Grade
     next_due: datetime
+    picked: int | None = None  # a 4-choice answer: the 0-based option picked (None: "don't know")
 
 
 @dataclass
@@ -53,6 +60,7 @@ class AnswerRecord:
     correct: bool
     unsure: bool
     response_ms: int | None
+    writes: int = 1  # reviews stored (a 4-choice answer stores one per credited option)
 
 
 @dataclass
@@ -66,6 +74,12 @@ class Summary:
     due_now: int
     next_due: datetime | None
     by_misconception: dict[str, list[AnswerRecord]] = field(default_factory=dict)
+
+
+def default_kind(mode: str) -> str:
+    """`studyapp quiz` without `--kind`: mixed, except O/X for `wrong` (retry the very statement
+    missed) and `exam` (the mock exam builds its own questions)."""
+    return "ox" if mode in ("wrong", "exam") else "mixed"
 
 
 def local_tz() -> tzinfo:
@@ -124,6 +138,12 @@ def select_questions(
         raise StudyappError("--count must be at least 1")
     rng = random.Random(options.seed)
     pool = all_questions(content, include_drills=options.include_drills and options.mode != "exam")
+    kind = options.kind
+    if kind is not None and kind not in QUIZ_KINDS:
+        raise StudyappError(f"unknown kind '{kind}'. Kinds: {', '.join(QUIZ_KINDS)}")
+    if kind in ("ox", "choice", "drill"):  # one kind only; mixed keeps both
+        wanted = KIND_DRILL if kind == "drill" else KIND_OX
+        pool = {qid: q for qid, q in pool.items() if q.kind == wanted}
     if options.topic:
         family = topic_family(content, options.topic)
         pool = {qid: q for qid, q in pool.items() if q.topic in family}
@@ -183,7 +203,9 @@ class QuizSession:
         self.queue = (
             questions
             if questions is not None
-            else select_questions(content, store, self.options, self.started_at)
+            else with_choice_questions(
+                content, store, self.options, select_questions(content, store, self.options, self.started_at)
+            )
         )
         self.position = 0
         self.answers: list[AnswerRecord] = []
@@ -219,6 +241,8 @@ class QuizSession:
         question = self.current
         if question is None:
             raise StudyappError("the session has no question left")
+        if question.kind == KIND_CHOICE:
+            return self._answer_choice(question, response, unsure)
         correct = question.grade(response)
         if correct is None:
             return None
@@ -240,11 +264,43 @@ class QuizSession:
         self.position += 1
         return Feedback(question, response, correct, unsure, Grade.from_answer(correct, unsure), schedule.due)
 
+    def _answer_choice(self, question: Question, response: str, unsure: bool) -> Feedback | None:
+        """A 4-choice answer: a digit 1-4, or none with unsure ("don't know"); one review per credit."""
+        from studyapp.quiz.choice import parse_pick, record_choice
+
+        assert question.choice is not None
+        try:
+            picked = parse_pick(response)
+        except ValueError:
+            return None
+        if picked is None and not unsure:
+            return None  # an empty answer is not "don't know" unless marked so
+        now = self.store.clock()
+        elapsed_ms = max(0, int((now - self.shown_at).total_seconds() * 1000))
+        schedules = record_choice(
+            self.store,
+            question.choice,
+            picked,
+            unsure,
+            mode=self.mode,
+            session_id=self.session_id,
+            response_ms=elapsed_ms,
+            reviewed_at=now,
+        )
+        correct = question.choice.is_right(picked)
+        shown = "?" if picked is None else str(picked + 1)
+        self.answers.append(AnswerRecord(question, shown, correct, unsure, elapsed_ms, writes=len(schedules)))
+        self.position += 1
+        grade = Grade.from_answer(correct, unsure)
+        return Feedback(question, shown, correct, unsure, grade, schedules[0].due, picked=picked)
+
     def undo(self) -> Question | None:
         """Take back the last answer of this session; that question becomes current again."""
         if not self.answers:
             return None
-        removed = self.store.undo_last(session_id=self.session_id)
+        removed = None
+        for _ in range(self.answers[-1].writes):  # a 4-choice answer stored several reviews
+            removed = self.store.undo_last(session_id=self.session_id)
         if removed is None:
             return None
         self.answers.pop()
@@ -274,6 +330,21 @@ class QuizSession:
             next_due=upcoming[0] if upcoming else None,
             by_misconception=dict(by_misconception),
         )
+
+
+def with_choice_questions(
+    content: Content, store: ProgressStore, options: SessionOptions, selected: list[Question]
+) -> list[Question]:
+    """Ask some of the selected O/X items as 4-choice questions (`--kind choice|mixed`)."""
+    kind = options.kind
+    if kind not in ("choice", "mixed"):
+        return selected
+    from studyapp.quiz.choice import ChoiceBuilder, mix_into_queue
+
+    # Seeded apart from the selection so the same seed gives the same O/X order as before.
+    rng = random.Random(None if options.seed is None else options.seed + 1)
+    builder = ChoiceBuilder(content.items.values())
+    return mix_into_queue(builder, selected, kind, rng, studied=set(store.schedules()))
 
 
 def due_window_end(now: datetime, tz: tzinfo | None = None) -> datetime:

@@ -177,6 +177,8 @@ def uses_exam_options(args: argparse.Namespace) -> bool:
 
 def settings_from_args(args: argparse.Namespace) -> ExamSettings:
     kind = getattr(args, "kind", None)
+    if kind == "drill":
+        raise StudyappError("an exam asks 4-choice or O/X questions: use --kind choice (default) or ox")
     return ExamSettings(
         count=args.count if args.count is not None else ExamSettings().count,
         time_limit_s=args.time_limit,

@@ -1,8 +1,9 @@
 """Line mode (`studyapp quiz --plain`): the same engine without a TUI.
 
 For screen readers, pipes and scripted tests. One question per prompt; the learner types `o` or
-`x` (or `1`/`2`), a number for drills, `?` before or after the answer for "unsure", `u` to undo,
-`q` to end. End of input ends the session the same way as `q`.
+`x` (or `1`/`2`), a number for drills, an option number 1-4 for a 4-choice question (`?` alone:
+"don't know"), `?` before or after the answer for "unsure", `u` to undo, `q` to end. End of
+input ends the session the same way as `q`.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from studyapp.errors import EXIT_OK
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions, Summary
-from studyapp.quiz.presenting import answer_text
-from studyapp.quiz.questions import KIND_OX
+from studyapp.quiz.presenting import answer_text, exam_note
+from studyapp.quiz.questions import KIND_CHOICE, KIND_OX, Question
 
 STRINGS = {
     "ko": {
@@ -28,6 +29,7 @@ STRINGS = {
         "plain.wrong": "틀림",
         "plain.answer": "정답은 {answer}",
         "plain.misconception": "오개념: {label}",
+        "plain.exam_note": "시험 기준: {note}",
         "plain.next_due": "다음 복습: {when}",
         "plain.undone": "마지막 답을 되돌렸습니다.",
         "plain.nothing_to_undo": "되돌릴 답이 없습니다.",
@@ -36,6 +38,12 @@ STRINGS = {
         "plain.due_now": "지금 복습할 문항: {count}",
         "plain.misses": "틀린 문항:",
         "plain.unsure": "(모름 표시)",
+        "plain.prompt_choice": "[1-4, 3?=모름 표시, ?=모르겠음, u=되돌리기, q=끝] > ",
+        "plain.unreadable_choice": "1~4 중 번호로 답하세요 (모르면 ?). 기록하지 않았습니다.",
+        "plain.choice_answer": "정답은 {number}번",
+        "plain.choice_none": "(고르지 않음)",
+        "plain.choice_key": "← 정답",
+        "plain.choice_picked": "← 선택",
     },
     "en": {
         "plain.none": "Nothing to ask right now. Try another mode (--mode new, cram).",
@@ -47,6 +55,7 @@ STRINGS = {
         "plain.wrong": "Wrong",
         "plain.answer": "Answer: {answer}",
         "plain.misconception": "Misconception: {label}",
+        "plain.exam_note": "Exam key: {note}",
         "plain.next_due": "Next review: {when}",
         "plain.undone": "Last answer undone.",
         "plain.nothing_to_undo": "Nothing to undo.",
@@ -55,6 +64,12 @@ STRINGS = {
         "plain.due_now": "Due now: {count}",
         "plain.misses": "Missed:",
         "plain.unsure": "(unsure)",
+        "plain.prompt_choice": "[1-4, 3?=unsure, ?=don't know, u=undo, q=quit] > ",
+        "plain.unreadable_choice": "Answer with an option number 1-4 (? if you don't know). Nothing was recorded.",
+        "plain.choice_answer": "Answer: {number}",
+        "plain.choice_none": "(no pick)",
+        "plain.choice_key": "← answer",
+        "plain.choice_picked": "← your pick",
     },
 }
 
@@ -69,13 +84,57 @@ def parse_response(line: str) -> tuple[str, bool]:
     return _KEY_ALIASES.get(text.lower(), text), unsure
 
 
+def format_choice_options(question: Question) -> list[str]:
+    """A 4-choice question's options, numbered 1-4 as the learner answers them."""
+    assert question.choice is not None
+    return [f"  {index + 1}) {item.statement}" for index, item in enumerate(question.choice.options)]
+
+
+def format_choice_feedback(feedback: Feedback, content: Content, t: Translator) -> list[str]:
+    """Every option with ✓ (true statement) or ✗ (false), the key and the pick marked, and its
+    explanation: one question teaches four facts."""
+    from studyapp.quiz.choice import option_marks
+
+    question = feedback.question
+    assert question.choice is not None
+    verdict = t("plain.right") if feedback.correct else t("plain.wrong")
+    answer = t("plain.choice_answer", number=question.choice.answer_index + 1)
+    head = f"{verdict} — {answer}"
+    if feedback.picked is None:
+        head += f" {t('plain.choice_none')}"
+    if feedback.unsure:
+        head += f" {t('plain.unsure')}"
+    lines = [head]
+    for mark in option_marks(question.choice, feedback.picked):
+        tags = [t("plain.choice_key")] if mark.is_key else []
+        tags += [t("plain.choice_picked")] if mark.picked else []
+        symbol = "✓" if mark.true_statement else "✗"
+        lines.append(
+            f" {symbol} {mark.number}) [{mark.item.answer}] {mark.item.statement} {' '.join(tags)}".rstrip()
+        )
+        lines.append(f"     {mark.item.explanation}")
+        note = getattr(mark.item, "exam_note", None)
+        if note:
+            lines.append(f"     {t('plain.exam_note', note=note)}")
+        if mark.picked and mark.item.misconception and not feedback.correct:
+            label = content.misconceptions.get(mark.item.misconception, mark.item.misconception)
+            lines.append(f"     {t('plain.misconception', label=label)}")
+    lines.append(t("plain.next_due", when=feedback.next_due.astimezone().strftime("%Y-%m-%d %H:%M")))
+    return lines
+
+
 def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list[str]:
     question = feedback.question
+    if question.kind == KIND_CHOICE:
+        return format_choice_feedback(feedback, content, t)
     lines = [
         f"{t('plain.right') if feedback.correct else t('plain.wrong')} — {t('plain.answer', answer=answer_text(question))}"
         + (f" {t('plain.unsure')}" if feedback.unsure else "")
     ]
     lines.append(question.explanation)
+    note = exam_note(content, question)
+    if note:
+        lines.append(t("plain.exam_note", note=note))
     if question.misconception:
         label = content.misconceptions.get(question.misconception, question.misconception)
         lines.append(t("plain.misconception", label=label))
@@ -93,7 +152,12 @@ def format_summary(summary: Summary, content: Content, t: Translator) -> list[st
     if summary.misses:
         lines.append(t("plain.misses"))
         for record in summary.misses:
-            lines.append(f"  ✗ [{record.question.id}] {record.question.prompt} → {record.question.answer}")
+            question = record.question
+            if question.choice is not None:  # name the statement that was the key
+                key = question.choice.key
+                lines.append(f"  ✗ [{key.id}] {question.prompt} {key.statement} → {question.answer}")
+                continue
+            lines.append(f"  ✗ [{question.id}] {question.prompt} → {question.answer}")
     lines.append(t("plain.due_now", count=summary.due_now))
     return lines
 
@@ -126,8 +190,11 @@ def run_plain(
             f"({session.position + 1}/{session.total}) [{content.topics[question.topic].title}]",
             question.prompt,
         )
+        if question.kind == KIND_CHOICE:
+            say(*format_choice_options(question))
         session.mark_shown()
-        stdout.write(t("plain.prompt_ox") if question.kind == KIND_OX else t("plain.prompt_num"))
+        prompts = {KIND_OX: "plain.prompt_ox", KIND_CHOICE: "plain.prompt_choice"}
+        stdout.write(t(prompts.get(question.kind, "plain.prompt_num")))
         stdout.flush()
         line = stdin.readline()
         if not line or line.strip().lower() == "q":
@@ -138,10 +205,14 @@ def run_plain(
             if deferred and len(deferred) > len(session.answers):
                 deferred.pop()
             continue
-        response, unsure = parse_response(line)
+        if question.kind == KIND_CHOICE:  # digits are option numbers here, not o/x aliases
+            response, unsure = line.replace("?", "").strip(), "?" in line
+        else:
+            response, unsure = parse_response(line)
         feedback = session.answer(response, unsure)
         if feedback is None:
-            say(t("plain.unreadable") if question.kind == KIND_OX else t("plain.unreadable_num"))
+            unreadable = {KIND_OX: "plain.unreadable", KIND_CHOICE: "plain.unreadable_choice"}
+            say(t(unreadable.get(question.kind, "plain.unreadable_num")))
             continue
         if session.deferred_feedback:
             deferred.append(feedback)

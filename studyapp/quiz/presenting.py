@@ -13,7 +13,7 @@ from rich.cells import cell_len
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
-from studyapp.quiz.questions import KIND_OX, Question
+from studyapp.quiz.questions import KIND_CHOICE, KIND_OX, Question
 
 STRINGS = {
     "ko": {
@@ -44,7 +44,7 @@ ELLIPSIS = "…"
 
 def answer_text(question: Question) -> str:
     """The correct answer as shown to the learner: O / X, or the number with its unit."""
-    if question.kind == KIND_OX:
+    if question.kind in (KIND_OX, KIND_CHOICE):  # O / X, or the option number 1-4
         return question.answer
     # A drill asks for N decimals and its tolerance is one unit of the last one.
     decimals = max(0, round(-math.log10(question.tolerance))) if question.tolerance > 0 else 2

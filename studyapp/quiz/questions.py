@@ -1,25 +1,30 @@
-"""What the quiz asks: O/X items from the content, and generated calculation drills.
+"""What the quiz asks: O/X items from the content, generated calculation drills, and 4-choice
+questions built from the items (`studyapp.quiz.choice`).
 
-Both become a `Question`, so the engine, the TUI and the line mode handle them the same way.
+All become a `Question`, so the engine, the TUI and the line mode handle them the same way.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studyapp.content.model import Content, Item
 
+if TYPE_CHECKING:
+    from studyapp.quiz.choice import ChoiceQuestion
+
 KIND_OX = "ox"
 KIND_DRILL = "drill"
+KIND_CHOICE = "choice"  # 4지선다; graded per option item by studyapp.quiz.choice
 
 
 @dataclass(frozen=True)
 class Question:
     id: str
-    kind: str  # "ox" or "drill"
+    kind: str  # "ox", "drill" or "choice"
     topic: str
     prompt: str
     answer: str  # "O"/"X", or the number as text for drills
@@ -29,6 +34,7 @@ class Question:
     checklist: tuple[str, ...] = ()
     tolerance: float = 0.0
     unit: str = ""
+    choice: ChoiceQuestion | None = field(default=None, compare=False)  # set for KIND_CHOICE
 
     @property
     def text_hash(self) -> str:
@@ -42,6 +48,14 @@ class Question:
             if normalized in ("O", "X"):
                 return normalized == self.answer
             return None
+        if self.kind == KIND_CHOICE:
+            from studyapp.quiz.choice import parse_pick
+
+            try:
+                picked = parse_pick(response)
+            except ValueError:
+                return None
+            return None if picked is None else str(picked + 1) == self.answer
         from studyapp.quiz.numbers import parse_number, within
 
         # Read here, not in drills.parse_answer: fractions, percentages, `1,000` and simple

@@ -1,4 +1,5 @@
-"""The question screen: one statement at a time, O/X (or a number), feedback, undo, unsure.
+"""The question screen: one statement at a time, O/X (or a number, or 1-4 for a 4-choice
+question), feedback, undo, unsure.
 
 Every answer goes through `QuizSession.answer`, which commits to the store before it returns;
 only then is the feedback shown. In a mock exam (`session.deferred_feedback`) nothing is shown
@@ -20,7 +21,8 @@ from studyapp.errors import StudyappError
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions
 from studyapp.quiz.numbers import EXAMPLES as NUMBER_EXAMPLES
 from studyapp.quiz.presenting import answer_text, due_phrase, exam_note, fit, topic_path
-from studyapp.quiz.questions import KIND_DRILL, KIND_OX, Question
+from studyapp.quiz.questions import KIND_CHOICE, KIND_DRILL, KIND_OX, Question
+from studyapp.tui.screens import choice_view
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.inputs import DrillInput
 from studyapp.tui.widgets.keybar import KeyBar
@@ -42,6 +44,12 @@ class QuizScreen(StudyScreen):
         # The same keys with a Korean keyboard layout left on (두벌식: o → ㅐ, x → ㅌ).
         Binding("ㅐ", "answer('O')", "key.answer_o", show=False),
         Binding("ㅌ", "answer('X')", "key.answer_x", show=False),
+        # A 4-choice question: the digits pick an option (1 and 2 reach here when not O/X).
+        Binding("1", "pick(1)", "key.pick", key_display="1-4"),
+        Binding("2", "pick(2)", "key.pick", show=False),
+        Binding("3", "pick(3)", "key.pick", show=False),
+        Binding("4", "pick(4)", "key.pick", show=False),
+        Binding("0", "pick(0)", "key.dont_know", key_display="0"),
         Binding("enter,space", "next", "key.next", key_display="⏎"),
         Binding("question_mark", "toggle_unsure", "key.unsure", key_display="?", priority=True),
         # Letters are not priority bindings: in a drill's number box they are typed (`abc` stays
@@ -112,7 +120,8 @@ class QuizScreen(StudyScreen):
             )
             in_group = [q for q in session.queue if q.misconception == tag]
             kind = f" · {fit(label, 40)} ({in_group.index(question) + 1}/{len(in_group)})"
-        hint = self.t("quiz.drill_hint") if question.kind == KIND_DRILL else self.t("quiz.ox_hint")
+        hints = {KIND_DRILL: "quiz.drill_hint", KIND_CHOICE: "choice.hint"}
+        hint = self.t(hints.get(question.kind, "quiz.ox_hint"))
         if session.deferred_feedback:  # say why no feedback comes, from the first question on
             hint = f"{hint}\n{self.t('quiz.exam_intro', total=session.total)}"
         elif session.mode == "cram" and session.position == 0:
@@ -120,7 +129,7 @@ class QuizScreen(StudyScreen):
         return (
             f"{self._mode_label()} · {topic}{kind}",
             self.t("quiz.progress", current=session.position + 1, total=session.total),
-            question.prompt,
+            choice_view.question_text(question) if question.kind == KIND_CHOICE else question.prompt,
             hint,
         )
 
@@ -149,6 +158,8 @@ class QuizScreen(StudyScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "answer":
             return self.state == ASKING and self.current_kind() == KIND_OX
+        if action == "pick":
+            return self.state == ASKING and self.current_kind() == KIND_CHOICE
         if action == "next":
             return self.state == FEEDBACK
         if action == "toggle_unsure":
@@ -228,6 +239,8 @@ class QuizScreen(StudyScreen):
         for field in self.query("#drill-input"):
             field.disabled = True
         self.query_one("#quiz-hint", Static).display = False
+        if feedback.question.kind == KIND_CHOICE:  # the feedback lists the options again, explained
+            self.query_one("#statement", Static).update(Content(feedback.question.prompt))
         box = self.query_one("#feedback", Static)
         box.set_class(feedback.correct, "right")
         box.set_class(not feedback.correct, "wrong")
@@ -240,6 +253,16 @@ class QuizScreen(StudyScreen):
         """Right/wrong, the answer, the explanation, the misconception, when it comes back."""
         t = self.t
         question = feedback.question
+        if question.kind == KIND_CHOICE:
+            when = due_phrase(feedback.next_due, self.study.now(), t, self.study.tz)
+            return Content("\n").join(
+                [
+                    choice_view.feedback_content(feedback, self.study.content, t),
+                    Content(""),
+                    Content.styled(t("quiz.next_due", when=when), "$text-muted"),
+                    Content.styled(t("quiz.continue"), "italic $text-muted"),
+                ]
+            )
         verdict_style = "bold $success" if feedback.correct else "bold $error"
         parts: list[Content] = [
             Content.assemble(
@@ -293,6 +316,14 @@ class QuizScreen(StudyScreen):
 
     def action_answer(self, response: str) -> None:
         self.submit(response)
+
+    def action_pick(self, number: int) -> None:
+        """1-4 picks that option of a 4-choice question; 0 is "don't know" (counts as unsure)."""
+        if number == 0:
+            self.unsure = True
+            self.submit("")
+        else:
+            self.submit(str(number))
 
     def on_input_submitted(self, event: DrillInput.Submitted) -> None:
         event.stop()
@@ -358,6 +389,7 @@ class QuizScreen(StudyScreen):
             checklist=self.options.checklist,
             count=self.options.count,
             include_drills=self.options.include_drills,
+            kind=self.options.kind,
         )
         try:
             self.session = QuizSession(self.study.content, self.study.store, options)
@@ -380,7 +412,7 @@ class QuizScreen(StudyScreen):
         if question is None:
             return
         content = self.study.content
-        item = content.items.get(question.id)
+        item = content.items.get(question.id) or (question.choice.key if question.choice else None)
         if item is not None:
             labs = content.labs_for_item(item)
         else:

@@ -85,7 +85,11 @@ class SummaryScreen(StudyScreen):
         question = record.question
         t = self.t
         with Vertical(classes="miss"):
-            yield Hanging("✗", question.prompt, classes="miss-statement")
+            # A 4-choice miss names the statement that was the key, after the stem.
+            statement = (
+                f"{question.prompt} {question.choice.key.statement}" if question.choice else question.prompt
+            )
+            yield Hanging("✗", statement, classes="miss-statement")
             yours = record.response.upper() if question.kind == KIND_OX else record.response
             line = f"{t('quiz.your_answer', answer=yours)} · {t('quiz.answer', answer=answer_text(question))}"
             yield Static(Content(line), classes="miss-answer", markup=False)

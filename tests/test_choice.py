@@ -1,0 +1,309 @@
+"""4-choice questions: generation rules on the shipped bank, FSRS grading, the CLI and --plain."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from studyapp.content.loader import load_content
+from studyapp.content.similarity import SimilarityIndex
+from studyapp.progress.store import ProgressStore
+from studyapp.quiz.choice import (
+    KIND_CORRECT,
+    KIND_INCORRECT,
+    STEMS,
+    ChoiceBuilder,
+    build_choice_question,
+    choice_credits,
+    generate_choice_questions,
+    grade_choice,
+    parse_pick,
+)
+from studyapp.quiz.engine import QuizSession, SessionOptions
+from studyapp.quiz.questions import KIND_CHOICE, KIND_DRILL, KIND_OX
+from studyapp.quiz.scheduler import Grade
+from tests.conftest import REPO, FakeClock, run_cli
+
+AGAIN, HARD, GOOD = Grade.AGAIN, Grade.HARD, Grade.GOOD
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_content(REPO / "content")
+
+
+@pytest.fixture(scope="module")
+def index(shipped) -> SimilarityIndex:
+    return SimilarityIndex(shipped.items.values())
+
+
+@pytest.fixture
+def store(tmp_path: Path, clock: FakeClock) -> ProgressStore:
+    return ProgressStore(tmp_path / "p.db", clock)
+
+
+def assert_well_formed(question, index: SimilarityIndex) -> None:
+    key = question.key
+    assert len(question.options) == 4 and len({i.id for i in question.options}) == 4
+    assert question.stem == STEMS[question.kind]
+    assert key.answer == ("O" if question.kind == KIND_CORRECT else "X")
+    assert all(item.answer != key.answer for item in question.distractors)
+    assert {item.topic for item in question.options} == {question.topic}
+    for first, second in itertools.combinations(question.options, 2):
+        assert first.id not in second.siblings and second.id not in first.siblings
+        assert not index.too_close(first.id, second.id), (first.id, second.id)
+
+
+def test_generated_questions_follow_the_exam_rules(shipped, index) -> None:
+    questions = generate_choice_questions(shipped.items.values(), 60, random.Random(4))
+    assert len(questions) == 60
+    for question in questions:
+        assert_well_formed(question, index)
+    assert len({q.key.id for q in questions}) == 60  # no item is the key twice
+    kinds = Counter(q.kind for q in questions)
+    assert abs(kinds[KIND_CORRECT] - kinds[KIND_INCORRECT]) <= 2  # both stems, about equally
+    assert set(Counter(q.answer_index for q in questions)) == {0, 1, 2, 3}  # shuffled
+    assert len({q.topic for q in questions}) == len(shipped.topics)
+
+
+def test_a_seed_reproduces_the_questions_and_a_topic_limits_them(shipped) -> None:
+    first = generate_choice_questions(shipped.items.values(), 10, random.Random(9))
+    again = generate_choice_questions(shipped.items.values(), 10, random.Random(9))
+    other = generate_choice_questions(shipped.items.values(), 10, random.Random(10))
+    assert [q.to_dict() for q in first] == [q.to_dict() for q in again]
+    assert [q.id for q in first] != [q.id for q in other]
+    topic = next(iter(shipped.topics))
+    only = generate_choice_questions(shipped.items.values(), 5, random.Random(1), topic=topic)
+    assert only and {q.topic for q in only} == {topic}
+
+
+def test_siblings_and_near_duplicates_never_share_a_question(shipped) -> None:
+    # Declare every O item of one topic a sibling of the first X item: that X item can then only
+    # be asked with none of them, so it is never the key of "옳지 않은 것은?" (needs three O items).
+    topic = "bottleneck-analysis" if "bottleneck-analysis" in shipped.topics else next(iter(shipped.topics))
+    items = {i.id: i for i in shipped.items.values() if i.topic == topic}
+    lonely = next(i for i in sorted(items.values(), key=lambda i: i.id) if i.answer == "X")
+    o_ids = [i.id for i in items.values() if i.answer == "O"]
+    items[lonely.id] = replace(lonely, siblings=tuple(o_ids))
+    builder = ChoiceBuilder(items.values())
+    assert builder.question_for(items[lonely.id], random.Random(1)) is None
+    for seed in range(30):
+        for question in generate_choice_questions(items.values(), 8, random.Random(seed), builder=builder):
+            ids = {item.id for item in question.options}
+            assert not (lonely.id in ids and ids & set(o_ids)), question.id
+    # A verbatim copy of an item is never drawn next to it.
+    original = items[o_ids[0]]
+    items["zz-copy"] = replace(original, id="zz-copy", statement=original.statement + "!")
+    builder = ChoiceBuilder(items.values())
+    for seed in range(30):
+        for question in generate_choice_questions(items.values(), 8, random.Random(seed), builder=builder):
+            assert not {original.id, "zz-copy"} <= {item.id for item in question.options}
+
+
+def test_a_topic_too_small_yields_fewer_questions(shipped) -> None:
+    topic = next(iter(shipped.topics))
+    o_items = [i for i in shipped.items.values() if i.topic == topic and i.answer == "O"]
+    x_items = [i for i in shipped.items.values() if i.topic == topic and i.answer == "X"]
+    pool = o_items[:1] + x_items[:3]  # exactly one "옳은 것은?" question, nothing more
+    questions = generate_choice_questions(pool, 5, random.Random(0))
+    assert len(questions) <= 1
+    with pytest.raises(ValueError):
+        build_choice_question(o_items[0], x_items[:2], random.Random(0))
+
+
+def grades_by_role(question, picked: int | None, unsure: bool = False) -> dict[str, Grade]:
+    names = {question.key.id: "key"}
+    for number, item in enumerate(question.distractors):
+        names[item.id] = f"d{number}"
+    return {names[item_id]: grade for item_id, grade in grade_choice(question, picked, unsure)}
+
+
+def test_grading_design(shipped) -> None:
+    question = generate_choice_questions(shipped.items.values(), 1, random.Random(2))[0]
+    key = question.answer_index
+    wrong = (key + 1) % 4
+    picked_name = {item.id: n for n, item in enumerate(question.distractors)}[question.options[wrong].id]
+    # Right and sure: Good for the key, Hard for every distractor (judged by elimination only).
+    assert grades_by_role(question, key) == {"key": GOOD, "d0": HARD, "d1": HARD, "d2": HARD}
+    # Right but unsure: Hard for the key; the distractors taught nothing certain.
+    assert grades_by_role(question, key, unsure=True) == {"key": HARD}
+    # A wrong pick: a lapse for the misjudged statement and for the missed key; others untouched.
+    assert grades_by_role(question, wrong) == {"key": AGAIN, f"d{picked_name}": AGAIN}
+    assert grades_by_role(question, wrong, unsure=True) == {"key": AGAIN, f"d{picked_name}": AGAIN}
+    # "Don't know": the key was not found.
+    assert grades_by_role(question, None) == {"key": AGAIN}
+    assert grade_choice(question, key)[0] == (question.key.id, GOOD)  # key first
+    with pytest.raises(ValueError):
+        grade_choice(question, 4)
+
+
+def test_credits_store_the_implied_ox_answer(shipped) -> None:
+    for kind in (KIND_CORRECT, KIND_INCORRECT):
+        question = next(
+            q
+            for q in generate_choice_questions(shipped.items.values(), 10, random.Random(5))
+            if q.kind == kind
+        )
+        credits = {c.item_id: c for c in choice_credits(question, question.answer_index)}
+        # A right pick implies each statement's true answer.
+        assert all(credits[item.id].implied_answer == item.answer for item in question.options)
+        wrong = (question.answer_index + 1) % 4
+        credits = {c.item_id: c for c in choice_credits(question, wrong)}
+        assert credits[question.key.id].implied_answer != question.key.answer
+        assert credits[question.options[wrong].id].implied_answer != question.options[wrong].answer
+
+
+def test_parse_pick() -> None:
+    assert parse_pick("3") == 2 and parse_pick(" 1? ") == 0 and parse_pick("?") is None
+    for bad in ("0", "5", "o", "x", "１", "1.5"):
+        with pytest.raises(ValueError):
+            parse_pick(bad)
+
+
+def test_engine_records_one_review_per_credited_option_and_undo_takes_all_back(shipped, store) -> None:
+    options = SessionOptions(mode="new", kind="choice", count=3, seed=2)
+    session = QuizSession(shipped, store, options)
+    assert session.total == 3 and all(q.kind == KIND_CHOICE for q in session.queue)
+    question = session.current
+    assert question is not None and question.choice is not None
+    assert session.answer("9") is None and session.answer("") is None  # unreadable: nothing stored
+    assert store.review_count() == 0
+    feedback = session.answer(question.answer)  # the right number
+    assert feedback is not None and feedback.correct and feedback.picked == question.choice.answer_index
+    reviews = store.reviews()
+    assert {r.item_id for r in reviews} == {i.id for i in question.choice.options}
+    assert {r.kind for r in reviews} == {"choice"}
+    assert sorted(r.rating for r in reviews) == [HARD, HARD, HARD, GOOD]
+    assert set(store.schedules()) == {i.id for i in question.choice.options}
+    assert session.undo() is question
+    assert store.review_count() == 0 and store.schedules() == {}
+    # A wrong pick, then "don't know" (unsure, no number).
+    session.answer(str((question.choice.answer_index + 1) % 4 + 1))
+    assert store.review_count() == 2
+    second = session.current
+    assert second is not None and second.choice is not None
+    feedback = session.answer("", unsure=True)
+    assert feedback is not None and not feedback.correct and feedback.picked is None
+    assert store.review_count() == 3
+    assert store.reviews(second.choice.key.id)[0].rating == AGAIN
+    summary = session.summary()
+    assert summary.answered == 2 and summary.correct == 0
+
+
+def test_mixed_session_asks_every_third_ox_item_as_a_choice_and_never_twice(shipped, store) -> None:
+    session = QuizSession(shipped, store, SessionOptions(mode="new", kind="mixed", count=12, seed=3))
+    kinds = [q.kind for q in session.queue]
+    assert KIND_CHOICE in kinds and KIND_OX in kinds
+    asked: list[str] = []
+    for question in session.queue:
+        asked += [i.id for i in question.choice.options] if question.choice else [question.id]
+    assert len(asked) == len(set(asked))  # an option's item is not asked again as O/X
+    ox_only = QuizSession(shipped, store, SessionOptions(mode="new", kind="ox", count=12, seed=3))
+    assert {q.kind for q in ox_only.queue} == {KIND_OX}
+    drills = QuizSession(shipped, store, SessionOptions(mode="cram", kind="drill", count=5, seed=3))
+    assert drills.total == 5 and {q.kind for q in drills.queue} == {KIND_DRILL}
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+def test_dump_json_prints_questions_and_touches_no_progress(isolated_home: Path, shipped) -> None:
+    result = run_cli("quiz", "--kind", "choice", "--dump", "5", "--json", "--seed", "1")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert len(data) == 5
+    for entry in data:
+        assert entry["stem"] in STEMS.values()
+        assert len(entry["options"]) == 4 and 0 <= entry["answer"] < 4
+        assert {"item_id", "text"} == set(entry["options"][0])
+        key = shipped.items[entry["options"][entry["answer"]]["item_id"]]
+        assert key.answer == ("O" if entry["stem"] == STEMS[KIND_CORRECT] else "X")
+        assert all(shipped.items[o["item_id"]].statement == o["text"] for o in entry["options"])
+    assert not (isolated_home / "progress.db").exists()
+    again = run_cli("quiz", "--kind", "choice", "--dump", "5", "--json", "--seed", "1")
+    assert again.stdout == result.stdout
+    topic = run_cli("quiz", "--kind", "choice", "--dump", "3", "--json", "--topic", "bottleneck-analysis")
+    assert {e["options"][0]["item_id"][:2] for e in json.loads(topic.stdout)} == {"ba"}
+
+
+def test_dump_and_kind_usage_errors_are_one_line_exit_2() -> None:
+    for args in (
+        ["quiz", "--dump", "3"],  # not --kind choice
+        ["quiz", "--kind", "choice", "--json"],  # --json without --dump
+        ["quiz", "--kind", "choice", "--dump", "0"],
+        ["quiz", "--kind", "choice", "--dump", "many"],
+        ["quiz", "--kind", "essay"],
+    ):
+        result = run_cli(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr, args
+
+
+def test_plain_choice_session(isolated_home: Path) -> None:
+    result = run_cli(
+        "quiz", "--plain", "--kind", "choice", "--mode", "new", "--count", "3", "--seed", "1",
+        input_text="o\n1\n?\n2?\n",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    # Three questions; the first is shown again after "o", which is not an option number.
+    assert out.count("]\n다음 중 옳") == 4 and out.count("(1/3)") == 2 and "(3/3)" in out
+    for number in "1234":
+        assert f"\n  {number}) " in out  # options numbered 1-4
+    assert "Answer with an option number 1-4" in out  # "o" is not an option
+    assert out.count("✓") + out.count("✗") >= 12  # every option of every question explained
+    assert "← answer" in out and "(no pick)" in out and "(unsure)" in out
+    assert "Summary: " in out and "/3 right" in out
+    store = ProgressStore.in_dir(isolated_home)
+    reviews = store.reviews()
+    assert {r.kind for r in reviews} == {"choice"}
+    assert 1 + 2 <= len(reviews) <= 4 + 1 + 2
+
+
+def test_default_quiz_is_mixed_in_due_mode(isolated_home: Path) -> None:
+    result = run_cli(
+        "quiz", "--plain", "--seed", "2", "--count", "6", "--no-drills", input_text="o\no\n1\no\no\n1\n"
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "다음 중" in result.stdout  # the third O/X item came as a 4-choice question
+    assert "[o/x" in result.stdout  # and the others as O/X
+    kinds = {r.kind for r in ProgressStore.in_dir(isolated_home).reviews()}
+    assert kinds == {"ox", "choice"}
+
+
+def test_choice_path_imports_no_heavy_module_and_progress_reads_choice_reviews(isolated_home: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import json, sys, tempfile
+from pathlib import Path
+from studyapp import locations
+from studyapp.content.loader import load_content
+from studyapp.progress.store import ProgressStore
+from studyapp.quiz.engine import QuizSession, SessionOptions
+content = load_content(locations.content_dir())
+store = ProgressStore.in_dir(locations.data_dir())
+session = QuizSession(content, store, SessionOptions(mode="new", kind="mixed", count=9, seed=1))
+while not session.finished:
+    question = session.current
+    session.answer(question.answer)
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "numpy", "pytest", "textual"))))
+"""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+    progress = run_cli("progress", "--json")
+    assert progress.returncode == 0, progress.stderr
+    data = json.loads(progress.stdout)
+    reviews = ProgressStore.in_dir(isolated_home).reviews()
+    assert data["reviews_total"] == len(reviews) > 9  # choice questions stored a review per option
+    assert sum(topic["seen"] for topic in data["topics"].values()) == len({r.item_id for r in reviews})
