@@ -283,3 +283,19 @@ def test_plain_exam_submits_itself_when_the_time_is_up(isolated_home: Path) -> N
     assert "(submitted at the time limit)" in out and "Time used: 00:01 / 00:01" in out
     data = json.loads(run_cli("progress", "--json").stdout)["exams"][0]
     assert data["auto_submitted"] is True and data["answered"] == 1
+
+
+def test_a_scheduled_choice_exam_credits_every_option_and_retries_as_asked(content, store, clock) -> None:
+    exam = ExamSession(content, store, ExamSettings(count=3, seed=8, schedule=True), clock=clock)
+    assert exam.kind == "choice"
+    key = int(exam.current.answer)
+    exam.answer(str(key % 4 + 1))  # a wrong pick: a lapse for the picked item and the missed key
+    exam.go(2)
+    exam.answer(exam.current.answer)  # right: the key Good, the three others Hard
+    result = exam.submit()
+    reviews = store.reviews()
+    assert len(reviews) == 2 + 4 and {r.kind for r in reviews} == {"choice"}
+    assert sum(not r.correct for r in reviews) == 2
+    questions = exams.retry_questions(content, exams.find_attempt(store, result.attempt_id))
+    assert [q.item_ids for q in questions] == [m.question.item_ids for m in result.misses]
+    assert questions[0].stem == result.misses[0].question.stem and questions[0].source is not None
