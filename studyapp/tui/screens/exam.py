@@ -24,6 +24,7 @@ from studyapp.quiz.exam_cli import intro_lines
 from studyapp.tui.exam_strings import register
 from studyapp.tui.screens.base import StudyModal, StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
+from studyapp.tui.widgets.text import Hanging
 
 COUNTS = (10, 20, 30, 40)
 PASS_MARKS = (0.6, 0.7, 0.8)
@@ -188,7 +189,7 @@ class ExamScreen(StudyScreen):
         options = self.query_one("#exam-options", Vertical)
         options.remove_children()
         picked = session.answers.get(session.position)
-        lines: list[Static] = []
+        lines: list[Hanging] = []
         choices = (
             [(str(n), o.text) for n, o in enumerate(question.options, start=1)]
             if question.options
@@ -196,12 +197,8 @@ class ExamScreen(StudyScreen):
         )
         for key, text in choices:
             chosen = picked == key
-            label = f"{'▶' if chosen else ' '} {key}) {text}"
-            lines.append(
-                Static(
-                    Content(label), classes="exam-option chosen" if chosen else "exam-option", markup=False
-                )
-            )
+            marker = f"{'▶' if chosen else ' '} {key})"
+            lines.append(Hanging(marker, text, classes="exam-option chosen" if chosen else "exam-option"))
         options.mount_all(lines)
         flagged = self.query_one("#exam-flagged", Static)
         flagged.update(Content(t("exam.flagged_mark")))

@@ -94,10 +94,8 @@ class ExamResultScreen(StudyScreen):
                     key = "✓" if str(number) == question.answer else " "
                     mine = "←" if record.response == str(number) else " "
                     truth = t("exam.option_true") if option.true_statement else t("exam.option_false")
-                    yield Static(
-                        Content(f"{key}{mine} {number}) {option.text} — {truth}"),
-                        classes="exam-miss-line",
-                        markup=False,
+                    yield Hanging(
+                        f"{key}{mine} {number})", f"{option.text} — {truth}", classes="exam-miss-line"
                     )
                     yield Static(Content(option.explanation), classes="exam-miss-explanation", markup=False)
             else:
