@@ -299,3 +299,21 @@ def test_a_scheduled_choice_exam_credits_every_option_and_retries_as_asked(conte
     questions = exams.retry_questions(content, exams.find_attempt(store, result.attempt_id))
     assert [q.item_ids for q in questions] == [m.question.item_ids for m in result.misses]
     assert questions[0].stem == result.misses[0].question.stem and questions[0].source is not None
+
+
+def test_attempts_and_explain_answers_move_between_machines(content, store, clock, tmp_path: Path) -> None:
+    from studyapp.content.explain import load_explain
+    from studyapp.quiz import explain
+
+    exam = ox_exam(content, store, clock)
+    exam.answer("O")
+    exam.submit()
+    prompt = load_explain(content)[0]
+    explain.record_result(store, prompt, "내 설명", (0, 1), clock.now)
+    data = store.export_data()
+    other = ProgressStore(tmp_path / "other.db", clock)
+    added = other.import_data(json.loads(json.dumps(data)))
+    assert added["exam_attempts"] == 1 and added["explain_answers"] == 1
+    assert [a.uid for a in exams.attempts(other)] == [exam.attempt_id]
+    assert explain.history(other)[0].covered == (0, 1)
+    assert other.import_data(data)["exam_attempts"] == 0  # already there: skipped

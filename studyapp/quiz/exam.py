@@ -190,7 +190,7 @@ def exam_pool(content: Content, settings: ExamSettings) -> list[Item]:
 
 
 def build_questions(content: Content, settings: ExamSettings) -> tuple[list[ExamQuestion], str | None]:
-    """The exam's questions and, when O/X had to stand in for 4-choice, why (one line)."""
+    """The exam's questions and, when O/X had to stand in for 4-choice, why (a Translator key)."""
     rng = random.Random(settings.seed)
     pool = exam_pool(content, settings)
     if not pool:
@@ -199,12 +199,12 @@ def build_questions(content: Content, settings: ExamSettings) -> tuple[list[Exam
     if settings.kind == KIND_CHOICE:
         module = choice_module()
         if module is None:
-            notice = "4-choice questions are not available here: this exam asks O/X questions"
+            notice = "exam.notice.no_choice"  # a Translator key (studyapp/quiz/exam_cli.py)
         else:
             generated = module.generate_choice_questions(pool, settings.count, rng)
             if generated:
                 return [from_choice(q) for q in generated], None
-            notice = "too few items for 4-choice questions with these filters: this exam asks O/X questions"
+            notice = "exam.notice.too_few"
     shuffled = list(pool)
     rng.shuffle(shuffled)
     chosen = interleave(question_from_item(item) for item in shuffled)[: settings.count]
@@ -277,6 +277,7 @@ class ExamSession:
         if not questions:
             raise StudyappError("this exam has no questions")
         self.questions: list[ExamQuestion] = list(questions)
+        self.requested = settings.count  # the bank may hold fewer questions for a narrow scope
         self.settings = replace(settings, count=len(self.questions))
         self.kind = KIND_CHOICE if any(q.kind == KIND_CHOICE for q in self.questions) else KIND_OX
         self.clock: Clock = clock or store.clock

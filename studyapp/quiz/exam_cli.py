@@ -74,6 +74,9 @@ STRINGS = {
         "exam.option_false": "옳지 않음",
         "exam.attempt": "응시 기록 {id} · 틀린 문항 다시: studyapp quiz --mode exam --retry {id}",
         "exam.fallback": "알림: {notice}",
+        "exam.fewer": "이 범위에서 만들 수 있는 문항은 {built}개입니다 (요청 {asked}개).",
+        "exam.notice.no_choice": "4지선다 문항을 만들 수 없어 O/X 문항으로 출제합니다.",
+        "exam.notice.too_few": "이 범위에는 4지선다를 만들 문항이 모자라 O/X 문항으로 출제합니다.",
         "exam.option_scope": "--time-limit, --pass-mark, --retry, --schedule은 --mode exam에서만 씁니다",
     },
     "en": {
@@ -117,6 +120,9 @@ STRINGS = {
         "exam.option_false": "false",
         "exam.attempt": "Attempt {id} · retry its misses: studyapp quiz --mode exam --retry {id}",
         "exam.fallback": "Note: {notice}",
+        "exam.fewer": "This scope holds {built} questions ({asked} asked for).",
+        "exam.notice.no_choice": "4-choice questions are not available here: this exam asks O/X questions.",
+        "exam.notice.too_few": "Too few items for 4-choice questions in this scope: this exam asks O/X questions.",
         "exam.option_scope": "--time-limit, --pass-mark, --retry and --schedule go with --mode exam",
     },
 }
@@ -257,7 +263,9 @@ def intro_lines(session: ExamSession, t: Translator) -> list[str]:
         t("exam.schedule_on") if session.settings.schedule else t("exam.schedule_off"),
     ]
     if session.notice:
-        lines.append(t("exam.fallback", notice=session.notice))
+        lines.append(t("exam.fallback", notice=t(session.notice)))
+    if session.requested > session.total and session.settings.retry_of is None:
+        lines.append(t("exam.fewer", built=session.total, asked=session.requested))
     return lines
 
 
