@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -136,10 +137,8 @@ class ExamScreen(StudyScreen):
     AUTO_FOCUS = ""  # nothing: keys go to the screen (None would inherit the app's "*")
     TICK_S = 0.25  # how often the countdown is redrawn and the time limit checked
     BINDINGS: ClassVar[list[BindingType]] = [
+        # 2–4 are read in on_key (one row in the help screen, not four).
         Binding("1", "answer('1')", "key.exam_answer", key_display="1-4"),
-        Binding("2", "answer('2')", "key.exam_answer", show=False),
-        Binding("3", "answer('3')", "key.exam_answer", show=False),
-        Binding("4", "answer('4')", "key.exam_answer", show=False),
         Binding("o,ㅐ", "answer('O')", "key.answer_o", key_display="o", show=False),
         Binding("x,ㅌ", "answer('X')", "key.answer_x", key_display="x", show=False),
         Binding("f,ㄹ", "flag", "key.exam_flag", key_display="f"),
@@ -244,6 +243,12 @@ class ExamScreen(StudyScreen):
         if action == "answer":  # 1–4 for 4-choice; o/x (or 1/2, as in the quiz) for O/X
             return not parameters or self.session.current.normalise(str(parameters[0])) is not None
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        if event.character in ("2", "3", "4") and not isinstance(self.focused, Input):
+            event.stop()
+            if self.check_action("answer", (event.character,)):
+                self.action_answer(event.character)
 
     def _time_guard(self) -> bool:
         """True when the time ran out (then the exam is submitted instead of taking the key)."""

@@ -28,6 +28,9 @@ KEY_NAMES = {
     "pagedown": "PgDn",
     "tab": "Tab",
     "ctrl+z": "Ctrl+Z",
+    "ctrl+s": "Ctrl+S",
+    "ctrl+b": "Ctrl+B",
+    "ctrl+n": "Ctrl+N",
 }
 KEY_COLUMN = 16
 
@@ -74,8 +77,8 @@ class HelpScreen(StudyModal):
             "help.labs": [("Enter", t("key.run_quick")), ("Tab ← →", t("help.tab_tables"))],
             "help.checklist": [("Enter", t("key.next_step"))],
             "help.exercises": [("Enter", t("key.ex_check"))],
-            "help.exam": [("Enter", t("exam.jump_placeholder"))],
-            "help.explain": [("Space 1-6", t("explain.points_heading")), ("Tab", t("help.tab_panes"))],
+            "help.exam": [("2 3 4", t("key.exam_answer"))],  # 1 is a binding; 2–4 are read in on_key
+            "help.explain": [("1-6 Space", t("help.explain_tick")), ("Tab", t("help.explain_tab"))],
         }
         for key, screen in (
             ("help.home", HomeScreen),
