@@ -60,6 +60,7 @@ class ExamIntroScreen(StudyScreen):
         Binding("n", "cycle_count", "key.exam_count"),
         Binding("t", "cycle_time", "key.exam_time"),
         Binding("p", "cycle_mark", "key.exam_mark"),
+        Binding("s", "toggle_schedule", "key.exam_schedule"),
         Binding("escape,q", "back", "key.back", key_display="esc"),
     ]
 
@@ -124,6 +125,10 @@ class ExamIntroScreen(StudyScreen):
         current = self.session.settings.pass_mark
         following = next((m for m in PASS_MARKS if m > current + 1e-9), DEFAULT_PASS_MARK)
         self._rebuild(pass_mark=following)
+
+    def action_toggle_schedule(self) -> None:
+        """Let this exam's answers update FSRS, or not (the default: a mock exam only measures)."""
+        self._rebuild(schedule=not self.session.settings.schedule)
 
     def action_start(self) -> None:
         replace_screen(self, ExamScreen(self.session))
