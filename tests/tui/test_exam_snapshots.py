@@ -1,6 +1,6 @@
 """Snapshots at 80×24 of the mock exam's intro and result, and of explain-it after submitting.
 
-Deterministic: an O/X exam from a seed, a fixed clock and attempt id, no cursor blink (conftest).
+Deterministic: a 4-choice exam from a seed, a fixed clock and attempt id, no cursor blink (conftest).
 New snapshots only; update with `pytest tests/tui/test_exam_snapshots.py --snapshot-update`.
 """
 
@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from studyapp.quiz.exam import KIND_OX, ExamSession, ExamSettings
+from studyapp.quiz.exam import KIND_CHOICE, ExamSession, ExamSettings
 from tests.tui.helpers import SIZE
 
 
 def exam(content: Any, store: Any) -> ExamSession:
-    session = ExamSession(content, store, ExamSettings(count=6, kind=KIND_OX, seed=11, time_limit_s=600))
+    session = ExamSession(content, store, ExamSettings(count=6, kind=KIND_CHOICE, seed=11, time_limit_s=600))
     session.attempt_id = "5e1ec7ed" + "0" * 24  # shown on the result screen
     return session
 
@@ -31,8 +31,8 @@ def test_exam_result(snap_compare: Any, make: Any, content: Any, store: Any, clo
         await pilot.pause()
         for index, question in enumerate(session.questions[:4]):
             right = index != 1  # three right, one wrong, two unanswered: 50 %, a fail
-            answer = question.answer if right else ("X" if question.answer == "O" else "O")
-            await pilot.press(answer.lower())
+            answer = question.answer if right else str(int(question.answer) % 4 + 1)
+            await pilot.press(answer)
         clock.advance(seconds=200)
         await pilot.press("s", "enter")
         await pilot.pause()
