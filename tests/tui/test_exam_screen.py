@@ -190,3 +190,19 @@ async def test_home_d_opens_explain_it_and_help_lists_the_new_screens(make: Any)
         help_text = "\n".join(str(w.render()) for w in app.screen.query(".help-section"))
         for title in ("모의고사 안내", "모의고사 풀기", "모의고사 결과", "설명하기"):
             assert title in help_text
+
+
+async def test_studyapp_explain_id_opens_on_that_prompt_and_esc_goes_home(make: Any) -> None:
+    from studyapp.tui.screens.home import HomeScreen
+
+    app = make(start="explain:explain-pipeline-case")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ExplainScreen) and screen.prompt.id == "explain-pipeline-case"
+        assert "explain-pipeline-case" in screen_text(app)
+        await pilot.press("ctrl+n")  # the next prompt, before writing
+        assert screen.prompt.id != "explain-pipeline-case"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
