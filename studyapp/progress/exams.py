@@ -293,7 +293,10 @@ def attempt_lines(rows: list[dict[str, Any]], t: Any) -> list[str]:
         return [t("exams.none")]
     lines = [t("exams.title")]
     for row in rows:
-        date = str(row["started_at"])[:16].replace("T", " ")
+        try:  # shown in the learner's local time (stored in UTC)
+            date = datetime.fromisoformat(str(row["started_at"])).astimezone().strftime("%Y-%m-%d %H:%M")
+        except ValueError:
+            date = str(row["started_at"])[:16]
         extra = ""
         if row.get("retry_of"):
             extra += t("exams.retry_of", id=str(row["retry_of"])[:SHORT_ID])
