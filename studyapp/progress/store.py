@@ -522,7 +522,9 @@ class ProgressStore:
             "schema": SCHEMA_VERSION,
             "exported_at": to_iso(self.clock()),
             "reviews": table("reviews"),
-            **{name: table(name) for name in _PLAIN_TABLES},
+            "lab_runs": table("lab_runs"),
+            "lab_answers": table("lab_answers"),
+            "self_checks": table("self_checks"),
         }
         for rows in data.values():
             if isinstance(rows, list):
@@ -535,7 +537,7 @@ class ProgressStore:
     def import_data(self, data: dict[str, Any]) -> dict[str, int]:
         """Merge an export into this store, all or nothing; rows already present are skipped."""
         _validate_export(data)
-        added = {"reviews": 0, **{name: 0 for name in _PLAIN_TABLES}}
+        added = {"reviews": 0, "lab_runs": 0, "lab_answers": 0, "self_checks": 0}
         with self.transaction() as db:
             touched: set[str] = set()
             for row in data["reviews"]:
@@ -577,27 +579,6 @@ _PLAIN_TABLES = {
     "lab_runs": ["uid", "lab", "started_at", "ended_at", "status", "summary", "artifact_dir", "result_json"],
     "lab_answers": ["uid", "lab", "answer", "correct", "answered_at"],
     "self_checks": ["uid", "checklist_id", "value", "checked_at"],
-    # Explain-it answers and mock-exam attempts (studyapp/quiz/explain.py, studyapp/progress/exams.py).
-    "explain_answers": [
-        "uid",
-        "prompt_id",
-        "checklist_id",
-        "answer_text",
-        "covered_json",
-        "total_points",
-        "answered_at",
-    ],
-    "exam_attempts": [
-        "uid",
-        "started_at",
-        "finished_at",
-        "settings_json",
-        "score",
-        "total",
-        "passed",
-        "time_used_s",
-        "questions_json",
-    ],
 }
 
 
