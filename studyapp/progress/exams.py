@@ -96,25 +96,31 @@ def _settings(session: ExamSession, extra: dict[str, Any] | None = None) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-def begin_attempt(store: ProgressStore, session: ExamSession) -> None:
+def _insert_row(db: Any, session: ExamSession) -> None:
     assert session.started_at is not None
+    db.execute(
+        "INSERT OR IGNORE INTO exam_attempts(uid, started_at, settings_json, total, questions_json)"
+        " VALUES (?,?,?,?,?)",
+        (
+            session.attempt_id,
+            to_iso(session.started_at),
+            _settings(session),
+            session.total,
+            json.dumps(_question_rows(session), ensure_ascii=False),
+        ),
+    )
+
+
+def begin_attempt(store: ProgressStore, session: ExamSession) -> None:
     with store.transaction() as db:
-        db.execute(
-            "INSERT OR IGNORE INTO exam_attempts(uid, started_at, settings_json, total, questions_json)"
-            " VALUES (?,?,?,?,?)",
-            (
-                session.attempt_id,
-                to_iso(session.started_at),
-                _settings(session),
-                session.total,
-                json.dumps(_question_rows(session), ensure_ascii=False),
-            ),
-        )
+        _insert_row(db, session)
 
 
 def save_progress(store: ProgressStore, session: ExamSession) -> None:
-    """The answers so far (after each answer): an interrupted sitting keeps them."""
+    """The answers so far (after each answer): an interrupted sitting keeps them. The row is
+    created here too when the write at the start failed (a full disk that has space again)."""
     with store.transaction() as db:
+        _insert_row(db, session)
         db.execute(
             "UPDATE exam_attempts SET questions_json = ? WHERE uid = ?",
             (json.dumps(_question_rows(session), ensure_ascii=False), session.attempt_id),
@@ -123,6 +129,7 @@ def save_progress(store: ProgressStore, session: ExamSession) -> None:
 
 def finish_attempt(store: ProgressStore, session: ExamSession, result: ExamResult) -> None:
     with store.transaction() as db:
+        _insert_row(db, session)
         db.execute(
             "UPDATE exam_attempts SET finished_at = ?, settings_json = ?, score = ?, passed = ?,"
             " time_used_s = ?, questions_json = ? WHERE uid = ?",

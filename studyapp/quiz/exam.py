@@ -21,6 +21,7 @@ No Textual here.
 from __future__ import annotations
 
 import random
+import sqlite3
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -287,6 +288,9 @@ class ExamSession:
         self.position = 0
         self.started_at: datetime | None = None
         self.result: ExamResult | None = None
+        # One line when the archive could not be written (disk full, locked, read-only): the
+        # sitting goes on in memory and the next write (an answer, the submit) tries again.
+        self.save_problem: str | None = None
 
     # -- time ----------------------------------------------------------------------------------
     @property
@@ -302,7 +306,7 @@ class ExamSession:
         self.started_at = self.clock()
         from studyapp.progress import exams
 
-        exams.begin_attempt(self.store, self)
+        self._archive(exams.begin_attempt)
 
     def elapsed_s(self) -> float:
         if self.started_at is None:
@@ -361,7 +365,17 @@ class ExamSession:
         self.answers[self.position] = normalised
         from studyapp.progress import exams
 
-        exams.save_progress(self.store, self)
+        self._archive(exams.save_progress)
+        return True
+
+    def _archive(self, write: Callable[..., None], *args: Any) -> bool:
+        """Run one archive write; a failing store is remembered in `save_problem`, never raised."""
+        try:
+            write(self.store, self, *args)
+        except (StudyappError, sqlite3.Error, OSError) as exc:
+            self.save_problem = str(exc) or type(exc).__name__
+            return False
+        self.save_problem = None
         return True
 
     def clear_answer(self) -> None:
@@ -424,9 +438,12 @@ class ExamSession:
         )
         from studyapp.progress import exams
 
-        exams.finish_attempt(self.store, self, self.result)
-        if self.settings.schedule:
-            self._schedule(results, finished_at)
+        self._archive(exams.finish_attempt, self.result)
+        if self.settings.schedule and self.save_problem is None:
+            try:
+                self._schedule(results, finished_at)
+            except (StudyappError, sqlite3.Error, OSError) as exc:
+                self.save_problem = str(exc) or type(exc).__name__
         return self.result
 
     def _schedule(self, results: Iterable[QuestionResult], when: datetime) -> None:

@@ -31,6 +31,7 @@ from studyapp.quiz.exam import (
     parse_time_limit,
 )
 from studyapp.quiz.presenting import topic_path
+from studyapp.safetext import printable
 
 STRINGS = {
     "ko": {
@@ -74,6 +75,8 @@ STRINGS = {
         "exam.option_false": "옳지 않음",
         "exam.attempt": "응시 기록 {id} · 틀린 문항 다시: studyapp quiz --mode exam --retry {id}",
         "exam.fallback": "알림: {notice}",
+        "exam.save_problem": "저장하지 못했습니다 — 답은 메모리에 있고 다음 답에서 다시 저장합니다: {problem}",
+        "exam.not_archived": "이 응시 기록은 저장되지 않았습니다: {problem}",
         "exam.fewer": "이 범위에서 만들 수 있는 문항은 {built}개입니다 (요청 {asked}개).",
         "exam.notice.no_choice": "4지선다 문항을 만들 수 없어 O/X 문항으로 출제합니다.",
         "exam.notice.too_few": "이 범위에는 4지선다를 만들 문항이 모자라 O/X 문항으로 출제합니다.",
@@ -120,6 +123,8 @@ STRINGS = {
         "exam.option_false": "false",
         "exam.attempt": "Attempt {id} · retry its misses: studyapp quiz --mode exam --retry {id}",
         "exam.fallback": "Note: {notice}",
+        "exam.save_problem": "Could not save — the answer is kept in memory and saved with the next one: {problem}",
+        "exam.not_archived": "This attempt was not archived: {problem}",
         "exam.fewer": "This scope holds {built} questions ({asked} asked for).",
         "exam.notice.no_choice": "4-choice questions are not available here: this exam asks O/X questions.",
         "exam.notice.too_few": "Too few items for 4-choice questions in this scope: this exam asks O/X questions.",
@@ -334,6 +339,13 @@ def result_lines(result: ExamResult, content: Content, t: Translator) -> list[st
     return lines
 
 
+def archive_warning(session: ExamSession, t: Translator) -> str | None:
+    if session.save_problem is None:
+        return None
+    key = "exam.not_archived" if session.finished else "exam.save_problem"
+    return t(key, problem=printable(session.save_problem))
+
+
 def miss_lines(record: Any, content: Content, t: Translator) -> list[str]:
     """One miss: the stem, the learner's answer, the key, and every option's explanation."""
     question = record.question
@@ -420,6 +432,9 @@ def run_plain_exam(session: ExamSession, t: Translator, stdin: TextIO, stdout: T
                 )
             continue
         if session.answer(command):
+            warning = archive_warning(session, t)
+            if warning:
+                say(warning)
             following = session.next_unanswered()
             if following is None:
                 say(t("exam.all_answered"))
@@ -429,6 +444,9 @@ def run_plain_exam(session: ExamSession, t: Translator, stdin: TextIO, stdout: T
         say(t("exam.unreadable", keys=t("exam.plain_keys")))
     result = session.submit(auto=auto)
     say("", t("exam.time_up") if auto else t("exam.submitted"), "", *result_lines(result, session.content, t))
+    warning = archive_warning(session, t)
+    if warning:
+        say(warning)
     return EXIT_OK
 
 

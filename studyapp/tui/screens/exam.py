@@ -21,7 +21,7 @@ from textual.widgets import Input, Static
 
 from studyapp.errors import StudyappError
 from studyapp.quiz.exam import DEFAULT_PASS_MARK, ExamSession, ExamSettings, format_clock
-from studyapp.quiz.exam_cli import intro_lines
+from studyapp.quiz.exam_cli import archive_warning, intro_lines
 from studyapp.tui.exam_strings import register
 from studyapp.tui.screens.base import StudyModal, StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
@@ -267,6 +267,9 @@ class ExamScreen(StudyScreen):
             return
         if not self.session.answer(response):
             return
+        warning = archive_warning(self.session, self.t)
+        if warning:
+            self.notify(warning, severity="warning", timeout=6, markup=False)
         following = self.session.next_unanswered()  # on to the next open question, as in --plain
         if following is not None:
             self.session.position = following

@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Static
 
 from studyapp.errors import StudyappError
 from studyapp.quiz.exam import KIND_CHOICE, ExamResult, ExamSession, QuestionResult, format_clock
-from studyapp.quiz.exam_cli import percent_text
+from studyapp.quiz.exam_cli import archive_warning, percent_text
 from studyapp.quiz.presenting import topic_path
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.screens.exam import close_exam, register, replace_screen
@@ -64,6 +64,9 @@ class ExamResultScreen(StudyScreen):
             if result.unanswered:
                 time_line += " · " + t("exam.unanswered", count=result.unanswered)
             yield Static(Content(time_line), id="exam-result-time", markup=False)
+            warning = archive_warning(self.session, t)
+            if warning:
+                yield Static(Content(warning), classes="warning", markup=False)
             table: DataTable[Text] = DataTable(cursor_type="none", id="exam-result-topics", show_cursor=False)
             table.can_focus = False
             yield table

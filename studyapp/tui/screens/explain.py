@@ -8,6 +8,7 @@ when opened from the checklist); the model answer is hidden until an answer was 
 
 from __future__ import annotations
 
+import sqlite3
 from typing import ClassVar
 
 from textual import events
@@ -221,7 +222,11 @@ class ExplainScreen(StudyScreen):
         # The checkboxes are the truth on screen: sync them before the write.
         for index in range(len(self.prompt.key_points)):
             self.session.set_point(index, self.query_one(f"#point-{index}", KeyPoint).value)
-        result = self.session.finish(self.study.store)  # one committed write
+        try:
+            result = self.session.finish(self.study.store)  # one committed write
+        except (StudyappError, sqlite3.Error, OSError) as exc:  # a full disk: keep it, try again
+            self.notify(self.t("explain.save_failed", problem=str(exc)), severity="error", markup=False)
+            return
         for box in self.query(".point").results(KeyPoint):
             box.disabled = True
         saved = self.query_one("#explain-saved", Static)
