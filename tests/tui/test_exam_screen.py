@@ -206,3 +206,28 @@ async def test_studyapp_explain_id_opens_on_that_prompt_and_esc_goes_home(make: 
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
+
+
+async def test_stats_lists_attempts_and_r_retries_the_last_misses(
+    make: Any, content: Content, store: ProgressStore
+) -> None:
+    session = ox_session(content, store)
+    session.answer(session.questions[0].answer)
+    session.submit()  # 1/5: four misses
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.switch_mode("stats")
+        await pilot.pause()
+        body = app.screen.query_one("#stats-body")
+        body.scroll_end(animate=False)
+        await pilot.pause()
+        text = flat(screen_text(app))
+        assert flat("모의고사 기록") in text and session.attempt_id[:8] in text and flat("1/5 (20%)") in text
+        await pilot.press("r")
+        await pilot.pause()
+        intro = app.screen
+        assert isinstance(intro, ExamIntroScreen) and intro.session.total == 4
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "StatsScreen"
