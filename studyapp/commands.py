@@ -43,6 +43,21 @@ def _parse_date(text: str) -> date:
         raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
 
 
+# An exam date further out than this is almost surely a mistyped year.
+_EXAM_DATE_HORIZON_DAYS = 3 * 366
+
+
+def _parse_exam_date(text: str) -> date:
+    """An exam date from today on: a past or far-off date would silently change the new-item quota."""
+    exam = _parse_date(text)
+    today = date.today()
+    if exam < today:
+        raise argparse.ArgumentTypeError(f"{exam.isoformat()} is in the past (today is {today.isoformat()})")
+    if (exam - today).days > _EXAM_DATE_HORIZON_DAYS:
+        raise argparse.ArgumentTypeError(f"{exam.isoformat()} is more than 3 years away; check the year")
+    return exam
+
+
 # ---------------------------------------------------------------------------------------------
 # quiz
 # ---------------------------------------------------------------------------------------------
@@ -69,7 +84,7 @@ def add_quiz_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     quiz.add_argument("--json", action="store_true", help="with --dump: print JSON")
     quiz.add_argument("--plain", action="store_true", help="line mode without the TUI (reads o/x from stdin)")
-    quiz.add_argument("--exam-date", type=_parse_date, metavar="YYYY-MM-DD", help="store your exam date")
+    quiz.add_argument("--exam-date", type=_parse_exam_date, metavar="YYYY-MM-DD", help="store your exam date")
     quiz.add_argument("--no-drills", action="store_true", help="O/X items only, no calculation drills")
     quiz.add_argument("--seed", type=int, help=argparse.SUPPRESS)
     from studyapp.quiz.exam_cli import add_exam_options

@@ -228,6 +228,11 @@ def test_dump_json_prints_questions_and_touches_no_progress(isolated_home: Path,
     assert not (isolated_home / "progress.db").exists()
     again = run_cli("quiz", "--kind", "choice", "--dump", "5", "--json", "--seed", "1")
     assert again.stdout == result.stdout
+    text = run_cli("quiz", "--kind", "choice", "--dump", "5", "--seed", "1")  # the same, for people
+    assert text.returncode == 0 and text.stdout.count("  *") == 5
+    for entry in data:
+        key = entry["options"][entry["answer"]]
+        assert f"*{entry['answer'] + 1}) {key['text']}  [{key['item_id']}]" in text.stdout
     topic = run_cli("quiz", "--kind", "choice", "--dump", "3", "--json", "--topic", "bottleneck-analysis")
     assert {e["options"][0]["item_id"][:2] for e in json.loads(topic.stdout)} == {"ba"}
 
@@ -307,3 +312,18 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "
     reviews = ProgressStore.in_dir(isolated_home).reviews()
     assert data["reviews_total"] == len(reviews) > 9  # choice questions stored a review per option
     assert sum(topic["seen"] for topic in data["topics"].values()) == len({r.item_id for r in reviews})
+
+
+def test_a_wrong_pick_puts_both_statements_in_the_notebook(shipped, store, clock) -> None:
+    from studyapp.quiz.engine import select_questions
+
+    session = QuizSession(shipped, store, SessionOptions(mode="new", kind="choice", count=1, seed=6))
+    question = session.current
+    assert question is not None and question.choice is not None
+    wrong = (question.choice.answer_index + 1) % 4
+    session.answer(str(wrong + 1))
+    missed = select_questions(shipped, store, SessionOptions(mode="wrong"), clock.now)
+    assert {q.id for q in missed} == {question.choice.key.id, question.choice.options[wrong].id}
+    assert {q.kind for q in missed} == {KIND_OX}  # retried as the O/X statements themselves
+    last = {r.item_id: r.answer for r in store.reviews()}
+    assert last[question.choice.key.id] != question.choice.key.answer  # the implied, wrong O/X answer

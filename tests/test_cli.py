@@ -122,3 +122,25 @@ def test_progress_checklist_self_check_and_markdown(tmp_path: Path) -> None:
     assert run_cli("--content", str(root), "progress", "--export", str(report)).returncode == 0
     text = report.read_text(encoding="utf-8")
     assert "데모를 설명할 수 있는가" in text and text.startswith("# ")
+
+
+def test_exam_date_in_the_past_or_years_away_is_refused(tmp_path: Path, isolated_home: Path) -> None:
+    from datetime import date, timedelta
+
+    from studyapp.progress.store import ProgressStore
+
+    root = write_content(tmp_path / "content")
+    today = date.today()
+    for bad in (today - timedelta(days=1), today.replace(year=today.year + 5)):
+        result = run_cli(
+            "--content", str(root), "quiz", "--plain", "--exam-date", bad.isoformat(), input_text="q\n"
+        )
+        assert result.returncode == 2
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert bad.isoformat() in result.stderr
+    exam = today + timedelta(days=30)
+    result = run_cli(
+        "--content", str(root), "quiz", "--plain", "--exam-date", exam.isoformat(), input_text="q\n"
+    )
+    assert result.returncode == 0, result.stderr
+    assert ProgressStore.in_dir(isolated_home).exam_date() == exam

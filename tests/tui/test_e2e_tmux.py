@@ -89,7 +89,9 @@ def test_quiz_in_a_real_terminal(tmux: Tmux, tmp_path: Path, size: tuple[int, in
         "TERM": "xterm-256color",
     }
     lang_flag = "" if korean_locale else "--lang ko "
-    command = f"cd {REPO} && {sys.executable} -m studyapp quiz {lang_flag}--kind ox --no-drills --count 5 --seed 1"
+    command = (
+        f"cd {REPO} && {sys.executable} -m studyapp quiz {lang_flag}--kind ox --no-drills --count 5 --seed 1"
+    )
     tmux.start(command, env, size)
 
     for number in (1, 2, 3):

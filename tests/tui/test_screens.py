@@ -298,3 +298,15 @@ async def test_store_notice_is_shown_once(make: Any, tmp_path: Path, clock: Any)
         await pilot.pause()
         assert len(list(app._notifications)) == 1
     moved.close()
+
+
+async def test_labs_table_uses_a_wide_terminal(make: Any) -> None:
+    """At 160 columns every lab title and topic list is shown in full (walkthrough c2)."""
+    app = make()
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.press("l")
+        await pilot.pause()
+        text = screen_text(app)
+        for info in app.screen.labs.values():
+            assert info.title in text
+        assert "…" not in text.split("\n\n")[0]

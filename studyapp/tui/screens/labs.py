@@ -178,21 +178,34 @@ class LabsScreen(StudyScreen):
                 table.update_cell(lab_id, "last", self._status_text(last.get(lab_id)), update_width=True)
             return
         table.clear()
-        # Sized so that the whole row, "Last result" included, fits 80 columns; wider terminals
-        # get longer titles and topic names.
-        title_width = max(27, self.app.size.width - 70)
         topics = self.study.content.topics
+        topic_titles = {
+            lab_id: ", ".join(topics[t].title if t in topics else t for t in info.topics)
+            for lab_id, info in self.labs.items()
+        }
+        title_width, topics_width = self._text_widths(topic_titles)
         for lab_id, info in self.labs.items():
-            topic_titles = ", ".join(topics[t].title if t in topics else t for t in info.topics)
             table.add_row(
                 Text(lab_id),
                 Text(fit(info.title, title_width)),
-                Text(fit(topic_titles, max(15, title_width // 2))),
+                Text(fit(topic_titles[lab_id], topics_width)),
                 self._status_text(last.get(lab_id)),
                 key=lab_id,
             )
         if self.selected in self.labs:
             table.move_cursor(row=list(self.labs).index(self.selected), animate=False)
+
+    def _text_widths(self, topic_titles: dict[str, str]) -> tuple[int, int]:
+        """Title and topics column widths: the whole row, "Last result" included, fits the
+        terminal (27 + 15 cells at 80 columns); wider terminals get the full texts where they fit."""
+        title_need = max((cell_len(info.title) for info in self.labs.values()), default=27)
+        topics_need = max((cell_len(text) for text in topic_titles.values()), default=15)
+        room = max(42, self.app.size.width - 38)  # id, last result, cell padding and the scrollbar
+        if title_need + topics_need <= room:
+            return title_need, topics_need
+        spare = room - 42
+        topics_width = min(topics_need, 15 + spare // 3)
+        return max(27, room - topics_width), topics_width
 
     def _show_selected(self) -> None:
         info = self.labs.get(self.selected) if self.selected else None

@@ -1,0 +1,326 @@
+"""Checker of the confusion exercise (docs/EXERCISES.md).
+
+Each of the learner's four functions runs in its own child process (`probe()` below is the driver
+there) on the same planted cases: a clean case, two random planted ones (a confused pair, a class
+that is never predicted, a label absent from the data) and a perfect prediction. The reference is
+the lab's `labs/errors/confusion.py` and `imbalance.macro_f1`. No timing is involved.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import secrets
+from pathlib import Path
+from typing import Any
+
+from labs._exercise import Checker, LearnerResult, parse_args, run_learner
+
+LEARNER_FILE = "confusion.py"
+NAMES = ["cat", "dog", "bird", "fish", "frog", "owl", "fox", "bee", "eel", "yak"]
+TOLERANCE = 1e-9
+METRICS = ("precision", "recall", "f1", "support")
+
+
+# -- planted data --------------------------------------------------------------------------------------
+
+
+def planted_case(rng: random.Random, name: str, quick: bool) -> dict[str, Any]:
+    """k classes with unequal shares; `confused` is predicted as `into` 35 % of the time, `never`
+    is never predicted (its samples go elsewhere), `ghost` is a label no sample has."""
+    k = rng.randint(4, 6)
+    labels = rng.sample(NAMES, k + 1)
+    ghost = labels[-1]
+    present = labels[:-1]
+    confused, into, never = present[0], present[1], present[2]
+    rng.shuffle(labels)  # the order of `labels` is not the order of the story
+    y_true: list[str] = []
+    y_pred: list[str] = []
+    n = 150 if quick else 400
+    weights = [4.0 if c == confused else (0.5 if c == never else rng.uniform(1.0, 2.5)) for c in present]
+    predictable = [c for c in present if c != never]
+    for _ in range(n):
+        true = rng.choices(present, weights)[0]
+        if true == never:
+            predicted = rng.choice(predictable)
+        elif true == confused and rng.random() < 0.35:
+            predicted = into
+        elif rng.random() < 0.1:
+            predicted = rng.choice([c for c in predictable if c != true])
+        else:
+            predicted = true
+        y_true.append(true)
+        y_pred.append(predicted)
+    return {
+        "name": name,
+        "y_true": y_true,
+        "y_pred": y_pred,
+        "labels": labels,
+        "never": never,
+        "ghost": ghost,
+    }
+
+
+def planted_cases(quick: bool, seed: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    clean_true = ["cat"] * 6 + ["dog"] * 4 + ["owl"] * 5
+    clean_pred = ["cat"] * 5 + ["dog"] + ["dog"] * 3 + ["owl"] + ["owl"] * 4 + ["cat"]
+    perfect = planted_case(rng, "a perfect prediction", quick)
+    perfect["y_pred"] = list(perfect["y_true"])
+    perfect["never"] = None
+    return [
+        {
+            "name": "15 samples, every class predicted",
+            "y_true": clean_true,
+            "y_pred": clean_pred,
+            "labels": ["cat", "dog", "owl"],
+            "never": None,
+            "ghost": None,
+        },
+        planted_case(rng, "planted data set 1", quick),
+        planted_case(rng, "planted data set 2", quick),
+        perfect,
+    ]
+
+
+# -- in the learner's child process ------------------------------------------------------------------
+
+
+def probe(function_name: str, cases: list[dict[str, Any]]) -> list[Any]:
+    """Call the learner's function on every case (copies, so a function that edits its input
+    cannot spoil the next case); an error names the case it happened on."""
+    import importlib
+
+    learner = importlib.import_module(Path(LEARNER_FILE).stem)
+    function = getattr(learner, function_name, None)
+    if not callable(function):
+        raise AttributeError(f"{LEARNER_FILE} has no function {function_name}()")
+    results = []
+    for case in cases:
+        try:
+            results.append(function(list(case["y_true"]), list(case["y_pred"]), list(case["labels"])))
+        except Exception as exc:
+            if len(exc.args) == 1 and isinstance(exc.args[0], str):
+                exc.args = (f"{exc.args[0]} — on the case: {case['name']}",)
+            elif not exc.args:
+                exc.args = (f"on the case: {case['name']}",)
+            raise
+    return results
+
+
+# -- the reference -----------------------------------------------------------------------------------
+
+
+def reference(case: dict[str, Any]) -> dict[str, Any]:
+    import numpy as np
+
+    from labs.errors.confusion import confusion_matrix, per_class_metrics
+    from labs.errors.imbalance import accuracy, macro_f1
+
+    labels = case["labels"]
+    index = {label: i for i, label in enumerate(labels)}
+    matrix = confusion_matrix(
+        np.array([index[t] for t in case["y_true"]]),
+        np.array([index[p] for p in case["y_pred"]]),
+        len(labels),
+    )
+    off_diagonal = matrix.copy()
+    np.fill_diagonal(off_diagonal, 0)
+    return {
+        "matrix": matrix.tolist(),
+        "per_class": per_class_metrics(matrix, labels),
+        "macro_f1": macro_f1(matrix),
+        "accuracy": accuracy(matrix),
+        "largest_error": int(off_diagonal.max()),
+    }
+
+
+# -- the requirements --------------------------------------------------------------------------------
+
+
+def check_matrix(
+    check: Checker, cases: list[dict[str, Any]], got: list[Any], refs: list[dict[str, Any]]
+) -> None:
+    name = "confusion_matrix: rows = true class, columns = predicted"
+    for case, mine, ref in zip(cases, got, refs, strict=True):
+        if _as_matrix(mine) != ref["matrix"]:
+            transposed = [list(row) for row in zip(*ref["matrix"], strict=True)]
+            why = (
+                "it is the transpose of the right one: rows must be the TRUE class"
+                if _as_matrix(mine) == transposed
+                else f"expected {ref['matrix']}, got {_short(mine)}"
+            )
+            check.requirement(name, False, f"{case['name']} (labels {case['labels']}): {why}")
+            return
+    check.requirement(name, True, f"{len(cases)} cases, up to {max(len(c['labels']) for c in cases)} classes")
+
+
+def _as_matrix(value: Any) -> Any:
+    if isinstance(value, (list, tuple)) and all(isinstance(row, (list, tuple)) for row in value):
+        return [list(row) for row in value]
+    return value
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def check_metrics(
+    check: Checker, cases: list[dict[str, Any]], got: list[Any], refs: list[dict[str, Any]]
+) -> None:
+    name = "per_class_metrics: precision, recall, F1, support"
+    for case, mine, ref in zip(cases, got, refs, strict=True):
+        if not isinstance(mine, dict) or set(mine) != set(case["labels"]):
+            check.requirement(
+                name,
+                False,
+                f"{case['name']}: expected a dict keyed by every label in labels, got {_short(mine)}",
+            )
+            return
+        for label in case["labels"]:
+            row, expected = mine[label], ref["per_class"][label]
+            if not isinstance(row, dict) or any(key not in row for key in METRICS):
+                check.requirement(
+                    name, False, f"{case['name']}: {label!r} needs {', '.join(METRICS)}; got {_short(row)}"
+                )
+                return
+            wrong = [key for key in METRICS if not _close(row[key], expected[key])]
+            if wrong:
+                swapped = _close(row["precision"], expected["recall"]) and _close(
+                    row["recall"], expected["precision"]
+                )
+                hint = (
+                    ": precision and recall are swapped — precision divides by the COLUMN sum (predicted as c), recall by the row sum"
+                    if swapped
+                    else ""
+                )
+                shown = ", ".join(f"{key} {row[key]!r} (expected {expected[key]:.4g})" for key in wrong)
+                check.requirement(name, False, f"{case['name']}, class {label!r}: {shown}{hint}")
+                return
+    check.requirement(name, True, f"every class of {len(cases)} cases matches labs/errors/confusion.py")
+
+
+def check_never_predicted(
+    check: Checker, cases: list[dict[str, Any]], got: list[Any] | None, error: str | None
+) -> None:
+    name = "a class never predicted (or absent) has precision 0, no crash"
+    planted = [c for c in cases if c["never"] is not None]
+    if got is None:
+        check.requirement(name, False, f"per_class_metrics() did not finish: {error}")
+        return
+    for case, mine in zip(cases, got, strict=True):
+        if case["never"] is None or not isinstance(mine, dict):
+            continue
+        for label, what in ((case["never"], "never predicted"), (case["ghost"], "in no sample")):
+            row = mine.get(label)
+            if (
+                not isinstance(row, dict)
+                or not _close(row.get("precision"), 0.0)
+                or not _close(row.get("f1"), 0.0)
+            ):
+                check.requirement(
+                    name,
+                    False,
+                    f"{case['name']}: {label!r} is {what}; expected precision 0 and F1 0, got {_short(row)}",
+                )
+                return
+    check.requirement(
+        name,
+        True,
+        f"{len(planted)} planted never-predicted classes and {len(planted)} labels no sample has: precision 0, F1 0",
+    )
+
+
+def check_macro(
+    check: Checker, cases: list[dict[str, Any]], got: list[Any], refs: list[dict[str, Any]]
+) -> None:
+    name = "macro_f1: the mean of the per-class F1"
+    for case, mine, ref in zip(cases, got, refs, strict=True):
+        if not _close(mine, ref["macro_f1"]):
+            hint = (
+                ": that is the accuracy (micro F1): average the per-class F1 scores instead"
+                if _close(mine, ref["accuracy"])
+                else ""
+            )
+            check.requirement(
+                name, False, f"{case['name']}: {_short(mine)}, expected {ref['macro_f1']:.6g}{hint}"
+            )
+            return
+    shown = ", ".join(f"{r['macro_f1']:.3f}" for r in refs)
+    accuracies = ", ".join(f"{r['accuracy']:.3f}" for r in refs)
+    check.requirement(name, True, f"{shown} (accuracy {accuracies})")
+
+
+def check_pair(
+    check: Checker, cases: list[dict[str, Any]], got: list[Any], refs: list[dict[str, Any]]
+) -> None:
+    name = "most_confused_pair: the largest off-diagonal cell"
+    found = []
+    for case, mine, ref in zip(cases, got, refs, strict=True):
+        if ref["largest_error"] == 0:
+            if mine is not None:
+                check.requirement(
+                    name, False, f"{case['name']} has no error at all: expected None, got {_short(mine)}"
+                )
+                return
+            continue
+        labels = case["labels"]
+        if not (isinstance(mine, (list, tuple)) and len(mine) == 2 and all(m in labels for m in mine)):
+            check.requirement(
+                name,
+                False,
+                f"{case['name']}: expected a (true, predicted) pair of labels, got {_short(mine)}",
+            )
+            return
+        true, predicted = mine
+        count = ref["matrix"][labels.index(true)][labels.index(predicted)]
+        if true == predicted:
+            check.requirement(
+                name,
+                False,
+                f"{case['name']}: ({true!r}, {predicted!r}) is on the diagonal — those are the correct answers",
+            )
+            return
+        if count != ref["largest_error"]:
+            check.requirement(
+                name,
+                False,
+                f"{case['name']}: ({true!r} → {predicted!r}) happens {count} times, the largest error cell has {ref['largest_error']}",
+            )
+            return
+        found.append(f"{true}→{predicted} ×{count}")
+    check.requirement(name, True, f"{'; '.join(found)}; None for the perfect prediction")
+
+
+def _close(value: Any, expected: float) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return math.isclose(float(value), float(expected), rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+
+
+def main() -> None:
+    args = parse_args()
+    with Checker(args) as check:
+        seed = secrets.randbits(30)
+        cases = planted_cases(args.quick, seed)
+        refs = [reference(case) for case in cases]
+        here = Path(__file__).resolve()
+        results: dict[str, LearnerResult] = {}
+        for function in ("confusion_matrix", "per_class_metrics", "macro_f1", "most_confused_pair"):
+            check.progress(f"calling your {function}() on {len(cases)} cases (seed {seed})")
+            results[function] = run_learner(args.workspace, here, "probe", function, cases, timeout_s=30)
+        if check.require_ran("confusion_matrix() runs", results["confusion_matrix"]):
+            check_matrix(check, cases, results["confusion_matrix"].value, refs)
+        metrics = results["per_class_metrics"]
+        if check.require_ran("per_class_metrics() runs", metrics):
+            check_metrics(check, cases, metrics.value, refs)
+        check_never_predicted(check, cases, metrics.value if metrics.ok else None, metrics.error)
+        if check.require_ran("macro_f1() runs", results["macro_f1"]):
+            check_macro(check, cases, results["macro_f1"].value, refs)
+        if check.require_ran("most_confused_pair() runs", results["most_confused_pair"]):
+            check_pair(check, cases, results["most_confused_pair"].value, refs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,256 @@
+"""Checker of the imbalance exercise (docs/EXERCISES.md).
+
+Each of the learner's five functions runs in its own child process (`probe()` below is the driver
+there) on the same planted data sets, among them the trivial majority classifier. The reference is
+the lab's `labs/errors/imbalance.py`. The accuracy-trap answer is "accuracy − balanced accuracy ≥
+0.1"; every planted case lies far from that boundary (the generator redraws one that does not), so
+any sensible rule built on a per-class metric gives the same answers. No timing is involved.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import secrets
+from pathlib import Path
+from typing import Any
+
+from labs._exercise import Checker, LearnerResult, parse_args, run_learner
+
+LEARNER_FILE = "imbalance.py"
+TOLERANCE = 1e-9
+TRAP_GAP = 0.1
+CLEAR_OF_BOUNDARY = 0.05  # |gap − TRAP_GAP| of every planted case is at least this
+PLANTING_TRIES = 100  # redraws allowed (a 6-sample class can make a good model look like a trap)
+
+
+# -- planted data --------------------------------------------------------------------------------------
+
+
+def _draw(rng: random.Random, n: int, shares: dict[str, float]) -> list[str]:
+    """n labels with exactly round(share · n) of each class (the last takes the rest), shuffled."""
+    labels: list[str] = []
+    names = list(shares)
+    for name in names[:-1]:
+        labels += [name] * round(shares[name] * n)
+    labels += [names[-1]] * (n - len(labels))
+    rng.shuffle(labels)
+    return labels
+
+
+def _predict(rng: random.Random, y_true: list[str], recall: dict[str, float]) -> list[str]:
+    """Each sample of class c is predicted right with probability recall[c], else as another class."""
+    classes = sorted(set(y_true))
+    predicted = []
+    for true in y_true:
+        if rng.random() < recall[true]:
+            predicted.append(true)
+        else:
+            predicted.append(rng.choice([c for c in classes if c != true]))
+    return predicted
+
+
+def _case(name: str, y_true: list[str], y_pred: list[str]) -> dict[str, Any]:
+    return {"name": name, "y_true": y_true, "y_pred": y_pred}
+
+
+def planted_cases(quick: bool, seed: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    n = 300 if quick else 1000
+    skewed = {"normal": 0.90, "warning": 0.08, "defect": 0.02}
+    fraud = {"ok": 0.85, "fraud": 0.15}
+    balanced = {"red": 1 / 3, "green": 1 / 3, "blue": 1 / 3}
+    for _ in range(PLANTING_TRIES):
+        y = _draw(rng, n, skewed)
+        cases = [_case("90/8/2 % data, the trivial majority classifier", y, ["normal"] * n)]
+        y = _draw(rng, n, fraud)
+        cases.append(
+            _case(
+                "85/15 % data, a model that misses most of the minority",
+                y,
+                _predict(rng, y, {"ok": 0.99, "fraud": 0.2}),
+            )
+        )
+        y = _draw(rng, n, skewed)
+        cases.append(
+            _case(
+                "90/8/2 % data, a model that finds every class",
+                y,
+                _predict(rng, y, dict.fromkeys(skewed, 0.97)),
+            )
+        )
+        y = _draw(rng, n, balanced)
+        cases.append(
+            _case("balanced data, a mediocre model", y, _predict(rng, y, dict.fromkeys(balanced, 0.6)))
+        )
+        y = _draw(rng, n, balanced)
+        cases.append(_case("balanced data, a model that always answers 'red'", y, ["red"] * n))
+        cases.append(_case("one class only, always right", ["normal"] * 50, ["normal"] * 50))
+        if all(abs(reference(c)["gap"] - TRAP_GAP) >= CLEAR_OF_BOUNDARY for c in cases):
+            return cases
+    raise RuntimeError(f"no planted data sets clear of the trap boundary in {PLANTING_TRIES} draws")
+
+
+# -- in the learner's child process ------------------------------------------------------------------
+
+
+def probe(function_name: str, with_predictions: bool, cases: list[dict[str, Any]]) -> list[Any]:
+    """Call the learner's function on every case (on copies); an error names the case."""
+    import importlib
+
+    learner = importlib.import_module(Path(LEARNER_FILE).stem)
+    function = getattr(learner, function_name, None)
+    if not callable(function):
+        raise AttributeError(f"{LEARNER_FILE} has no function {function_name}()")
+    results = []
+    for case in cases:
+        try:
+            if with_predictions:
+                results.append(function(list(case["y_true"]), list(case["y_pred"])))
+            else:
+                results.append(function(list(case["y_true"])))
+        except Exception as exc:
+            if len(exc.args) == 1 and isinstance(exc.args[0], str):
+                exc.args = (f"{exc.args[0]} — on the case: {case['name']}",)
+            elif not exc.args:
+                exc.args = (f"on the case: {case['name']}",)
+            raise
+    return results
+
+
+# -- the reference -----------------------------------------------------------------------------------
+
+
+def reference(case: dict[str, Any]) -> dict[str, Any]:
+    import numpy as np
+
+    from labs.errors import imbalance
+    from labs.errors.confusion import confusion_matrix
+
+    classes = sorted(set(case["y_true"]) | set(case["y_pred"]))
+    index = {label: i for i, label in enumerate(classes)}
+    y_true = np.array([index[t] for t in case["y_true"]])
+    y_pred = np.array([index[p] for p in case["y_pred"]])
+    matrix = confusion_matrix(y_true, y_pred, len(classes))
+    counts = imbalance.class_counts(y_true, len(classes))
+    entropy = imbalance.normalized_entropy(counts)
+    accuracy = imbalance.accuracy(matrix)
+    balanced = imbalance.balanced_accuracy(matrix)
+    present = counts[counts > 0].astype(float)
+    return {
+        "imbalance_ratio": imbalance.imbalance_ratio(counts),
+        "normalized_entropy": 0.0 if entropy is None else entropy,
+        "balanced_accuracy": balanced,
+        "mcc": imbalance.mcc(matrix),
+        "accuracy": accuracy,
+        "gap": accuracy - balanced,
+        "accuracy_is_misleading": accuracy - balanced >= TRAP_GAP,
+        # what common slips give, to name them in the message
+        "inverted_ratio": float(present.min() / present.max()),
+        "raw_entropy": float(-(present / present.sum() * np.log(present / present.sum())).sum()),
+    }
+
+
+# -- the requirements --------------------------------------------------------------------------------
+
+
+def _close(value: Any, expected: float) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return math.isclose(float(value), float(expected), rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _hint(key: str, mine: Any, ref: dict[str, Any]) -> str:
+    if key == "imbalance_ratio" and _close(mine, ref["inverted_ratio"]):
+        return ": that is min/max; the ratio is the LARGEST count over the smallest (≥ 1)"
+    if key == "normalized_entropy" and _close(mine, ref["raw_entropy"]):
+        return ": that is the entropy itself; divide by log k to normalise"
+    if key == "balanced_accuracy" and _close(mine, ref["accuracy"]) and not _close(ref["accuracy"], ref[key]):
+        return ": that is the plain accuracy; average the per-class recalls instead"
+    if key == "mcc" and ref["mcc"] == 0.0:
+        return ": when the denominator is 0 (one class predicted for everything) MCC is 0.0"
+    return ""
+
+
+METRICS = {
+    "imbalance_ratio": ("imbalance_ratio: largest / smallest class count", False),
+    "normalized_entropy": ("normalized_entropy: H / log k", False),
+    "balanced_accuracy": ("balanced_accuracy: mean per-class recall", True),
+    "mcc": ("mcc: multi-class Matthews correlation", True),
+}
+
+
+def check_metric(
+    check: Checker, key: str, cases: list[dict[str, Any]], got: list[Any], refs: list[dict[str, Any]]
+) -> None:
+    name = METRICS[key][0]
+    for case, mine, ref in zip(cases, got, refs, strict=True):
+        if not _close(mine, ref[key]):
+            check.requirement(
+                name,
+                False,
+                f"{case['name']}: yours {_short(mine)}, reference {ref[key]:.6g}{_hint(key, mine, ref)}",
+            )
+            return
+    shown = ", ".join(f"{ref[key]:.3g}" for ref in refs)
+    check.requirement(name, True, f"{shown} on {len(cases)} planted data sets")
+
+
+def check_trap(
+    check: Checker, cases: list[dict[str, Any]], got: list[Any], refs: list[dict[str, Any]]
+) -> None:
+    name = "accuracy_is_misleading: spots the accuracy trap"
+    for case, mine, ref in zip(cases, got, refs, strict=True):
+        if not isinstance(mine, bool):
+            check.requirement(name, False, f"{case['name']}: return True or False, not {_short(mine)}")
+            return
+        if mine != ref["accuracy_is_misleading"]:
+            numbers = (
+                f"accuracy {ref['accuracy']:.3f}, balanced accuracy {ref['balanced_accuracy']:.3f}, "
+                f"MCC {ref['mcc']:.3f}, imbalance ratio {ref['imbalance_ratio']:.3g}"
+            )
+            why = (
+                "the accuracy hides the classes this model misses"
+                if ref["accuracy_is_misleading"]
+                else "the accuracy tells the truth here (imbalance alone is not the trap; a per-class metric agrees)"
+            )
+            check.requirement(
+                name, False, f"{case['name']}: you said {mine}, expected {not mine} — {numbers}: {why}"
+            )
+            return
+    trapped = sum(ref["accuracy_is_misleading"] for ref in refs)
+    check.requirement(
+        name,
+        True,
+        f"{trapped} misleading, {len(refs) - trapped} honest, including the trivial majority classifier",
+    )
+
+
+def main() -> None:
+    args = parse_args()
+    with Checker(args) as check:
+        seed = secrets.randbits(30)
+        cases = planted_cases(args.quick, seed)
+        refs = [reference(case) for case in cases]
+        here = Path(__file__).resolve()
+        functions = {**{key: spec[1] for key, spec in METRICS.items()}, "accuracy_is_misleading": True}
+        results: dict[str, LearnerResult] = {}
+        for function, with_predictions in functions.items():
+            check.progress(f"calling your {function}() on {len(cases)} planted data sets (seed {seed})")
+            results[function] = run_learner(
+                args.workspace, here, "probe", function, with_predictions, cases, timeout_s=30
+            )
+        for key in METRICS:
+            if check.require_ran(f"{key}() runs", results[key]):
+                check_metric(check, key, cases, results[key].value, refs)
+        if check.require_ran("accuracy_is_misleading() runs", results["accuracy_is_misleading"]):
+            check_trap(check, cases, results["accuracy_is_misleading"].value, refs)
+
+
+if __name__ == "__main__":
+    main()
