@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     from studyapp.exercises.cli import add_exercise_parser
 
     add_exercise_parser(sub, common)
+    from studyapp.quiz.explain_cli import add_explain_parser
+
+    add_explain_parser(sub, common)
     return parser
 
 
@@ -92,6 +95,9 @@ def cmd_check(args: argparse.Namespace, t: Translator) -> int:
     root = locations.content_dir(args.content)
     content, problems = check_content(root, known_labs=set(registry.discover()))
     problems += metadata_problems(content, set(registry.discover()))  # labs/*/exercises/*/exercise.yaml
+    from studyapp.content.explain import check_explain, checklist_texts
+
+    problems += check_explain(root, checklist_texts(content))[1]  # content/explain.yaml
     if content is not None:  # near-duplicate statements and siblings: studyapp/content/similarity.py
         from studyapp.content.similarity import duplicate_problems
 

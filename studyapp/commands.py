@@ -83,7 +83,7 @@ def add_quiz_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     quiz.add_argument(
         "--kind",
         choices=QUIZ_KINDS,
-        help="ox, choice (4지선다), drill, or mixed (default: mixed; ox for --mode wrong/exam)",
+        help="ox, choice (4지선다), drill, or mixed (default: mixed; ox for --mode wrong; choice for --mode exam)",
     )
     quiz.add_argument(
         "--dump",
@@ -96,6 +96,9 @@ def add_quiz_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     quiz.add_argument("--exam-date", type=_parse_exam_date, metavar="YYYY-MM-DD", help="store your exam date")
     quiz.add_argument("--no-drills", action="store_true", help="O/X items only, no calculation drills")
     quiz.add_argument("--seed", type=int, help=argparse.SUPPRESS)
+    from studyapp.quiz.exam_cli import add_exam_options
+
+    add_exam_options(quiz)  # --time-limit, --pass-mark, --retry, --schedule/--no-schedule
     quiz.set_defaults(handler=cmd_quiz)
 
 
@@ -144,6 +147,9 @@ def dump_choice_questions(args: argparse.Namespace, content: Any) -> int:
 
 
 def cmd_quiz(args: argparse.Namespace, t: Translator) -> int:
+    from studyapp.quiz import exam_cli
+
+    exam_cli.check_option_scope(args, t)
     if args.dump is not None and args.kind != "choice":
         raise StudyappError("quiz: --dump prints generated 4-choice questions; use it with --kind choice")
     if args.json and args.dump is None:
@@ -154,6 +160,8 @@ def cmd_quiz(args: argparse.Namespace, t: Translator) -> int:
     store = open_store(args)
     if args.exam_date:
         store.set_exam_date(args.exam_date)
+    if args.mode == "exam":  # the mock exam: studyapp/quiz/exam.py
+        return exam_cli.run_exam_command(args, t, content, store)
     options = _session_options(args)
     if args.plain:
         from studyapp.quiz.plain import run_plain

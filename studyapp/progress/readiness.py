@@ -6,7 +6,8 @@ Evidence per checklist item, each component scored 0–1 (docs/READINESS.md has 
   changed checker 0.5 until checked again, failing after a pass 0.25, never passed 0;
 - quiz (0.35): for every linked question, its FSRS recall probability now if its last answer was
   right (0 if wrong or never seen) — "the share of these items you would get right today";
-- explain (0.20): the latest explain-it answer's covered key points / all key points; a bare
+- explain (0.20): per explain-it prompt of the item, its latest answer's covered key points / all
+  key points, averaged over the item's prompts (content/explain.yaml); a bare
   self-check ("I can explain this") counts half of that slot where explain-it prompts exist for the
   item, the whole slot where none do. The self-check stops counting when a linked item is answered
   wrong after it was given;
@@ -137,11 +138,16 @@ def _self_check(
     }
 
 
-def explain_answers(store: ProgressStore) -> dict[str, dict[str, Any]]:
-    """The latest explain-it answer per checklist id: its coverage score and when it was given.
+def explain_answers(
+    store: ProgressStore, prompts: Mapping[str, Any] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Explain-it evidence per checklist id, from the table `explain_answers`.
 
-    Rows are written by the explain-it screen (table `explain_answers`); covered_json is the list of
-    covered key-point indices out of total_points.
+    With `prompts` (checklist id → that item's prompt ids, from content/explain.yaml): the mean over
+    the item's prompts of each prompt's latest coverage (a prompt never answered counts 0), so
+    answering one of two prompts is half the evidence. Answers to prompts that no longer exist are
+    ignored. Without prompts: the latest answer for the item. covered_json is the list of covered
+    key-point indices out of total_points.
     """
     with store.transaction() as db:
         rows = db.execute(
@@ -149,6 +155,7 @@ def explain_answers(store: ProgressStore) -> dict[str, dict[str, Any]]:
             " ORDER BY answered_at, id"
         ).fetchall()
     latest: dict[str, dict[str, Any]] = {}
+    by_prompt: dict[str, dict[str, Any]] = {}
     for row in rows:
         try:
             covered = json.loads(row["covered_json"])
@@ -158,14 +165,45 @@ def explain_answers(store: ProgressStore) -> dict[str, dict[str, Any]]:
         if not isinstance(covered, list) or total <= 0:
             continue
         hits = {c for c in covered if isinstance(c, int) and not isinstance(c, bool) and 0 <= c < total}
-        latest[row["checklist_id"]] = {
+        answer = {
             "prompt_id": row["prompt_id"],
             "covered": len(hits),
             "total": total,
             "score": len(hits) / total,
             "answered_at": from_iso(row["answered_at"]).isoformat(),
         }
-    return latest
+        latest[row["checklist_id"]] = answer
+        by_prompt[row["prompt_id"]] = answer
+    if not prompts:
+        return latest
+    result: dict[str, dict[str, Any]] = {}
+    for checklist_id, prompt_ids in prompts.items():
+        answered = {pid: by_prompt[pid] for pid in prompt_ids if pid in by_prompt}
+        if not answered:
+            continue
+        newest = max(answered.values(), key=lambda a: a["answered_at"])
+        result[checklist_id] = {
+            **newest,
+            "score": sum(a["score"] for a in answered.values()) / len(prompt_ids),
+            "prompts_answered": len(answered),
+            "prompts_total": len(prompt_ids),
+        }
+    return result
+
+
+def explain_prompts_by_checklist(content: Content) -> dict[str, list[str]]:
+    """Checklist id → ids of its explain-it prompts (content/explain.yaml). A broken file gives
+    none here: it is `studyapp check`'s business, and readiness must still work."""
+    try:
+        from studyapp.content.explain import check_explain, checklist_texts
+
+        prompts, _problems = check_explain(content.root, checklist_texts(content))
+    except Exception:
+        return {}
+    grouped: dict[str, list[str]] = {}
+    for prompt in prompts:
+        grouped.setdefault(prompt.checklist, []).append(prompt.id)
+    return grouped
 
 
 def explain_prompt_checklist(content_root: Path) -> set[str]:
@@ -249,7 +287,7 @@ def _next_step(
             return f"과제: studyapp exercise check {exercise_id}{why}"
     if explain < READY_AT:
         if explain_evidence.get("prompts"):
-            return "설명하기: 이 항목의 설명하기 문제에 답하기 (studyapp TUI)"
+            return f"설명하기: studyapp explain {entry.id}"
         if self_score < 1.0:
             return f"자기 점검: studyapp progress --self-check {entry.id}"
     for lab, info in lab_evidence.items():
@@ -291,8 +329,9 @@ def checklist_readiness(
     questioned = lab_questions or set()
     exercises = _discover_exercises() if exercises is None else exercises
     statuses = all_statuses(dict(exercises), store)
-    explained = explain_answers(store)
-    prompted = explain_prompt_checklist(content.root)
+    prompt_ids = explain_prompts_by_checklist(content)
+    explained = explain_answers(store, prompt_ids)
+    prompted = set(prompt_ids) or explain_prompt_checklist(content.root)
     result = []
     for entry in content.checklist:
         linked = linked_questions(entry, questions)

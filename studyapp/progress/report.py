@@ -86,6 +86,9 @@ def full_report(content: Content, store: ProgressStore) -> dict[str, Any]:
     )
     data["checklist"] = [r.to_dict() for r in readiness]
     data["readiness"] = round(overall(readiness), 4)
+    from studyapp.progress import exams
+
+    data["exams"] = [attempt.to_dict() for attempt in exams.attempts(store)]  # mock-exam attempts
     return data
 
 
@@ -156,6 +159,10 @@ def print_report(data: dict[str, Any], t: Translator) -> None:
     if data.get("exercises"):
         shown = " ".join(f"{k}:{v['status'].replace(' ', '-')}" for k, v in data["exercises"].items())
         console.print(f"{t('progress.exercises')}: {shown}")
+    from studyapp.progress.exams import attempt_lines
+
+    for line in attempt_lines(data.get("exams", []), t):
+        console.print(Text(line))
 
 
 def to_markdown(data: dict[str, Any], t: Translator) -> str:
@@ -187,6 +194,10 @@ def to_markdown(data: dict[str, Any], t: Translator) -> str:
         lines.append(f"- **{lab}**: {info['last_status'] or '-'} {info['last_summary'] or ''}".rstrip())
     lines += ["", f"## {t('progress.forecast')}", ""]
     lines += [f"- {d['date']}: {d['due']}" for d in data["due_forecast"]]
+    from studyapp.progress.exams import attempt_lines
+
+    exam_lines = attempt_lines(data.get("exams", []), t)
+    lines += ["", f"## {exam_lines[0]}", ""] + [f"- {line.strip()}" for line in exam_lines[1:]]
     return "\n".join(lines) + "\n"
 
 

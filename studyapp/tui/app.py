@@ -93,6 +93,7 @@ class StudyCommands(Provider):
                 (t(f"cmd.{section}"), t(f"cmd.{section}.help"), partial(app.action_section, section))
             )
         entries.append((t("cmd.notebook"), t("cmd.notebook.help"), app.action_notebook))
+        entries.append((t("cmd.explain"), t("cmd.explain.help"), app.action_explain))
         entries.append((t("cmd.help"), t("cmd.help.help"), app.action_help))
         entries.append((t("cmd.quit"), t("cmd.quit.help"), app.action_quit))
         return entries
@@ -147,6 +148,9 @@ class StudyApp(App[int]):
         self.t = Translator(lang)
         register_strings(self.t)
         import studyapp.exercises.strings  # noqa: F401  (the exercises' strings: palette, home key)
+        from studyapp.tui import exam_strings
+
+        exam_strings.register(self.t)  # the exam and explain-it screens' keys (home, palette, help)
 
         self.start = start
         self.options = options
@@ -191,6 +195,12 @@ class StudyApp(App[int]):
 
     # -- startup -------------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
+        if self.start == "exam" and self.options is not None:  # `studyapp quiz --mode exam`
+            from studyapp.tui.screens.exam import ExamIntroScreen
+
+            return ExamIntroScreen(self.options)  # type: ignore[arg-type]
+        if self.start.startswith("explain:"):  # `studyapp explain [ID]`
+            return self._explain_screen(prompt_id=self.start.removeprefix("explain:"))
         if self._first_session is not None:
             from studyapp.tui.screens.quiz import QuizScreen
 
@@ -199,7 +209,7 @@ class StudyApp(App[int]):
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._save_theme)
-        if self.start != "quiz":
+        if self.start != "quiz" and self.start != "exam" and not self.start.startswith("explain:"):
             self.switch_mode(self.start if self.start in SECTIONS else "home")
         if self.store.notice and not self._notice_shown:
             self._notice_shown = True
@@ -247,9 +257,10 @@ class StudyApp(App[int]):
 
     # -- navigation ----------------------------------------------------------------------------
     def in_session(self) -> bool:
+        from studyapp.tui.screens.exam import ExamScreen
         from studyapp.tui.screens.quiz import QuizScreen
 
-        return any(isinstance(screen, QuizScreen) for screen in self.screen_stack)
+        return any(isinstance(screen, (QuizScreen, ExamScreen)) for screen in self.screen_stack)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # During a session, F2–F6 stay enabled so that their action can say why it does nothing
@@ -268,6 +279,9 @@ class StudyApp(App[int]):
         """Start a session on top of the current section."""
         if self.in_session():
             self.notify(self.t("notify.finish_session_first"))
+            return
+        if mode == "exam":  # a timed mock exam: intro, sitting, result (studyapp/quiz/exam.py)
+            self.start_exam(topic=topic, checklist=checklist)
             return
         count = self.session_size() if mode in ("due", "new", "cram") else None
         self.start_quiz(SessionOptions(mode=mode, topic=topic, checklist=checklist, count=count))
@@ -288,6 +302,39 @@ class StudyApp(App[int]):
 
         session = QuizSession(self.content, self.store, options, questions=questions)
         self.push_screen(QuizScreen(options, session=session))
+
+    def start_exam(self, topic: str | None = None, checklist: str | None = None) -> None:
+        """Push the mock exam's intro (default settings; the intro's keys change them)."""
+        from studyapp.quiz.exam import ExamSession, ExamSettings
+        from studyapp.tui.screens.exam import ExamIntroScreen
+
+        try:
+            session = ExamSession(self.content, self.store, ExamSettings(topic=topic, checklist=checklist))
+        except StudyappError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.push_screen(ExamIntroScreen(session))
+
+    def _explain_screen(self, prompt_id: str | None = None, checklist: str | None = None) -> Screen[Any]:
+        from studyapp.content.explain import load_explain, prompts_for
+        from studyapp.tui.screens.explain import ExplainScreen
+
+        prompts = load_explain(self.content)
+        if checklist is not None:
+            prompts = prompts_for(prompts, checklist)
+        return ExplainScreen(prompts, start=prompt_id)
+
+    def action_explain(self, checklist: str | None = None) -> None:
+        """Explain-it prompts (all, or one checklist item's), pushed on the current section."""
+        if self.in_session():
+            self.notify(self.t("notify.finish_session_first"))
+            return
+        try:
+            screen = self._explain_screen(checklist=checklist)
+        except StudyappError as exc:
+            self.notify(str(exc), severity="warning", markup=False)
+            return
+        self.push_screen(screen)
 
     def open_lab(self, lab_id: str | None) -> None:
         """Show the labs screen on one lab (pushed, so Esc comes back here)."""

@@ -263,7 +263,7 @@ async def test_command_palette_has_an_entry_per_action(make: Any) -> None:
             return app
 
     titles = [title for title, _, _ in Probe()._entries()]
-    assert len(titles) == len(set(titles)) == 14  # + notebook (issue 12), exercises (issue 11)
+    assert len(titles) == len(set(titles)) == 15  # + notebook, exercises, explain-it (issue 10)
     assert {"복습 시작", "모의고사", "개념 카드", "실습", "체크리스트", "통계", "도움말", "종료"} <= set(
         titles
     )

@@ -28,6 +28,7 @@ class ChecklistScreen(StudyScreen):
         Binding("space", "toggle_self_check", "key.self_check", key_display="space"),
         Binding("s", "quiz", "key.checklist_quiz"),
         Binding("l", "lab", "key.checklist_lab"),
+        Binding("e", "explain", "key.explain"),
         Binding("escape,q", "back", "key.back", key_display="esc"),
     ]
 
@@ -133,6 +134,8 @@ class ChecklistScreen(StudyScreen):
                 return t("checklist.step.lab", lab=lab)
             if info.get("check_question") not in (None, True):
                 return t("checklist.step.lab_question", lab=lab)
+        if row.explain < READY_AT and row.evidence.get("explain", {}).get("prompts"):
+            return t("checklist.step.explain")
         if row.self_check < 1.0:
             return t("checklist.step.self")
         return t("checklist.step.ready")
@@ -164,6 +167,18 @@ class ChecklistScreen(StudyScreen):
                 )
             )
             lines.append(t("checklist.ev.lab", lab=lab, runs=info.get("ok_runs", 0), question=question))
+        explain = row.evidence.get("explain", {})
+        if explain.get("prompts"):
+            latest = explain.get("latest")
+            lines.append(
+                t("checklist.ev.explain_none")
+                if not latest
+                else t(
+                    "checklist.ev.explain",
+                    percent=percent(row.explain),
+                    when=str(latest.get("answered_at", ""))[:10],
+                )
+            )
         check = row.evidence.get("self_check", {})
         when = check.get("checked_at")
         if when is None:
@@ -233,10 +248,24 @@ class ChecklistScreen(StudyScreen):
             if not info.get("ok_runs") or info.get("check_question") not in (None, True):
                 self.action_lab()
                 return
+        if row.explain < READY_AT and row.evidence.get("explain", {}).get("prompts"):
+            self.action_explain()
+            return
         if row.self_check < 1.0:
             self.action_toggle_self_check()
             return
         self.notify(self._step_text(row), timeout=2, markup=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "explain":
+            row = self.current()
+            return row is not None and bool(row.evidence.get("explain", {}).get("prompts"))
+        return True
+
+    def action_explain(self) -> None:
+        """The explain-it prompts of the selected item (readiness evidence, stronger than ✓)."""
+        if self.selected:
+            self.study.action_explain(checklist=self.selected)
 
     def action_back(self) -> None:
         self.study.switch_mode("home")

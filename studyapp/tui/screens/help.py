@@ -28,6 +28,9 @@ KEY_NAMES = {
     "pagedown": "PgDn",
     "tab": "Tab",
     "ctrl+z": "Ctrl+Z",
+    "ctrl+s": "Ctrl+S",
+    "ctrl+b": "Ctrl+B",
+    "ctrl+n": "Ctrl+N",
 }
 KEY_COLUMN = 16
 
@@ -52,7 +55,10 @@ class HelpScreen(StudyModal):
         from studyapp.tui.app import StudyApp
         from studyapp.tui.screens.cards import CardsScreen
         from studyapp.tui.screens.checklist import ChecklistScreen
+        from studyapp.tui.screens.exam import ConfirmSubmit, ExamIntroScreen, ExamScreen
+        from studyapp.tui.screens.exam_result import ExamResultScreen
         from studyapp.tui.screens.exercises import ExercisesScreen
+        from studyapp.tui.screens.explain import ExplainScreen
         from studyapp.tui.screens.home import HomeScreen
         from studyapp.tui.screens.labs import CheckQuestionScreen, LabsScreen
         from studyapp.tui.screens.notebook import NotebookScreen
@@ -71,11 +77,18 @@ class HelpScreen(StudyModal):
             "help.labs": [("Enter", t("key.run_quick")), ("Tab ← →", t("help.tab_tables"))],
             "help.checklist": [("Enter", t("key.next_step"))],
             "help.exercises": [("Enter", t("key.ex_check"))],
+            "help.exam": [("2 3 4", t("key.exam_answer"))],  # 1 is a binding; 2–4 are read in on_key
+            "help.explain": [("1-6 Space", t("help.explain_tick")), ("Tab", t("help.explain_tab"))],
         }
         for key, screen in (
             ("help.home", HomeScreen),
             ("help.quiz", QuizScreen),
             ("help.summary", SummaryScreen),
+            ("help.exam_intro", ExamIntroScreen),
+            ("help.exam", ExamScreen),
+            ("help.exam_confirm", ConfirmSubmit),
+            ("help.exam_result", ExamResultScreen),
+            ("help.explain", ExplainScreen),
             ("help.notebook", NotebookScreen),
             ("help.cards", CardsScreen),
             ("help.labs", LabsScreen),

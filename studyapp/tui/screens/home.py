@@ -28,6 +28,7 @@ class HomeScreen(StudyScreen):
         Binding("w", "app.notebook", "key.notebook"),
         Binding("e", "app.quiz('exam')", "key.start_exam"),
         Binding("r", "app.quiz('cram')", "key.start_cram", show=False),
+        Binding("d", "app.explain", "key.explain", show=False),
         Binding("c", "app.section('cards')", "key.cards", show=False),
         Binding("l", "app.section('labs')", "key.labs", show=False),
         Binding("x", "app.section('exercises')", "key.exercises", show=False),
@@ -57,6 +58,7 @@ class HomeScreen(StudyScreen):
             ("e", t("cmd.quiz.exam")),
             ("r", t("cmd.quiz.cram")),
             ("z", t("home.size", count=self.study.session_size())),
+            ("d", t("cmd.explain")),
         ]
         right = [
             ("c", t("cmd.cards")),
@@ -66,6 +68,7 @@ class HomeScreen(StudyScreen):
             ("t", t("cmd.stats")),
             ("F1", t("cmd.help")),
             ("Ctrl+P", t("key.palette")),
+            ("", ""),
         ]
         lines = [Content.styled(t("home.shortcuts"), "bold $accent")]
         for (lk, ld), (rk, rd) in zip(left, right, strict=True):

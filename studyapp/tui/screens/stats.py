@@ -27,6 +27,7 @@ BAR_WIDTH = 30
 class StatsScreen(StudyScreen):
     CSS_PATH = "stats.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "retry_exam", "key.exam_retry_last"),
         Binding("escape,q", "back", "key.back", key_display="esc"),
     ]
 
@@ -40,6 +41,7 @@ class StatsScreen(StudyScreen):
             yield Static(id="stats-per-day", markup=False)
             yield Static(Content(self.t("stats.forecast")), classes="heading", markup=False)
             yield Static(id="stats-forecast", markup=False)
+            yield Static(id="stats-exams", markup=False)  # mock-exam attempts (studyapp/progress/exams.py)
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -99,6 +101,38 @@ class StatsScreen(StudyScreen):
                 Content.assemble(pad(label, 10) + " ", (bar(count / top, BAR_WIDTH), "$warning"), f" {count}")
             )
         self.query_one("#stats-forecast", Static).update(Content("\n").join(lines))
+        from studyapp.progress import exams
+
+        rows = [attempt.to_dict() for attempt in exams.attempts(store)][-8:]
+        exam_lines = exams.attempt_lines(rows, t)
+        self.query_one("#stats-exams", Static).update(
+            Content("\n").join([Content.styled(exam_lines[0], "bold $accent"), *map(Content, exam_lines[1:])])
+        )
+
+    def action_retry_exam(self) -> None:
+        """The latest mock exam's misses as a new exam (any attempt: `studyapp quiz --mode exam --retry ID`)."""
+        from studyapp.errors import StudyappError
+        from studyapp.progress import exams
+        from studyapp.quiz.exam import ExamSession, ExamSettings
+        from studyapp.tui.screens.exam import ExamIntroScreen
+
+        store = self.study.store
+        try:
+            attempt = exams.find_attempt(store, "last")
+            questions = exams.retry_questions(self.study.content, attempt)
+        except StudyappError as exc:
+            self.notify(str(exc), severity="warning", markup=False)
+            return
+        per_question = (attempt.settings.get("time_limit_s") or 60.0 * attempt.total) / max(1, attempt.total)
+        settings = ExamSettings(
+            count=len(questions),
+            pass_mark=float(attempt.settings.get("pass_mark") or 0.6),
+            time_limit_s=max(60.0, per_question * len(questions)),
+            retry_of=attempt.uid,
+        )
+        self.study.push_screen(
+            ExamIntroScreen(ExamSession(self.study.content, store, settings, questions=questions))
+        )
 
     def action_back(self) -> None:
         self.study.switch_mode("home")

@@ -1,0 +1,331 @@
+"""Mock-exam attempts in the store (table `exam_attempts`): archived, listed, retried.
+
+An attempt row is written when the exam starts, its answers are saved after every answer (a
+killed terminal loses at most the answer being typed), and it is finished on submit with the
+score, pass/fail and time used. `questions_json` keeps every question as it was asked (stem,
+option item ids and texts, the key, the learner's response, the flag), so `progress` can list it
+and `--retry` can ask the misses again exactly, even after the bank changed.
+
+All access goes through `ProgressStore.transaction()` (WAL, one atomic write each).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from studyapp.content.model import Content
+from studyapp.errors import StudyappError
+from studyapp.progress.store import ProgressStore, from_iso, to_iso
+
+if TYPE_CHECKING:
+    from studyapp.quiz.exam import ExamQuestion, ExamResult, ExamSession
+
+SHORT_ID = 8  # attempts are named by the first characters of their uid
+
+
+@dataclass(frozen=True)
+class ExamAttempt:
+    uid: str
+    started_at: datetime
+    finished_at: datetime | None
+    settings: dict[str, Any]
+    score: int | None
+    total: int
+    passed: bool | None
+    time_used_s: float | None
+    questions: list[dict[str, Any]]
+
+    @property
+    def short_id(self) -> str:
+        return self.uid[:SHORT_ID]
+
+    @property
+    def finished(self) -> bool:
+        return self.finished_at is not None
+
+    @property
+    def misses(self) -> list[dict[str, Any]]:
+        return [q for q in self.questions if not q.get("correct")]
+
+    @property
+    def answered(self) -> int:
+        return sum(1 for q in self.questions if q.get("response") is not None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.short_id,
+            "uid": self.uid,
+            "started_at": self.started_at.isoformat(),
+            "finished_at": self.finished_at.isoformat() if self.finished_at else None,
+            "score": self.score,
+            "total": self.total,
+            "percent": round(self.score / self.total, 4) if self.score is not None and self.total else None,
+            "passed": self.passed,
+            "pass_mark": self.settings.get("pass_mark"),
+            "kind": self.settings.get("kind"),
+            "time_used_s": self.time_used_s,
+            "time_limit_s": self.settings.get("time_limit_s"),
+            "auto_submitted": self.settings.get("auto_submitted", False),
+            "retry_of": self.settings.get("retry_of"),
+            "misses": len(self.misses) if self.finished else None,
+            "answered": self.answered,
+        }
+
+
+def _question_rows(session: ExamSession) -> list[dict[str, Any]]:
+    result = session.result
+    rows = []
+    for index, question in enumerate(session.questions):
+        row = question.to_dict()
+        row["number"] = index + 1
+        row["response"] = session.answers.get(index)
+        row["flagged"] = index in session.flags
+        row["correct"] = result.questions[index].correct if result else None
+        rows.append(row)
+    return rows
+
+
+def _settings(session: ExamSession, extra: dict[str, Any] | None = None) -> str:
+    data = session.settings.to_dict()
+    data["time_limit_s"] = session.time_limit_s
+    data["built_kind"] = session.kind
+    data.update(extra or {})
+    return json.dumps(data, ensure_ascii=False)
+
+
+def _insert_row(db: Any, session: ExamSession) -> None:
+    assert session.started_at is not None
+    db.execute(
+        "INSERT OR IGNORE INTO exam_attempts(uid, started_at, settings_json, total, questions_json)"
+        " VALUES (?,?,?,?,?)",
+        (
+            session.attempt_id,
+            to_iso(session.started_at),
+            _settings(session),
+            session.total,
+            json.dumps(_question_rows(session), ensure_ascii=False),
+        ),
+    )
+
+
+def begin_attempt(store: ProgressStore, session: ExamSession) -> None:
+    with store.transaction() as db:
+        _insert_row(db, session)
+
+
+def save_progress(store: ProgressStore, session: ExamSession) -> None:
+    """The answers so far (after each answer): an interrupted sitting keeps them. The row is
+    created here too when the write at the start failed (a full disk that has space again)."""
+    with store.transaction() as db:
+        _insert_row(db, session)
+        db.execute(
+            "UPDATE exam_attempts SET questions_json = ? WHERE uid = ?",
+            (json.dumps(_question_rows(session), ensure_ascii=False), session.attempt_id),
+        )
+
+
+def finish_attempt(store: ProgressStore, session: ExamSession, result: ExamResult) -> None:
+    with store.transaction() as db:
+        _insert_row(db, session)
+        db.execute(
+            "UPDATE exam_attempts SET finished_at = ?, settings_json = ?, score = ?, passed = ?,"
+            " time_used_s = ?, questions_json = ? WHERE uid = ?",
+            (
+                to_iso(result.finished_at),
+                _settings(session, {"auto_submitted": result.auto_submitted}),
+                result.score,
+                int(result.passed),
+                result.time_used_s,
+                json.dumps(_question_rows(session), ensure_ascii=False),
+                session.attempt_id,
+            ),
+        )
+
+
+def attempts(store: ProgressStore) -> list[ExamAttempt]:
+    """Every archived attempt, oldest first (rows that do not parse are skipped)."""
+    with store.transaction() as db:
+        rows = db.execute("SELECT * FROM exam_attempts ORDER BY started_at, id").fetchall()
+    result = []
+    for row in rows:
+        try:
+            settings = json.loads(row["settings_json"])
+            questions = json.loads(row["questions_json"])
+            started = from_iso(row["started_at"])
+            finished = from_iso(row["finished_at"]) if row["finished_at"] else None
+        except (ValueError, TypeError):
+            continue
+        if not isinstance(settings, dict) or not isinstance(questions, list):
+            continue
+        result.append(
+            ExamAttempt(
+                uid=row["uid"],
+                started_at=started,
+                finished_at=finished,
+                settings=settings,
+                score=row["score"],
+                total=int(row["total"]),
+                passed=None if row["passed"] is None else bool(row["passed"]),
+                time_used_s=row["time_used_s"],
+                questions=[q for q in questions if isinstance(q, dict)],
+            )
+        )
+    return result
+
+
+def find_attempt(store: ProgressStore, wanted: str) -> ExamAttempt:
+    """An attempt by its id (the uid or a prefix of it, as `progress` shows) or `last`."""
+    every = attempts(store)
+    key = wanted.strip().lower()
+    if key == "last":
+        finished = [a for a in every if a.finished]
+        if not finished:
+            raise StudyappError("no finished mock exam yet: take one with `studyapp quiz --mode exam`")
+        return finished[-1]
+    matches = [a for a in every if key and a.uid.startswith(key)]
+    if len(matches) == 1:
+        return matches[0]
+    shown = ", ".join(a.short_id for a in every[-5:]) or "none yet"
+    if not matches:
+        raise StudyappError(f"no mock exam attempt '{wanted}' (recent: {shown}; see `studyapp progress`)")
+    raise StudyappError(f"'{wanted}' names {len(matches)} attempts: give more of the id")
+
+
+def retry_questions(content: Content, attempt: ExamAttempt) -> list[ExamQuestion]:
+    """The misses of `attempt` as questions again (unanswered ones included), with today's
+    explanations. A miss whose items were removed from the bank since is left out."""
+    from studyapp.quiz.exam import KIND_CHOICE, ExamOption, ExamQuestion, from_choice, ox_question
+
+    if not attempt.finished:
+        raise StudyappError(f"attempt {attempt.short_id} was never submitted: there are no misses to retry")
+    questions: list[ExamQuestion] = []
+    for row in attempt.misses:
+        ids = [i for i in row.get("item_ids", []) if isinstance(i, str)]
+        if not ids or any(i not in content.items for i in ids):
+            continue
+        items = [content.items[i] for i in ids]
+        keys = [i for i in items if i.answer == (items[_answer_index(row, items)].answer if items else "")]
+        if row.get("kind") == KIND_CHOICE and len(items) > 1 and len(keys) != 1:
+            # The bank changed since (an answer key flipped): ask the statements one by one.
+            questions.extend(ox_question(item) for item in items)
+            continue
+        if row.get("kind") == KIND_CHOICE and len(items) > 1:
+            options = tuple(ExamOption(i.id, i.statement, i.explanation, i.answer == "O") for i in items)
+            source = _rebuild_choice(row, items)
+            question = ExamQuestion(
+                kind=KIND_CHOICE,
+                topic=str(row.get("topic") or items[0].topic),
+                stem=str(row.get("stem") or ""),
+                answer=str(row.get("answer")),
+                options=options,
+                item_ids=tuple(ids),
+                source=source,
+            )
+            questions.append(from_choice(source) if source is not None else question)
+        else:
+            questions.append(ox_question(items[0]))
+    if not questions:
+        raise StudyappError(f"attempt {attempt.short_id} has no misses left to retry")
+    return questions
+
+
+def _answer_index(row: dict[str, Any], items: list[Any]) -> int:
+    try:
+        index = int(row.get("answer", "")) - 1
+    except (ValueError, TypeError):
+        return 0
+    return index if 0 <= index < len(items) else 0
+
+
+def _rebuild_choice(row: dict[str, Any], items: list[Any]) -> Any | None:
+    """The ChoiceQuestion as asked (for FSRS credit with --schedule), when the generator exists."""
+    from studyapp.quiz.exam import choice_module
+
+    module = choice_module()
+    if module is None or not hasattr(module, "ChoiceQuestion"):
+        return None
+    try:
+        answer_index = int(row.get("answer", "")) - 1
+        kind = "correct" if items[answer_index].answer == "O" else "incorrect"
+        return module.ChoiceQuestion(
+            stem=str(row.get("stem") or module.STEMS[kind]),
+            kind=kind,
+            options=tuple(items),
+            answer_index=answer_index,
+            topic=str(row.get("topic") or items[0].topic),
+        )
+    except (ValueError, TypeError, IndexError, KeyError, AttributeError):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# `studyapp progress`
+# ---------------------------------------------------------------------------------------------
+
+STRINGS = {
+    "ko": {
+        "exams.title": "모의고사 기록",
+        "exams.none": "모의고사 기록 없음 (studyapp quiz --mode exam)",
+        "exams.row": "{id}  {date}  {score}  {verdict}  {time}{extra}",
+        "exams.pass": "합격",
+        "exams.fail": "불합격",
+        "exams.unfinished": "미제출 (답 {answered}/{total})",
+        "exams.retry_of": " · {id}의 오답 다시",
+        "exams.auto": " · 시간 종료",
+        "exams.hint": "틀린 문항 다시: studyapp quiz --mode exam --retry ID",
+    },
+    "en": {
+        "exams.title": "Mock exams",
+        "exams.none": "No mock exams yet (studyapp quiz --mode exam)",
+        "exams.row": "{id}  {date}  {score}  {verdict}  {time}{extra}",
+        "exams.pass": "pass",
+        "exams.fail": "fail",
+        "exams.unfinished": "not submitted (answered {answered}/{total})",
+        "exams.retry_of": " · retry of {id}",
+        "exams.auto": " · time ran out",
+        "exams.hint": "Retry the misses: studyapp quiz --mode exam --retry ID",
+    },
+}
+
+
+def attempt_lines(rows: list[dict[str, Any]], t: Any) -> list[str]:
+    """`progress`'s list of attempts (newest last), from `ExamAttempt.to_dict()` rows."""
+    from studyapp.quiz.exam import format_clock
+
+    t.register(STRINGS)
+    if not rows:
+        return [t("exams.none")]
+    lines = [t("exams.title")]
+    for row in rows:
+        try:  # shown in the learner's local time (stored in UTC)
+            date = datetime.fromisoformat(str(row["started_at"])).astimezone().strftime("%Y-%m-%d %H:%M")
+        except ValueError:
+            date = str(row["started_at"])[:16]
+        extra = ""
+        if row.get("retry_of"):
+            extra += t("exams.retry_of", id=str(row["retry_of"])[:SHORT_ID])
+        if row.get("auto_submitted"):
+            extra += t("exams.auto")
+        if row["finished_at"] is None:
+            lines.append(
+                f"  {row['id']}  {date}  {t('exams.unfinished', answered=row['answered'], total=row['total'])}"
+            )
+            continue
+        used = row.get("time_used_s") or 0.0
+        lines.append(
+            "  "
+            + t(
+                "exams.row",
+                id=row["id"],
+                date=date,
+                score=f"{row['score']}/{row['total']} ({(row['percent'] or 0) * 100:.0f}%)",
+                verdict=t("exams.pass") if row["passed"] else t("exams.fail"),
+                time=format_clock(used),
+                extra=extra,
+            )
+        )
+    lines.append(t("exams.hint"))
+    return lines

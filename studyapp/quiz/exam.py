@@ -1,0 +1,518 @@
+"""The mock exam (`studyapp quiz --mode exam`): a timed sitting graded only at the end.
+
+One `ExamSession` per attempt. Questions are 4-choice (4지선다, built by `studyapp.quiz.choice`)
+by default, O/X when the choice generator is unavailable or `--kind ox` asks for it. The learner
+answers in any order, flags questions for review and jumps between them; nothing is graded and no
+explanation is shown until the exam is submitted — by the learner or by the clock. The result is
+the score, pass/fail against the pass mark (60 % by default), the score per topic, the time used
+and a review of every miss with its explanations.
+
+Each attempt is archived in the store (studyapp/progress/exams.py): written when it starts, kept
+up to date after each answer (an interrupted sitting is not lost), finished on submit. By default
+an exam does not touch the FSRS schedule (`schedule=False`): a mock exam measures, it does not
+drill, and 30 answers in one sitting would bunch the reviews. `--schedule` opts in; then each
+answer is recorded like a quiz answer (a 4-choice answer credits every option's item the way
+`studyapp.quiz.choice` grades it).
+
+The clock is injectable (`clock=`): the TUI's countdown and the tests read the same function.
+No Textual here.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from studyapp.content.model import Content, Item
+from studyapp.errors import StudyappError
+from studyapp.progress.store import ProgressStore
+from studyapp.quiz.engine import interleave, topic_family
+from studyapp.quiz.questions import question_from_item
+
+KIND_CHOICE = "choice"
+KIND_OX = "ox"
+DEFAULT_COUNT = 30
+DEFAULT_PASS_MARK = 0.60
+SECONDS_PER_QUESTION = 60  # default time limit: one minute a question
+MIN_TIME_LIMIT_S = 1.0
+MAX_TIME_LIMIT_S = 6 * 3600.0
+MAX_COUNT = 200
+OX_ANSWERS = ("O", "X")
+
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class ExamSettings:
+    count: int = DEFAULT_COUNT
+    time_limit_s: float | None = None  # None: SECONDS_PER_QUESTION × the number of questions
+    pass_mark: float = DEFAULT_PASS_MARK  # a share, 0 < pass_mark <= 1
+    kind: str = KIND_CHOICE  # the kind asked for; `ExamSession.kind` says what was built
+    topic: str | None = None
+    checklist: str | None = None
+    schedule: bool = False  # record answers into FSRS
+    seed: int | None = None
+    retry_of: str | None = None  # the attempt whose misses this one retries
+
+    def validated(self) -> ExamSettings:
+        if not 1 <= self.count <= MAX_COUNT:
+            raise StudyappError(f"--count must be between 1 and {MAX_COUNT} for an exam")
+        if not 0 < self.pass_mark <= 1:
+            raise StudyappError("--pass-mark must be more than 0 % and at most 100 %")
+        if self.time_limit_s is not None and not MIN_TIME_LIMIT_S <= self.time_limit_s <= MAX_TIME_LIMIT_S:
+            raise StudyappError(
+                f"--time-limit must be between {MIN_TIME_LIMIT_S:.0f} s and {MAX_TIME_LIMIT_S / 3600:.0f} h"
+            )
+        if self.kind not in (KIND_CHOICE, KIND_OX):
+            raise StudyappError(f"an exam asks 4-choice or O/X questions, not '{self.kind}'")
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "count": self.count,
+            "time_limit_s": self.time_limit_s,
+            "pass_mark": self.pass_mark,
+            "kind": self.kind,
+            "topic": self.topic,
+            "checklist": self.checklist,
+            "schedule": self.schedule,
+            "seed": self.seed,
+            "retry_of": self.retry_of,
+        }
+
+
+@dataclass(frozen=True)
+class ExamOption:
+    item_id: str
+    text: str
+    explanation: str
+    true_statement: bool  # the item's O/X answer is O
+
+
+@dataclass(frozen=True)
+class ExamQuestion:
+    """One exam question. For 4-choice, `options` are the four statements and `answer` is the
+    1-based number of the key; for O/X, `options` is empty and `answer` is "O" or "X"."""
+
+    kind: str
+    topic: str
+    stem: str  # "다음 중 옳은 것은?" or the O/X statement itself
+    answer: str
+    options: tuple[ExamOption, ...] = ()
+    explanation: str = ""  # O/X: the item's explanation (4-choice: each option has its own)
+    item_ids: tuple[str, ...] = ()
+    misconception: str | None = None
+    source: Any = field(default=None, compare=False, repr=False)  # the ChoiceQuestion, if any
+
+    @property
+    def valid_responses(self) -> tuple[str, ...]:
+        return tuple(str(n) for n in range(1, len(self.options) + 1)) if self.options else OX_ANSWERS
+
+    def normalise(self, response: str) -> str | None:
+        """The response as stored ("1"–"4" or "O"/"X"), or None when it is not an answer."""
+        text = response.strip().upper()
+        aliases = {"1": "O", "2": "X", "ㅇ": "O", "ㅐ": "O", "ㅌ": "X"} if not self.options else {}
+        text = aliases.get(text, text)
+        return text if text in self.valid_responses else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "topic": self.topic,
+            "stem": self.stem,
+            "answer": self.answer,
+            "item_ids": list(self.item_ids),
+            "options": [{"item_id": o.item_id, "text": o.text} for o in self.options],
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# building the questions
+# ---------------------------------------------------------------------------------------------
+
+
+def choice_module() -> Any | None:
+    """`studyapp.quiz.choice`, or None when it is not available (then the exam is O/X)."""
+    try:
+        from studyapp.quiz import choice
+    except ImportError:
+        return None
+    return choice if hasattr(choice, "generate_choice_questions") else None
+
+
+def ox_question(item: Item) -> ExamQuestion:
+    return ExamQuestion(
+        kind=KIND_OX,
+        topic=item.topic,
+        stem=item.statement,
+        answer=item.answer,
+        explanation=item.explanation,
+        item_ids=(item.id,),
+        misconception=item.misconception,
+    )
+
+
+def from_choice(choice_question: Any) -> ExamQuestion:
+    """An ExamQuestion from a `studyapp.quiz.choice.ChoiceQuestion` (options are bank items)."""
+    options = tuple(
+        ExamOption(item.id, item.statement, item.explanation, item.answer == "O")
+        for item in choice_question.options
+    )
+    return ExamQuestion(
+        kind=KIND_CHOICE,
+        topic=choice_question.topic,
+        stem=choice_question.stem,
+        answer=str(choice_question.answer_index + 1),
+        options=options,
+        item_ids=tuple(o.item_id for o in options),
+        source=choice_question,
+    )
+
+
+def exam_pool(content: Content, settings: ExamSettings) -> list[Item]:
+    items = sorted(content.items.values(), key=lambda i: i.id)
+    if settings.topic:
+        family = topic_family(content, settings.topic)
+        items = [i for i in items if i.topic in family]
+    if settings.checklist:
+        entry = content.checklist_entry(settings.checklist)
+        if entry is None:
+            ids = ", ".join(e.id for e in content.checklist)
+            raise StudyappError(f"unknown checklist item '{settings.checklist}'. Checklist: {ids}")
+        linked = set(entry.items)
+        items = [i for i in items if i.id in linked or settings.checklist in i.checklist]
+    return items
+
+
+def build_questions(content: Content, settings: ExamSettings) -> tuple[list[ExamQuestion], str | None]:
+    """The exam's questions and, when O/X had to stand in for 4-choice, why (a Translator key)."""
+    rng = random.Random(settings.seed)
+    pool = exam_pool(content, settings)
+    if not pool:
+        raise StudyappError("no items match this exam's filters")
+    notice = None
+    if settings.kind == KIND_CHOICE:
+        module = choice_module()
+        if module is None:
+            notice = "exam.notice.no_choice"  # a Translator key (studyapp/quiz/exam_cli.py)
+        else:
+            generated = module.generate_choice_questions(pool, settings.count, rng)
+            if generated:
+                return [from_choice(q) for q in generated], None
+            notice = "exam.notice.too_few"
+    shuffled = list(pool)
+    rng.shuffle(shuffled)
+    chosen = interleave(question_from_item(item) for item in shuffled)[: settings.count]
+    return [ox_question(content.items[q.id]) for q in chosen], notice
+
+
+# ---------------------------------------------------------------------------------------------
+# the sitting
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    number: int  # 1-based
+    question: ExamQuestion
+    response: str | None  # None: not answered
+    correct: bool
+    flagged: bool
+
+
+@dataclass(frozen=True)
+class ExamResult:
+    attempt_id: str
+    settings: ExamSettings
+    kind: str
+    score: int
+    total: int
+    passed: bool
+    time_used_s: float
+    time_limit_s: float
+    auto_submitted: bool
+    per_topic: dict[str, tuple[int, int]]  # topic → (right, total)
+    questions: list[QuestionResult]
+    started_at: datetime
+    finished_at: datetime
+
+    @property
+    def percent(self) -> float:
+        return self.score / self.total if self.total else 0.0
+
+    @property
+    def misses(self) -> list[QuestionResult]:
+        return [q for q in self.questions if not q.correct]
+
+    @property
+    def unanswered(self) -> int:
+        return sum(1 for q in self.questions if q.response is None)
+
+
+class ExamSession:
+    """One attempt: questions, answers in any order, flags, a countdown, one submit."""
+
+    def __init__(
+        self,
+        content: Content,
+        store: ProgressStore,
+        settings: ExamSettings | None = None,
+        questions: Sequence[ExamQuestion] | None = None,
+        clock: Clock | None = None,
+        notice: str | None = None,
+    ) -> None:
+        self.content = content
+        self.store = store
+        settings = (settings or ExamSettings()).validated()
+        self.notice = notice
+        if questions is None:
+            built, built_notice = build_questions(content, settings)
+            self.notice = self.notice or built_notice
+            questions = built
+        if not questions:
+            raise StudyappError("this exam has no questions")
+        self.questions: list[ExamQuestion] = list(questions)
+        self.requested = settings.count  # the bank may hold fewer questions for a narrow scope
+        self.settings = replace(settings, count=len(self.questions))
+        self.kind = KIND_CHOICE if any(q.kind == KIND_CHOICE for q in self.questions) else KIND_OX
+        self.clock: Clock = clock or store.clock
+        self.attempt_id = uuid.uuid4().hex
+        self.answers: dict[int, str] = {}  # 0-based index → normalised response
+        self.flags: set[int] = set()
+        self.position = 0
+        self.started_at: datetime | None = None
+        self.result: ExamResult | None = None
+        # One line when the archive could not be written (disk full, locked, read-only): the
+        # sitting goes on in memory and the next write (an answer, the submit) tries again.
+        self.save_problem: str | None = None
+
+    # -- time ----------------------------------------------------------------------------------
+    @property
+    def time_limit_s(self) -> float:
+        if self.settings.time_limit_s is not None:
+            return self.settings.time_limit_s
+        return float(SECONDS_PER_QUESTION * len(self.questions))
+
+    def start(self) -> None:
+        """Start the clock and archive the attempt as begun (idempotent)."""
+        if self.started_at is not None:
+            return
+        self.started_at = self.clock()
+        from studyapp.progress import exams
+
+        self._archive(exams.begin_attempt)
+
+    def elapsed_s(self) -> float:
+        if self.started_at is None:
+            return 0.0
+        end = self.result.finished_at if self.result else self.clock()
+        return max(0.0, (end - self.started_at).total_seconds())
+
+    def remaining_s(self) -> float:
+        return max(0.0, self.time_limit_s - self.elapsed_s())
+
+    def time_up(self) -> bool:
+        return self.started_at is not None and self.elapsed_s() >= self.time_limit_s
+
+    # -- moving and answering -----------------------------------------------------------------
+    @property
+    def total(self) -> int:
+        return len(self.questions)
+
+    @property
+    def finished(self) -> bool:
+        return self.result is not None
+
+    @property
+    def current(self) -> ExamQuestion:
+        return self.questions[self.position]
+
+    def go(self, number: int) -> None:
+        """Jump to question `number` (1-based)."""
+        if not 1 <= number <= self.total:
+            raise StudyappError(f"no question {number}: questions are 1–{self.total}")
+        self.position = number - 1
+
+    def next(self) -> None:
+        self.position = (self.position + 1) % self.total
+
+    def previous(self) -> None:
+        self.position = (self.position - 1) % self.total
+
+    def next_unanswered(self) -> int | None:
+        """The next unanswered question after the current one (0-based), wrapping; None if all are."""
+        for step in range(1, self.total + 1):
+            index = (self.position + step) % self.total
+            if index not in self.answers:
+                return index
+        return None
+
+    def answer(self, response: str) -> bool:
+        """Answer the current question (changing an earlier answer is fine). False if unreadable.
+
+        Nothing is graded here: the exam says nothing until it is submitted.
+        """
+        self._require_open()
+        normalised = self.current.normalise(response)
+        if normalised is None:
+            return False
+        self.answers[self.position] = normalised
+        from studyapp.progress import exams
+
+        self._archive(exams.save_progress)
+        return True
+
+    def _archive(self, write: Callable[..., None], *args: Any) -> bool:
+        """Run one archive write; a failing store is remembered in `save_problem`, never raised."""
+        try:
+            write(self.store, self, *args)
+        except (StudyappError, sqlite3.Error, OSError) as exc:
+            self.save_problem = str(exc) or type(exc).__name__
+            return False
+        self.save_problem = None
+        return True
+
+    def clear_answer(self) -> None:
+        self._require_open()
+        self.answers.pop(self.position, None)
+
+    def toggle_flag(self, index: int | None = None) -> bool:
+        """Flag (or unflag) a question for review; returns whether it is flagged now."""
+        self._require_open()
+        index = self.position if index is None else index
+        if index in self.flags:
+            self.flags.discard(index)
+            return False
+        self.flags.add(index)
+        return True
+
+    def _require_open(self) -> None:
+        if self.result is not None:
+            raise StudyappError("the exam was already submitted")
+        if self.started_at is None:
+            self.start()
+
+    # -- the end -------------------------------------------------------------------------------
+    def submit(self, auto: bool = False) -> ExamResult:
+        """Grade every question, archive the attempt and (only with `schedule`) update FSRS."""
+        if self.result is not None:
+            return self.result
+        if self.started_at is None:
+            self.start()
+        assert self.started_at is not None
+        finished_at = self.clock()
+        limit = self.time_limit_s
+        used = min((finished_at - self.started_at).total_seconds(), limit) if auto else None
+        if used is None:
+            used = max(0.0, (finished_at - self.started_at).total_seconds())
+        results: list[QuestionResult] = []
+        per_topic: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for index, question in enumerate(self.questions):
+            response = self.answers.get(index)
+            correct = response == question.answer
+            results.append(QuestionResult(index + 1, question, response, correct, index in self.flags))
+            per_topic[question.topic][1] += 1
+            per_topic[question.topic][0] += int(correct)
+        score = sum(r.correct for r in results)
+        total = len(results)
+        self.result = ExamResult(
+            attempt_id=self.attempt_id,
+            settings=self.settings,
+            kind=self.kind,
+            score=score,
+            total=total,
+            passed=total > 0 and score / total >= self.settings.pass_mark - 1e-9,
+            time_used_s=used,
+            time_limit_s=limit,
+            auto_submitted=auto,
+            per_topic={topic: (right, count) for topic, (right, count) in per_topic.items()},
+            questions=results,
+            started_at=self.started_at,
+            finished_at=finished_at,
+        )
+        from studyapp.progress import exams
+
+        self._archive(exams.finish_attempt, self.result)
+        if self.settings.schedule and self.save_problem is None:
+            try:
+                self._schedule(results, finished_at)
+            except (StudyappError, sqlite3.Error, OSError) as exc:
+                self.save_problem = str(exc) or type(exc).__name__
+        return self.result
+
+    def _schedule(self, results: Iterable[QuestionResult], when: datetime) -> None:
+        """Record the answered questions into FSRS, like quiz answers (only with --schedule)."""
+        module = choice_module()
+        for record in results:
+            if record.response is None:
+                continue  # no answer is no evidence either way
+            question = record.question
+            if question.kind == KIND_OX:
+                item = self.content.items.get(question.item_ids[0])
+                if item is None:
+                    continue
+                self.store.record_answer(
+                    item.id,
+                    answer=record.response,
+                    correct=record.correct,
+                    kind="ox",
+                    mode="exam",
+                    session_id=self.attempt_id,
+                    text_hash=question_from_item(item).text_hash,
+                    reviewed_at=when,
+                )
+            elif module is not None and question.source is not None:
+                picked = int(record.response) - 1
+                for credit in module.choice_credits(question.source, picked, False):
+                    item = self.content.items.get(credit.item_id)
+                    if item is None:
+                        continue
+                    self.store.record_answer(
+                        item.id,
+                        answer=credit.implied_answer,
+                        correct=credit.correct,
+                        unsure=credit.unsure,
+                        kind="choice",
+                        mode="exam",
+                        session_id=self.attempt_id,
+                        text_hash=question_from_item(item).text_hash,
+                        reviewed_at=when,
+                    )
+
+
+def format_clock(seconds: float) -> str:
+    """`mm:ss` (or `h:mm:ss`) for a countdown; rounds up so 0:00 means the time is really up."""
+    whole = int(-(-seconds // 1)) if seconds > 0 else 0
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
+def parse_time_limit(text: str) -> float:
+    """`30` (minutes), `30m`, `90s`, `1h`, `1.5m` → seconds. ValueError when unreadable."""
+    value = text.strip().lower()
+    factor = 60.0
+    for suffix, seconds in (("min", 60.0), ("h", 3600.0), ("m", 60.0), ("s", 1.0), ("분", 60.0), ("초", 1.0)):
+        if value.endswith(suffix):
+            value, factor = value[: -len(suffix)].strip(), seconds
+            break
+    number = float(value)
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ValueError(text)
+    return number * factor
+
+
+def parse_pass_mark(text: str) -> float:
+    """`60`, `60%` or `0.6` → 0.6. ValueError when unreadable."""
+    value = text.strip()
+    percent = value.endswith("%")
+    number = float(value.rstrip("%").strip())
+    if number != number:
+        raise ValueError(text)
+    return number / 100 if percent or number > 1 else number

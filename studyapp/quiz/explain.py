@@ -1,0 +1,178 @@
+"""Explain-it: write an answer in your own words, compare it with the model answer, tick the key
+points you covered. The stored result (date and coverage) is readiness evidence for the checklist
+item (studyapp/progress/readiness.py, docs/READINESS.md).
+
+The flow is one `ExplainSession` per prompt: WRITING → (submit) → REVIEWING → (finish) → DONE.
+The model answer stays hidden until an answer was written, so the learner commits to their own
+words first; an empty answer is refused (a blank is not an attempt). No Textual here: the TUI
+screen and `--plain` both drive this class. Rows go to the store's `explain_answers` table.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from studyapp.content.explain import ExplainPrompt
+from studyapp.errors import StudyappError
+from studyapp.progress.store import ProgressStore, from_iso, to_iso
+
+WRITING = "writing"
+REVIEWING = "reviewing"
+DONE = "done"
+MAX_ANSWER_CHARS = 20_000  # a pasted novel is not an answer, and the row must stay small
+
+
+@dataclass(frozen=True)
+class ExplainResult:
+    uid: str
+    prompt_id: str
+    checklist_id: str
+    answer_text: str
+    covered: tuple[int, ...]  # indices into the prompt's key points
+    total_points: int
+    answered_at: datetime
+
+    @property
+    def coverage(self) -> float:
+        return len(self.covered) / self.total_points if self.total_points else 0.0
+
+
+@dataclass
+class ExplainSession:
+    prompt: ExplainPrompt
+    answer_text: str = ""
+    covered: set[int] = field(default_factory=set)
+    state: str = WRITING
+    result: ExplainResult | None = None
+
+    def submit_answer(self, text: str) -> None:
+        """The learner's own answer; after this the model answer and the key points are shown."""
+        if self.state != WRITING:
+            raise StudyappError("the answer was already submitted")
+        cleaned = text.strip()
+        if not cleaned:
+            raise StudyappError("write an answer first: an empty answer is not recorded")
+        self.answer_text = cleaned[:MAX_ANSWER_CHARS]
+        self.state = REVIEWING
+
+    def set_point(self, index: int, covered: bool) -> None:
+        if self.state != REVIEWING:
+            raise StudyappError("key points are ticked after the answer is written")
+        if not 0 <= index < len(self.prompt.key_points):
+            raise StudyappError(f"no key point {index + 1} (1–{len(self.prompt.key_points)})")
+        if covered:
+            self.covered.add(index)
+        else:
+            self.covered.discard(index)
+
+    def toggle_point(self, index: int) -> bool:
+        now = index not in self.covered
+        self.set_point(index, now)
+        return now
+
+    @property
+    def coverage(self) -> float:
+        return len(self.covered) / len(self.prompt.key_points) if self.prompt.key_points else 0.0
+
+    def finish(self, store: ProgressStore) -> ExplainResult:
+        """Store the answer with today's date and the covered key points (one atomic write)."""
+        if self.state != REVIEWING:
+            raise StudyappError("nothing to record: write an answer first")
+        self.result = record_result(
+            store, self.prompt, self.answer_text, tuple(sorted(self.covered)), store.clock()
+        )
+        self.state = DONE
+        return self.result
+
+
+def record_result(
+    store: ProgressStore,
+    prompt: ExplainPrompt,
+    answer_text: str,
+    covered: tuple[int, ...],
+    when: datetime,
+) -> ExplainResult:
+    result = ExplainResult(
+        uid=uuid.uuid4().hex,
+        prompt_id=prompt.id,
+        checklist_id=prompt.checklist,
+        answer_text=answer_text,
+        covered=covered,
+        total_points=len(prompt.key_points),
+        answered_at=when,
+    )
+    with store.transaction() as db:
+        db.execute(
+            "INSERT INTO explain_answers(uid, prompt_id, checklist_id, answer_text, covered_json,"
+            " total_points, answered_at) VALUES (?,?,?,?,?,?,?)",
+            (
+                result.uid,
+                result.prompt_id,
+                result.checklist_id,
+                result.answer_text,
+                json.dumps(list(result.covered)),
+                result.total_points,
+                to_iso(result.answered_at),
+            ),
+        )
+    return result
+
+
+def history(store: ProgressStore, prompt_id: str | None = None) -> list[ExplainResult]:
+    """Stored explain-it answers, oldest first (rows that do not parse are skipped)."""
+    query, params = "SELECT * FROM explain_answers", ()
+    if prompt_id is not None:
+        query, params = query + " WHERE prompt_id = ?", (prompt_id,)
+    with store.transaction() as db:
+        rows = db.execute(query + " ORDER BY answered_at, id", params).fetchall()
+    results = []
+    for row in rows:
+        try:
+            covered = json.loads(row["covered_json"])
+            total = int(row["total_points"])
+            when = from_iso(row["answered_at"])
+        except (ValueError, TypeError):
+            continue
+        if not isinstance(covered, list):
+            continue
+        indices = tuple(
+            c for c in covered if isinstance(c, int) and not isinstance(c, bool) and 0 <= c < total
+        )
+        results.append(
+            ExplainResult(
+                uid=row["uid"],
+                prompt_id=row["prompt_id"],
+                checklist_id=row["checklist_id"],
+                answer_text=row["answer_text"],
+                covered=indices,
+                total_points=total,
+                answered_at=when,
+            )
+        )
+    return results
+
+
+def latest_by_prompt(store: ProgressStore) -> dict[str, ExplainResult]:
+    return {result.prompt_id: result for result in history(store)}
+
+
+def find_prompt(prompts: list[ExplainPrompt], wanted: str) -> list[ExplainPrompt]:
+    """`wanted` is a prompt id, a checklist id or a checklist number: the prompts it names."""
+    by_id = [p for p in prompts if p.id == wanted]
+    if by_id:
+        return by_id
+    return [p for p in prompts if p.checklist == wanted]
+
+
+def next_prompt(prompts: list[ExplainPrompt], store: ProgressStore) -> ExplainPrompt | None:
+    """The prompt to practise next: one never answered, else the one answered longest ago."""
+    if not prompts:
+        return None
+    latest = latest_by_prompt(store)
+    never = [p for p in prompts if p.id not in latest]
+    if never:
+        return never[0]
+    return min(prompts, key=lambda p: latest[p.id].answered_at)

@@ -1,0 +1,220 @@
+"""`studyapp explain [ID]`: explain-it prompts from the command line.
+
+`ID` is a prompt id (`explain-bias-variance`), a checklist id (`bias-variance`) or a checklist
+number (`6`); without it, the prompt to practise next (never answered, else answered longest ago).
+The TUI opens on the prompt; `--plain` is the line mode: the answer is typed over several lines
+and ends with an empty line or a line holding only `.`; then the model answer and each key point
+are shown and answered with y/n. `--list` prints every prompt with its latest coverage (`--json`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from studyapp.content.explain import ExplainPrompt, load_explain
+from studyapp.errors import EXIT_OK, StudyappError
+from studyapp.i18n import Translator
+from studyapp.progress.store import ProgressStore
+from studyapp.quiz.explain import ExplainSession, find_prompt, latest_by_prompt, next_prompt
+
+STRINGS = {
+    "ko": {
+        "explain.none": "설명하기 문제가 없습니다 (content/explain.yaml).",
+        "explain.unknown": "알 수 없는 설명하기 문제 '{wanted}'. 가능한 것: {choices}",
+        "explain.header": "설명하기 [{id}] · 체크리스트 {number}. {text}",
+        "explain.write": "답을 여러 줄로 쓰세요. 빈 줄이나 '.'만 있는 줄로 끝냅니다.",
+        "explain.empty": "답이 비어 있어 기록하지 않았습니다.",
+        "explain.model": "모범 답안:",
+        "explain.points": "핵심 포인트 — 내 답에 들어 있으면 y, 없으면 n:",
+        "explain.ask": "  [{n}/{total}] {point} (y/n) > ",
+        "explain.yn": "  y 또는 n으로 답하세요.",
+        "explain.saved": "저장함: 핵심 포인트 {covered}/{total} ({percent}) · {date}",
+        "explain.stopped": "끝까지 답하지 않아 기록하지 않았습니다.",
+        "explain.list_row": "{id:<34} 체크리스트 {number:>2} · 최근 {latest}",
+        "explain.never": "아직 없음",
+    },
+    "en": {
+        "explain.none": "No explain-it prompts (content/explain.yaml).",
+        "explain.unknown": "unknown explain-it prompt '{wanted}'. Choices: {choices}",
+        "explain.header": "Explain it [{id}] · checklist {number}. {text}",
+        "explain.write": "Write your answer over several lines. End with an empty line or a line with only '.'.",
+        "explain.empty": "The answer is empty: nothing was recorded.",
+        "explain.model": "Model answer:",
+        "explain.points": "Key points — y if your answer covered it, n if not:",
+        "explain.ask": "  [{n}/{total}] {point} (y/n) > ",
+        "explain.yn": "  Answer y or n.",
+        "explain.saved": "Saved: key points {covered}/{total} ({percent}) · {date}",
+        "explain.stopped": "Stopped before the end: nothing was recorded.",
+        "explain.list_row": "{id:<34} checklist {number:>2} · latest {latest}",
+        "explain.never": "none yet",
+    },
+}
+
+_YES = {"y", "yes", "ㅛ", "o", "1", "예", "네"}
+_NO = {"n", "no", "ㅜ", "x", "0", "2", "아니오", "아니요"}
+
+
+def add_explain_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    explain = sub.add_parser(
+        "explain", parents=[common], help="explain-it prompts: write, compare, tick the key points"
+    )
+    explain.add_argument("id", nargs="?", help="prompt id, checklist id or checklist number (default: next)")
+    explain.add_argument("--plain", action="store_true", help="line mode without the TUI")
+    explain.add_argument("--list", action="store_true", help="list the prompts with their latest coverage")
+    explain.add_argument("--json", action="store_true", help="with --list: print JSON")
+    explain.set_defaults(handler=cmd_explain)
+
+
+def resolve_prompts(
+    content: Any, prompts: list[ExplainPrompt], wanted: str | None, t: Translator
+) -> list[ExplainPrompt]:
+    """The prompts `wanted` names (a checklist number is read as its id); all when None."""
+    if wanted is None:
+        return list(prompts)
+    key = wanted.strip()
+    if key.isdigit():
+        entry = next((e for e in content.checklist if e.number == int(key)), None)
+        key = entry.id if entry is not None else key
+    found = find_prompt(prompts, key)
+    if not found:
+        raise StudyappError(t("explain.unknown", wanted=wanted, choices=", ".join(p.id for p in prompts)))
+    return found
+
+
+def cmd_explain(args: argparse.Namespace, t: Translator) -> int:
+    from studyapp.commands import load_content, open_store, run_tui
+
+    t.register(STRINGS)
+    content = load_content(args)
+    prompts = load_explain(content)
+    if not prompts:
+        raise StudyappError(t("explain.none"))
+    chosen = resolve_prompts(content, prompts, args.id, t)
+    store = open_store(args)
+    if args.list:
+        return _list(content, store, chosen, t, args.json, sys.stdout)
+    prompt = chosen[0] if args.id else next_prompt(chosen, store)
+    assert prompt is not None
+    if len(chosen) > 1:  # a checklist item with several prompts: the one due for practice
+        prompt = next_prompt(chosen, store) or prompt
+    if args.plain:
+        return run_plain_explain(content, store, prompt, t, sys.stdin, sys.stdout)
+    return run_tui(args, t, start="explain:" + prompt.id, content=content, store=store)
+
+
+def _list(
+    content: Any,
+    store: ProgressStore,
+    prompts: list[ExplainPrompt],
+    t: Translator,
+    as_json: bool,
+    out: TextIO,
+) -> int:
+    latest = latest_by_prompt(store)
+    numbers = {e.id: e.number for e in content.checklist}
+    if as_json:
+        rows = [
+            {
+                "id": p.id,
+                "checklist": p.checklist,
+                "number": numbers.get(p.checklist),
+                "prompt": p.prompt,
+                "key_points": len(p.key_points),
+                "latest": None
+                if p.id not in latest
+                else {
+                    "covered": len(latest[p.id].covered),
+                    "total": latest[p.id].total_points,
+                    "answered_at": latest[p.id].answered_at.isoformat(),
+                },
+            }
+            for p in prompts
+        ]
+        out.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+        return EXIT_OK
+    for p in prompts:
+        result = latest.get(p.id)
+        shown = (
+            f"{len(result.covered)}/{result.total_points} ({result.answered_at.astimezone().date()})"
+            if result
+            else t("explain.never")
+        )
+        out.write(t("explain.list_row", id=p.id, number=numbers.get(p.checklist, 0), latest=shown) + "\n")
+    return EXIT_OK
+
+
+def read_answer(stdin: TextIO) -> str:
+    """Lines until an empty line, a line with only `.`, or the end of input."""
+    lines: list[str] = []
+    while True:
+        line = stdin.readline()
+        if not line:
+            break
+        text = line.rstrip("\n")
+        if text.strip() in ("", "."):
+            if lines or text.strip() == ".":
+                break
+            continue  # blank lines before the first word are not the end
+        lines.append(text)
+    return "\n".join(lines)
+
+
+def run_plain_explain(
+    content: Any, store: ProgressStore, prompt: ExplainPrompt, t: Translator, stdin: TextIO, stdout: TextIO
+) -> int:
+    t.register(STRINGS)
+
+    def say(*lines: str) -> None:
+        for line in lines:
+            stdout.write(line + "\n")
+        stdout.flush()
+
+    entry = content.checklist_entry(prompt.checklist)
+    say(
+        t(
+            "explain.header",
+            id=prompt.id,
+            number=entry.number if entry else "?",
+            text=entry.text if entry else prompt.checklist,
+        ),
+        "",
+        prompt.prompt,
+        "",
+        t("explain.write"),
+    )
+    session = ExplainSession(prompt)
+    answer = read_answer(stdin)
+    if not answer.strip():
+        say(t("explain.empty"))
+        return EXIT_OK
+    session.submit_answer(answer)
+    say("", t("explain.model"), prompt.model_answer, "", t("explain.points"))
+    total = len(prompt.key_points)
+    for index, point in enumerate(prompt.key_points):
+        while True:
+            stdout.write(t("explain.ask", n=index + 1, total=total, point=point))
+            stdout.flush()
+            line = stdin.readline()
+            if not line:
+                say("", t("explain.stopped"))
+                return EXIT_OK
+            reply = line.strip().lower()
+            if reply in _YES or reply in _NO:
+                session.set_point(index, reply in _YES)
+                break
+            say(t("explain.yn"))
+    result = session.finish(store)
+    say(
+        "",
+        t(
+            "explain.saved",
+            covered=len(result.covered),
+            total=result.total_points,
+            percent=f"{result.coverage:.0%}",
+            date=result.answered_at.astimezone().date().isoformat(),
+        ),
+    )
+    return EXIT_OK
