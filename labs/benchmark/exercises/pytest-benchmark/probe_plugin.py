@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import inspect
+import itertools
 import json
 import os
 import sys
@@ -51,7 +52,7 @@ def _counted(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
             name, {"calls": 0, "presorted": 0}
         )
         counts["calls"] += 1
-        if len(values) > 1 and all(a <= b for a, b in zip(values, values[1:])):
+        if len(values) > 1 and all(a <= b for a, b in itertools.pairwise(values)):
             counts["presorted"] += 1
         _depth["calls"] += 1
         try:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 def run_pytest(argv: list[str]) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import probe_plugin  # noqa: F401 — imported for its side effects (reference module, patches)
+    import probe_plugin  # loaded first: it swaps in the reference sorting.py and patches pedantic
     import pytest
 
     return int(pytest.main(argv, plugins=[probe_plugin]))
