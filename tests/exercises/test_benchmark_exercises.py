@@ -87,3 +87,58 @@ def test_pytest_benchmark_other_mistakes(
     test_file.write_text(text.replace(edit, replacement), encoding="utf-8")
     code, result = check("pytest-benchmark", folder, tmp_path)
     assert code == 1 and set(failed(result)) == {failing}
+
+
+# -- regression-check ----------------------------------------------------------------------------
+
+
+def test_regression_check_starter_fails_with_its_todo(isolated_home: Path, tmp_path: Path) -> None:
+    code, result = check("regression-check", EXERCISES / "regression-check" / "starter", tmp_path)
+    assert code == 1 and result["verdict"] == "failed"
+    message = failed(result)["compare_runs(old, new) runs"]
+    assert "NotImplementedError" in message and "compare_runs.py:" in message
+    assert "compare_runs.py" in (result["learner_traceback"] or "")
+
+
+def test_regression_check_solution_passes_every_planted_pair(isolated_home: Path, tmp_path: Path) -> None:
+    for attempt in range(3):  # fresh planted pairs each check: the contract holds for every seed
+        code, result = check(
+            "regression-check", EXERCISES / "regression-check" / "solution", tmp_path / str(attempt)
+        )
+        assert (code, result["verdict"]) == (0, "passed"), failed(result)
+        assert len(result["requirements"]) == 8
+
+
+def test_regression_check_fixed_threshold_raises_false_alarms(isolated_home: Path, tmp_path: Path) -> None:
+    """A fixed 10 % threshold on the median flags two runs of the same code as a change."""
+    code, result = check("regression-check", WRONG / "regression-check", tmp_path)
+    assert code == 1
+    problems = failed(result)
+    assert set(problems) == {"two runs of the same code are unchanged"}
+    assert "the IQR bands overlap" in problems["two runs of the same code are unchanged"]
+
+
+def test_regression_check_blind_rules_are_caught(isolated_home: Path, tmp_path: Path) -> None:
+    """'Always unchanged' misses real changes; a division by the median crashes on 0 s timings."""
+    folder = tmp_path / "edited"
+    shutil.copytree(EXERCISES / "regression-check" / "solution", folder)
+    source = folder / "compare_runs.py"
+    original = source.read_text(encoding="utf-8")
+    source.write_text(
+        original.replace("    if slower_beyond_noise(new, old):", "    if False:"), encoding="utf-8"
+    )
+    code, result = check("regression-check", folder, tmp_path / "a")
+    assert code == 1
+    assert set(failed(result)) == {
+        "a 2× slowdown is a regression",
+        "a 30 % slowdown of a quiet benchmark is a regression",
+    }
+    ratio_rule = '    bands_apart = slow["q1"] > fast["q3"]\n'
+    assert ratio_rule in original
+    source.write_text(
+        original.replace(ratio_rule, '    bands_apart = slow["q1"] / fast["q3"] > 1\n'), encoding="utf-8"
+    )
+    code, result = check("regression-check", folder, tmp_path / "b")
+    assert code == 1
+    (name,) = failed(result)
+    assert name.startswith("timings of 0 s") and "ZeroDivisionError" in failed(result)[name]
