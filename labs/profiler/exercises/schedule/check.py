@@ -1,0 +1,108 @@
+"""Checker of the schedule exercise (README.md): profile an 18-step loop with the learner's schedule
+and read the ProfilerStep#N events of every trace it saved.
+
+`drive` runs in the learner's child process; the checks read its files here.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from labs._exercise import Checker, parse_args, run_learner
+from labs.profiler import exercise_support as support
+
+STEPS = 18
+WANTED = [[3, 4, 5], [9, 10, 11]]
+
+
+def drive(out_dir: str) -> dict[str, Any]:
+    """In the learner's process: the schedule's action per step, then a profiled 18-step loop."""
+    import torch
+    from profiling_schedule import make_schedule  # the learner's module
+    from torch.profiler import ProfilerActivity, profile
+
+    chosen = make_schedule()
+    if not callable(chosen):
+        raise TypeError(f"make_schedule() returned a {type(chosen).__name__}, not a schedule function")
+    actions = [getattr(chosen(step), "name", str(chosen(step))) for step in range(STEPS)]
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
+    batch = torch.randn(8, 16)
+    activities = [ProfilerActivity.CPU]
+    if torch.cuda.is_available():
+        activities.append(ProfilerActivity.CUDA)
+    saved = []
+
+    def save(prof: Any) -> None:
+        path = Path(out_dir) / f"cycle{len(saved) + 1}.pt.trace.json"
+        prof.export_chrome_trace(str(path))
+        saved.append(path.name)
+
+    with profile(activities=activities, schedule=chosen, on_trace_ready=save) as prof:
+        for _ in range(STEPS):
+            model(batch).sum().backward()
+            prof.step()
+    return {"actions": actions, "saved": saved}
+
+
+def actions_text(actions: list[str]) -> str:
+    short = {"NONE": "-", "WARMUP": "W", "RECORD": "R", "RECORD_AND_SAVE": "S"}
+    return " ".join(f"{step}:{short.get(a, a)}" for step, a in enumerate(actions))
+
+
+def main() -> None:
+    args = parse_args()
+    with Checker(args) as check, tempfile.TemporaryDirectory(prefix="schedule-") as scratch:
+        check.progress(f"profiling an {STEPS}-step loop with your schedule")
+        result = run_learner(
+            args.workspace, Path(__file__), "drive", scratch, timeout_s=45 if args.quick else 75
+        )
+        if not check.require_ran("make_schedule() gives a schedule the profiler runs", result):
+            check.stop()
+        actions: list[str] = result.value["actions"]
+        check.progress(
+            "actions per step (-: NONE, W: WARMUP, R: RECORD, S: RECORD_AND_SAVE): " + actions_text(actions)
+        )
+        cycles = []
+        for name in result.value["saved"]:
+            cycles.append(support.trace_steps(Path(scratch) / name))
+        recorded = sorted({step for steps in cycles for step in steps})
+        wanted = sorted(step for steps in WANTED for step in steps)
+        check.require(
+            "exactly steps 3–5 and 9–11 are recorded",
+            recorded == wanted,
+            "the traces hold ProfilerStep#3–5 and #9–11",
+            f"the traces hold ProfilerStep {support.ranges_text(recorded)}; wanted 3–5, 9–11 "
+            f"(actions {actions_text(actions)})",
+        )
+        check.require(
+            "two cycles, one trace each",
+            cycles == WANTED,
+            "cycle 1 holds 3–5, cycle 2 holds 9–11",
+            f"{len(cycles)} trace(s) saved, holding "
+            + ("; ".join(support.ranges_text(c) for c in cycles) or "nothing")
+            + ": a cycle is wait + warmup + active steps",
+        )
+        before = [wanted_steps[0] - 1 for wanted_steps in WANTED]
+        not_warm = [step for step in before if actions[step] != "WARMUP"]
+        check.require(
+            "a warmup step before each recording",
+            not not_warm,
+            f"steps {', '.join(map(str, before))} are WARMUP",
+            "the step just before each recording should be WARMUP: "
+            + ", ".join(f"step {s} is {actions[s]}" for s in not_warm)
+            + " (with warmup=0 the first recorded step carries start-up costs)",
+        )
+        after = [step for step in range(WANTED[-1][-1] + 1, STEPS) if actions[step] != "NONE"]
+        check.require(
+            "nothing is profiled after step 11",
+            not after,
+            "steps 12–17 are NONE (repeat ends the schedule)",
+            f"steps {support.ranges_text(after)} are still warming up or recording: set repeat",
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,451 @@
+"""labs/_exercise.py, the checker library: protocol, exit codes, learner processes, speed verdicts.
+
+Checkers are run the way studyapp runs them (a subprocess with STUDYAPP_EXERCISE_PROTOCOL=jsonl
+and the repository on PYTHONPATH); the learner-process helpers are called directly, since they
+already start a child process of their own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from labs._exercise import (
+    FAILED,
+    PASSED,
+    UNDECIDED,
+    FunctionSpec,
+    compare_speed,
+    decide_ratio,
+    median_interval,
+    run_learner,
+    run_learner_script,
+)
+from tests.conftest import REPO
+
+
+def run_checker(
+    tmp_path: Path, body: str, *args: str, jsonl: bool = True, workspace: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Write a checker whose main block is `body` and run it as studyapp would."""
+    script = tmp_path / "check.py"
+    script.write_text(
+        "from labs._exercise import *\n\nargs = parse_args()\n" + textwrap.dedent(body), encoding="utf-8"
+    )
+    folder = workspace or tmp_path / "ws"
+    folder.mkdir(exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("STUDYAPP_EXERCISE_PROTOCOL", None)
+    if jsonl:
+        env["STUDYAPP_EXERCISE_PROTOCOL"] = "jsonl"
+    return subprocess.run(
+        [sys.executable, str(script), "--workspace", str(folder), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=folder,
+        timeout=60,
+    )
+
+
+def protocol(done: subprocess.CompletedProcess[str]) -> list[dict[str, object]]:
+    """Every stdout line must be a protocol object."""
+    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+
+
+def learner(tmp_path: Path, source: str, name: str = "solution.py") -> Path:
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    (workspace / name).write_text(textwrap.dedent(source), encoding="utf-8")
+    return workspace
+
+
+def gone(pid: int) -> bool:
+    """The process has ended (a killed orphan may linger as a zombie until init reaps it)."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        stat = Path(f"/proc/{pid}/stat")
+        if stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+# -- protocol and exit codes -------------------------------------------------------------------------
+
+
+def test_passing_check_streams_progress_requirements_and_a_result(tmp_path: Path) -> None:
+    done = run_checker(
+        tmp_path,
+        """
+        with Checker(args) as check:
+            check.progress("looking")
+            check.requirement("first", True, "fine")
+            check.require("second", 1 + 1 == 2, "2 as expected", "not 2")
+        """,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = protocol(done)
+    assert [line["type"] for line in lines] == ["progress", "requirement", "requirement", "result"]
+    assert lines[0]["message"] == "looking"
+    assert lines[2] == {"type": "requirement", "name": "second", "passed": True, "message": "2 as expected"}
+    assert lines[-1]["verdict"] == "passed" and len(lines[-1]["requirements"]) == 2
+    assert lines[-1]["learner_traceback"] is None
+
+
+def test_one_failed_requirement_fails_with_exit_1_and_its_fail_message(tmp_path: Path) -> None:
+    done = run_checker(
+        tmp_path,
+        """
+        with Checker(args) as check:
+            check.require("ok", True, "fine", "broken")
+            check.require("counts", 3 == 4, "4", "counted 3, expected 4")
+        """,
+    )
+    assert done.returncode == 1
+    lines = protocol(done)
+    assert lines[-1]["verdict"] == "failed"
+    assert lines[1]["passed"] is False and lines[1]["message"] == "counted 3, expected 4"
+
+
+def test_undecided_alone_exits_3_but_a_real_failure_wins(tmp_path: Path) -> None:
+    undecided = run_checker(
+        tmp_path,
+        """
+        with Checker(args) as check:
+            check.requirement("correct", True, "fine")
+            check.undecided("fast enough", "too noisy to tell")
+        """,
+    )
+    assert undecided.returncode == 3
+    lines = protocol(undecided)
+    assert lines[-1]["verdict"] == "undecided"
+    assert lines[1]["undecided"] is True and lines[1]["passed"] is False
+    both = run_checker(
+        tmp_path,
+        """
+        with Checker(args) as check:
+            check.requirement("correct", False, "wrong answer")
+            check.undecided("fast enough", "too noisy to tell")
+        """,
+    )
+    assert both.returncode == 1 and protocol(both)[-1]["verdict"] == "failed"
+
+
+def test_an_exception_of_the_checker_becomes_one_failed_requirement_not_a_traceback(tmp_path: Path) -> None:
+    done = run_checker(
+        tmp_path,
+        """
+        with Checker(args) as check:
+            check.requirement("first", True, "fine")
+            {}["missing key"]
+        """,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stdout + done.stderr
+    lines = protocol(done)
+    broken = lines[-2]
+    assert broken["passed"] is False and "KeyError" in broken["message"] and "check.py:" in broken["message"]
+    assert lines[-1]["verdict"] == "failed"
+
+
+def test_stop_ends_the_check_early_with_what_was_reported(tmp_path: Path) -> None:
+    done = run_checker(
+        tmp_path,
+        """
+        with Checker(args) as check:
+            if not check.requirement("file exists", False, "trace.json is missing"):
+                check.stop()
+            check.requirement("never reached", True, "")
+        """,
+    )
+    assert done.returncode == 1
+    assert [line.get("name") for line in protocol(done)[:-1]] == ["file exists"]
+
+
+def test_stray_output_on_stdout_cannot_break_the_protocol(tmp_path: Path) -> None:
+    done = run_checker(
+        tmp_path,
+        """
+        import os
+        with Checker(args) as check:
+            print("a library printing")
+            os.write(1, b"C code writing to fd 1\\n")
+            check.requirement("first", True, "fine")
+        """,
+    )
+    assert done.returncode == 0
+    assert [line["type"] for line in protocol(done)] == ["requirement", "result"]  # parses, all of it
+    assert "a library printing" in done.stderr and "C code writing to fd 1" in done.stderr
+
+
+def test_without_the_environment_variable_the_report_is_readable(tmp_path: Path) -> None:
+    done = run_checker(
+        tmp_path,
+        """
+        with Checker(args) as check:
+            check.progress("looking")
+            check.requirement("first", True, "fine")
+            check.requirement("second", False, "broken")
+        """,
+        jsonl=False,
+    )
+    assert done.returncode == 1
+    assert "✓ first: fine" in done.stdout and "✗ second: broken" in done.stdout
+    assert "1 of 2 requirements fail" in done.stdout and "{" not in done.stdout
+
+
+def test_a_checker_that_checks_nothing_does_not_pass(tmp_path: Path) -> None:
+    done = run_checker(tmp_path, "with Checker(args) as check:\n    pass\n")
+    assert done.returncode == 1 and protocol(done)[-1]["verdict"] == "failed"
+
+
+def test_usage_errors_are_one_line_on_stderr_and_exit_2(tmp_path: Path) -> None:
+    script = tmp_path / "check.py"
+    script.write_text("from labs._exercise import parse_args\n\nparse_args()\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "STUDYAPP_EXERCISE_PROTOCOL": "jsonl"}
+    for argv in ([], ["--workspace", str(tmp_path / "absent")], ["--workspace", str(tmp_path), "--bogus"]):
+        done = subprocess.run(
+            [sys.executable, str(script), *argv], capture_output=True, text=True, env=env, timeout=60
+        )
+        assert done.returncode == 2, argv
+        assert len(done.stderr.strip().splitlines()) == 1 and done.stdout == "", done.stderr
+    inside = run_checker(
+        tmp_path,
+        """
+        with Checker(args) as check:
+            fail_usage("this exercise needs torch: pip install torch")
+        """,
+    )
+    assert inside.returncode == 2 and inside.stdout == ""
+    assert inside.stderr.strip() == "this exercise needs torch: pip install torch"
+
+
+def test_sigterm_stops_the_checker_and_the_learners_child(tmp_path: Path) -> None:
+    pid_file = tmp_path / "learner.pid"
+    learner(
+        tmp_path,
+        f"""
+        import os, time
+        def wait_forever():
+            open({str(pid_file)!r}, "w").write(str(os.getpid()))
+            time.sleep(300)
+        """,
+    )
+    script = tmp_path / "check.py"
+    script.write_text(
+        "from labs._exercise import *\nargs = parse_args()\nwith Checker(args) as check:\n"
+        "    check.require_ran('runs', run_learner(args.workspace, 'solution.py', 'wait_forever'))\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO), "STUDYAPP_EXERCISE_PROTOCOL": "jsonl"}
+    process = subprocess.Popen(
+        [sys.executable, str(script), "--workspace", str(tmp_path / "ws")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline, "the learner's function never started"
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=20) == 130
+    assert gone(child)
+
+
+# -- running the learner's code ----------------------------------------------------------------------
+
+
+def test_run_learner_returns_plain_data_and_output(tmp_path: Path) -> None:
+    workspace = learner(
+        tmp_path,
+        """
+        import collections
+        Pair = collections.namedtuple("Pair", "a b")
+        def summary(values, *, scale=1):
+            print("summing", len(values))
+            return {"total": sum(values) * scale, "pair": Pair(1, 2), (0, 1): {3}}
+        """,
+    )
+    result = run_learner(workspace, "solution.py", "summary", [1, 2, 3], kwargs={"scale": 10})
+    assert result.ok and result.error is None and result.traceback is None
+    assert result.value == {"total": 60, "pair": (1, 2), (0, 1): {3}}
+    assert type(result.value["pair"]) is tuple
+    assert result.stdout == "summing 3\n"
+
+
+def test_a_crashing_learner_function_gives_a_traceback_trimmed_to_their_file(tmp_path: Path) -> None:
+    workspace = learner(
+        tmp_path,
+        """
+        def ratio(a, b):
+            return share(a, b)
+
+        def share(a, b):
+            return a / b
+        """,
+    )
+    result = run_learner(workspace, "solution.py", "ratio", 1, 0)
+    assert not result.ok and not result.timed_out
+    assert result.error == "your code raised ZeroDivisionError: division by zero (solution.py:6)"
+    assert result.traceback is not None
+    lines = result.traceback.splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert lines[1] == '  File "solution.py", line 3, in ratio'
+    assert lines[3] == '  File "solution.py", line 6, in share'
+    assert lines[-1] == "ZeroDivisionError: division by zero"
+    assert "_exercise.py" not in result.traceback and str(workspace) not in result.traceback
+
+
+def test_a_syntax_error_names_the_learners_line(tmp_path: Path) -> None:
+    workspace = learner(tmp_path, "def broken(:\n    pass\n")
+    result = run_learner(workspace, "solution.py", "broken")
+    assert not result.ok and result.error is not None
+    assert "SyntaxError" in result.error and "solution.py:1" in result.error
+    assert result.traceback is not None and str(workspace) not in result.traceback
+
+
+def test_missing_file_function_and_unplain_values_are_one_line_each(tmp_path: Path) -> None:
+    workspace = learner(tmp_path, "def thing():\n    return object()\n")
+    missing_file = run_learner(workspace, "absent.py", "thing")
+    assert not missing_file.ok and missing_file.error == "absent.py is missing from your workspace"
+    missing_function = run_learner(workspace, "solution.py", "other")
+    assert missing_function.error == "solution.py has no function other()"
+    unplain = run_learner(workspace, "solution.py", "thing")
+    assert not unplain.ok and unplain.error is not None and "plain data" in unplain.error
+
+
+def test_an_endless_loop_times_out_and_its_worker_processes_are_stopped(tmp_path: Path) -> None:
+    pid_file = tmp_path / "worker.pid"
+    workspace = learner(
+        tmp_path,
+        f"""
+        import subprocess, sys
+        def spin():
+            worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+            open({str(pid_file)!r}, "w").write(str(worker.pid))
+            while True:
+                pass
+        """,
+    )
+    started = time.monotonic()
+    result = run_learner(workspace, "solution.py", "spin", timeout_s=2)
+    assert time.monotonic() - started < 15
+    assert result.timed_out and not result.ok
+    assert result.error is not None and "did not finish within 2 s" in result.error
+    assert gone(int(pid_file.read_text()))
+
+
+def test_run_learner_script_reports_exit_codes_and_arguments(tmp_path: Path) -> None:
+    workspace = learner(
+        tmp_path,
+        """
+        import sys
+        print("args", sys.argv[1:])
+        if sys.argv[1:] == ["fail"]:
+            sys.exit(4)
+        """,
+        name="make.py",
+    )
+    ok = run_learner_script(workspace, "make.py", "out", "--n", "2")
+    assert ok.ok and ok.exit_code == 0 and ok.stdout == "args ['out', '--n', '2']\n"
+    failed = run_learner_script(workspace, "make.py", "fail")
+    assert not failed.ok and failed.exit_code == 4 and "exited with 4" in (failed.error or "")
+
+
+# -- speed -------------------------------------------------------------------------------------------
+
+# Sleep-based work: stable to about a millisecond even on a busy machine (LAB-NOTES).
+PLANTED = """
+import time
+def quick():
+    time.sleep(0.002)
+def slow():
+    time.sleep(0.010)
+def same():
+    time.sleep(0.004)
+def make_sleeper(seconds):
+    return lambda: time.sleep(seconds)
+def crashes():
+    raise ValueError("not implemented yet")
+"""
+
+
+def speed(workspace: Path, candidate: str, reference: str, threshold: float, rounds: int = 21):  # type: ignore[no-untyped-def]
+    return compare_speed(
+        FunctionSpec("planted.py", candidate),
+        FunctionSpec("planted.py", reference),
+        threshold,
+        rounds,
+        quick=True,
+        workspace=workspace,
+    )
+
+
+def test_compare_speed_passes_a_clearly_fast_candidate(tmp_path: Path) -> None:
+    workspace = learner(tmp_path, PLANTED, name="planted.py")
+    verdict = speed(workspace, "quick", "slow", 0.6)
+    assert verdict.decision == PASSED, verdict.message
+    assert verdict.ratio is not None and 0.1 < verdict.ratio < 0.45
+    assert verdict.low is not None and verdict.high is not None and verdict.high <= 0.6
+    assert verdict.rounds >= 5 and "at most 0.6×" in verdict.message
+
+
+def test_compare_speed_fails_a_clearly_slow_candidate(tmp_path: Path) -> None:
+    workspace = learner(tmp_path, PLANTED, name="planted.py")
+    verdict = speed(workspace, "slow", "quick", 0.6)
+    assert verdict.decision == FAILED, verdict.message
+    assert verdict.ratio is not None and verdict.ratio > 2 and verdict.low is not None and verdict.low > 0.6
+
+
+def test_compare_speed_does_not_decide_a_tie_at_the_threshold(tmp_path: Path) -> None:
+    workspace = learner(tmp_path, PLANTED, name="planted.py")
+    verdict = speed(workspace, "same", "same", 1.0, rounds=9)
+    assert verdict.decision == UNDECIDED, verdict.message
+    assert verdict.rounds == 9 and "too close to 1×" in verdict.message
+
+
+def test_compare_speed_with_a_tiny_round_budget_is_undecided(tmp_path: Path) -> None:
+    workspace = learner(tmp_path, PLANTED, name="planted.py")
+    verdict = speed(workspace, "quick", "slow", 0.6, rounds=2)
+    assert verdict.decision == UNDECIDED and verdict.rounds == 2
+    assert "only 2 rounds" in verdict.message
+
+
+def test_compare_speed_prepared_callables_and_a_crashing_candidate(tmp_path: Path) -> None:
+    workspace = learner(tmp_path, PLANTED, name="planted.py")
+    prepared = compare_speed(
+        FunctionSpec("planted.py", "make_sleeper", (0.002,), prepare=True),
+        FunctionSpec("planted.py", "make_sleeper", (0.008,), prepare=True),
+        0.6,
+        quick=True,
+        workspace=workspace,
+    )
+    assert prepared.decision == PASSED, prepared.message
+    crashed = speed(workspace, "crashes", "slow", 0.6)
+    assert crashed.decision == FAILED and "ValueError: not implemented yet" in crashed.message
+    assert crashed.traceback is not None and "planted.py" in crashed.traceback
+
+
+def test_the_median_interval_and_decision_rule() -> None:
+    median, low, high = median_interval([5, 1, 4, 2, 3])
+    assert (median, low, high) == (3, 1, 5)  # n=5: the interval is min..max
+    values = list(range(1, 17))
+    _, low16, high16 = median_interval(values)
+    assert (low16, high16) == (4, 13)
+    assert decide_ratio([0.5] * 5, 0.6)[0] == PASSED
+    assert decide_ratio([0.5] * 4, 0.6)[0] == UNDECIDED  # under min_rounds
+    assert decide_ratio([0.5, 0.55, 0.58, 0.62, 0.65], 0.6)[0] == UNDECIDED
+    assert decide_ratio([0.7, 0.8, 0.75, 0.9, 0.72], 0.6)[0] == FAILED
