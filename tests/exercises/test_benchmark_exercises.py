@@ -55,7 +55,7 @@ def test_pytest_benchmark_solution_passes(isolated_home: Path, tmp_path: Path) -
 
 def test_pytest_benchmark_reused_input_is_caught(isolated_home: Path, tmp_path: Path) -> None:
     """pedantic(args=(numbers,)) sorts one list in place: every round after the first is sorted."""
-    code, result = check("pytest-benchmark", WRONG / "pytest-benchmark", tmp_path)
+    code, result = check("pytest-benchmark", WRONG / "pytest-benchmark" / "reused-list", tmp_path)
     assert code == 1
     problems = failed(result)
     assert set(problems) == {
@@ -111,7 +111,7 @@ def test_regression_check_solution_passes_every_planted_pair(isolated_home: Path
 
 def test_regression_check_fixed_threshold_raises_false_alarms(isolated_home: Path, tmp_path: Path) -> None:
     """A fixed 10 % threshold on the median flags two runs of the same code as a change."""
-    code, result = check("regression-check", WRONG / "regression-check", tmp_path)
+    code, result = check("regression-check", WRONG / "regression-check" / "fixed-threshold", tmp_path)
     assert code == 1
     problems = failed(result)
     assert set(problems) == {"two runs of the same code are unchanged"}
