@@ -10,9 +10,14 @@ path — the reference solution, measured in the same rounds, fell short too —
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.conftest import REPO, run_cli
 
@@ -70,3 +75,59 @@ def test_results_in_completion_order_are_caught(isolated_home: Path, tmp_path: P
     code, result = check(WRONG / "completion-order", tmp_path)
     assert code == 1 and result["verdict"] == "failed"
     assert "in another order" in failed(result)[IO]
+
+
+def load_checker() -> Any:
+    """The checker module itself, to test its noise rule on numbers chosen by hand."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("concurrency_check", EXERCISE / "check.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_noise_rule_passes_fails_and_abstains_as_documented() -> None:
+    rule = load_checker().decide_with_control
+    # clear of the need in every round: passed (3 rounds are the minimum)
+    assert rule([1.8, 1.9, 1.7], [1.8, 1.8, 1.9], 1.5, 3)[0] == "passed"
+    assert rule([1.8, 1.9], [1.8, 1.8], 1.5, 3)[0] == "undecided"  # too few rounds yet
+    # below the need while the reference, same rounds, is above it: failed
+    verdict, message = rule([1.0, 1.1, 1.0], [1.8, 1.9, 1.7], 1.5, 3)
+    assert verdict == "failed" and "where the reference does not" in message
+    # a busy machine holds both back alike: undecided, never failed
+    verdict, message = rule([1.1, 1.2, 1.0], [1.1, 1.3, 1.0], 1.5, 3)
+    assert verdict == "undecided" and "too busy" in message
+    # busy, but clearly below the reference's speedup in every round: failed
+    assert rule([0.6, 0.6, 0.7], [1.3, 1.2, 1.4], 1.5, 3)[0] == "failed"
+
+
+def test_the_cpu_need_follows_the_usable_cores() -> None:
+    need = load_checker().cpu_need
+    assert need(2, 8) == (2, 1.5)
+    assert need(4, 16) == (4, 2.5)
+    assert need(1, 8) == (1, 1.0)
+    assert need(8, 4) == (4, 2.5)  # never more than the number of tasks
+
+
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="needs taskset (util-linux)")
+def test_on_one_usable_core_the_cpu_check_is_undecided_not_failed(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """taskset -c 0 leaves one core in os.sched_getaffinity: no speedup can be shown, so no verdict."""
+    workspace = tmp_path / "ws"
+    shutil.copytree(EXERCISE / "solution", workspace)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    command = ["taskset", "-c", "0", sys.executable, "-m", "studyapp", "exercise", "check", "concurrency"]
+    done = subprocess.run(
+        [*command, "--path", str(workspace), "--json", "--quick"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert done.returncode == 1 and result["verdict"] == "undecided", result
+    assert "only 1 core" in failed(result)[CPU]

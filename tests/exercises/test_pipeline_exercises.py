@@ -84,3 +84,20 @@ def test_busy_time_not_shared_among_threads_names_the_wrong_stage(
     problems = failed(result)
     assert set(problems) - {SPEED} == {"bottleneck() names the slowest stage"}
     assert "you said 'transform'" in problems["bottleneck() names the slowest stage"]
+
+
+def test_the_noise_rule_passes_fails_and_abstains_as_documented() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pipeline_check", EXERCISE / "check.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rule = module.decide_with_control
+    assert rule([0.97, 0.99, 0.95], [0.98, 0.99, 0.97], 0.8, 3)[0] == "passed"
+    assert rule([0.33, 0.34, 0.33], [0.98, 0.99, 0.97], 0.8, 3)[0] == "failed"
+    verdict, message = rule([0.7, 0.75, 0.85], [0.72, 0.8, 0.7], 0.8, 3)
+    assert verdict == "undecided" and "too busy" in message
+    assert (
+        rule([0.3, 0.35, 0.3], [0.7, 0.75, 0.7], 0.8, 3)[0] == "failed"
+    )  # busy, but far below the reference
