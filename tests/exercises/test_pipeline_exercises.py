@@ -101,3 +101,11 @@ def test_the_noise_rule_passes_fails_and_abstains_as_documented() -> None:
     assert (
         rule([0.3, 0.35, 0.3], [0.7, 0.75, 0.7], 0.8, 3)[0] == "failed"
     )  # busy, but far below the reference
+
+
+def test_busy_time_that_includes_waiting_is_caught(isolated_home: Path, tmp_path: Path) -> None:
+    """Starting the clock before get() counts a starved stage's waiting as work."""
+    code, result = check(WRONG / "busy-includes-waiting", tmp_path)
+    assert code == 1
+    problems = failed(result)
+    assert "not the waiting in get()/put()" in problems["busy_s is the time spent inside work()"]

@@ -165,20 +165,27 @@ def find_and_relieve(check: Checker, workspace: str, rng: random.Random) -> None
     if not ran_or_explain(check, "your pipeline runs on planted stage costs", result):
         return
     report = result.value["report"]
+    # The probe timed the work itself; the learner's busy_s wraps the same calls, so it should agree
+    # (sleep overshoot on a busy machine is in both). Time spent waiting in get()/put() is not work.
+    seen = result.value["probe_busy_s"]
     off = [
-        (name, report["busy_s"].get(name, 0.0) / (items * cost))
-        for name, cost in zip(NAMES, costs, strict=True)
-        if not 0.95 <= report["busy_s"].get(name, 0.0) / (items * cost) <= 2.0
+        (name, report["busy_s"].get(name, 0.0), seen[name])
+        for name in NAMES
+        if not 0.9 * seen[name] <= report["busy_s"].get(name, 0.0) <= 1.25 * seen[name] + 0.002
     ]
-    check.require(
+    problem = ""
+    if off:
+        stage, theirs, ours = off[0]
+        problem = (
+            f"busy_s[{stage!r}] = {theirs:.3f} s, but the work itself took {ours:.3f} s: time only the "
+            "work() call, not the waiting in get()/put()"
+        )
+    check.requirement(
         "busy_s is the time spent inside work()",
-        not off,
-        "busy_s ≈ items × cost for every stage: "
+        not problem,
+        problem
+        or "busy_s matches the time inside work(): "
         + ", ".join(f"{n} {report['busy_s'][n]:.3f} s" for n in NAMES if n in report["busy_s"]),
-        f"busy_s[{off[0][0]!r}] is {off[0][1]:.2f}× items × cost: time only the work() call, not the waiting "
-        "in get()/put()"
-        if off
-        else "",
     )
     for key, name in (
         ("bottleneck", "bottleneck() names the slowest stage"),

@@ -30,15 +30,17 @@ class Probe:
         self.inside = dict.fromkeys(NAMES, 0)
         self.most = dict.fromkeys(NAMES, 0)
         self.done_at: list[float] = []
+        self.busy = dict.fromkeys(NAMES, 0.0)  # seconds inside the work, measured here
 
     def enter(self, name: str) -> None:
         with self.lock:
             self.inside[name] += 1
             self.most[name] = max(self.most[name], self.inside[name])
 
-    def leave(self, name: str, last: bool) -> None:
+    def leave(self, name: str, last: bool, seconds: float) -> None:
         with self.lock:
             self.inside[name] -= 1
+            self.busy[name] += seconds
             if last:
                 self.done_at.append(time.perf_counter())
 
@@ -49,10 +51,11 @@ def stages(module: Any, costs: list[float], probe: Probe) -> list[Any]:
 
         def work(item: Any, name: str = name, cost: float = cost, last: bool = position == 2) -> Any:
             probe.enter(name)
+            started = time.perf_counter()
             try:
                 time.sleep(cost)  # waiting, like a disk or a network: the GIL is free meanwhile
             finally:
-                probe.leave(name, last)
+                probe.leave(name, last, time.perf_counter() - started)
             ident, path = item
             return ident, (*path, name)
 
@@ -112,7 +115,7 @@ def find_and_relieve(costs: list[float], workers: list[int], items: int, threads
     """One run, then the learner's bottleneck() and relieve() on its report."""
     module, probe = learner(), Probe()
     report = module.run_pipeline(stages(module, costs, probe), [(i, ()) for i in range(items)], list(workers))
-    answer: dict[str, Any] = {"report": plain_report(report)}
+    answer: dict[str, Any] = {"report": plain_report(report), "probe_busy_s": probe.busy}
     for key, call in (
         ("bottleneck", lambda: module.bottleneck(report)),
         ("relieve", lambda: module.relieve(report, threads)),
