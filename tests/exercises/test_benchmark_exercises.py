@@ -142,3 +142,16 @@ def test_regression_check_blind_rules_are_caught(isolated_home: Path, tmp_path: 
     assert code == 1
     (name,) = failed(result)
     assert name.startswith("timings of 0 s") and "ZeroDivisionError" in failed(result)[name]
+
+
+def test_pytest_benchmark_a_file_that_does_not_collect_is_one_line(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "broken"
+    shutil.copytree(EXERCISES / "pytest-benchmark" / "solution", folder)
+    with open(folder / "test_sorting_bench.py", "a", encoding="utf-8") as handle:
+        handle.write("\ndef unfinished(:\n")
+    code, result = check("pytest-benchmark", folder, tmp_path)
+    assert code == 1
+    message = failed(result)["pytest runs your file and its tests pass"]
+    assert "pytest exit 2" in message and "SyntaxError" in message

@@ -33,7 +33,11 @@ def milliseconds(entry: dict[str, Any]) -> str:
 
 
 def failing_lines(output: str) -> str:
+    """pytest's short summary lines, and for an error while collecting, the error itself."""
     lines = [line for line in output.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    errors = [line[1:].strip() for line in output.splitlines() if line.startswith("E ") and "Error" in line]
+    if errors and not any(line.startswith("FAILED") for line in lines):
+        lines = [*lines[:1], errors[-1]]
     return "; ".join(lines[:3]) if lines else (output.strip().splitlines() or ["no output"])[-1]
 
 
@@ -45,7 +49,7 @@ def main() -> None:
         if not check.require(
             f"{TEST_FILE} is in the workspace",
             (workspace / TEST_FILE).is_file(),
-            TEST_FILE,
+            "found",
             f"{TEST_FILE} is missing: start again with `studyapp exercise start pytest-benchmark`",
         ):
             check.stop()
