@@ -157,7 +157,7 @@ def main() -> None:
         ideal, need = cpu_need(cores, cpu_tasks)
         name = "crunch_all computes in parallel processes"
         check.progress("calibrating the CPU-bound task on this machine")
-        calibrated = run_learner(workspace, DRIVER, "calibrate", 0.03 if quick else 0.06, timeout_s=30)
+        calibrated = run_learner(workspace, DRIVER, "calibrate", 0.06 if quick else 0.1, timeout_s=30)
         if not check.require_ran(name, calibrated):
             check.stop()
         sizes = [int(calibrated.value)] * cpu_tasks
