@@ -217,6 +217,11 @@ def judge(
             check.requirement(name, True, f"{count} planted pair(s) right")
             continue
         bench, expected, said = wrong[0]
+        if said is None:
+            check.requirement(
+                name, False, f"no verdict for {bench!r}: key each verdict by the benchmark's fullname"
+            )
+            continue
         check.requirement(
             name,
             False,
@@ -251,13 +256,19 @@ def main() -> None:
             check.stop()
         both = set(old) & set(new)
         extra, missing = set(answer) - both, both - set(answer)
-        check.require(
+        problems = []
+        if missing:
+            problems.append(f"no verdict for {sorted(missing)[0]} (it is in both runs)")
+        unknown = sorted(extra - set(old) - set(new))
+        if unknown:
+            problems.append(f"{unknown[0]!r} is not the fullname of any benchmark (like 'file.py::test_x')")
+        elif extra:
+            problems.append(f"{sorted(extra)[0]} is in only one run: it cannot be compared")
+        check.requirement(
             "only benchmarks in both runs get a verdict",
-            not extra and not missing,
-            f"{len(both)} compared; the one only in the old run and the one only in the new run are left out",
-            (f"no verdict for {sorted(missing)[0]} (it is in both runs)" if missing else "")
-            + (" " if missing and extra else "")
-            + (f"{sorted(extra)[0]} is in only one run: it cannot be compared" if extra else ""),
+            not problems,
+            "; ".join(problems)
+            or f"{len(both)} compared; the one only in the old run and the one only in the new run are left out",
         )
         judge(check, old, new, truth, answer)
         zero = stats_of([0.0] * 10)
