@@ -1,0 +1,189 @@
+"""Checker of the pytest-benchmark exercise: runs pytest with --benchmark-json on the learner's
+test file and reads the JSON, plus what probe_plugin saw (which implementation each test called,
+how benchmark.pedantic was called, whether insertion_sort ever got an already sorted list).
+
+No speed is judged here: the benchmark's numbers are reported, not compared with a threshold.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from labs._exercise import Checker, parse_args, run_learner
+
+HERE = Path(__file__).resolve().parent
+TEST_FILE = "test_sorting_bench.py"
+IN_PLACE, COPYING = "insertion_sort", "merge_sorted"
+MIN_ROUNDS = 5
+
+
+def measured_by(entry: dict[str, Any], calls: dict[str, dict[str, dict[str, int]]]) -> set[str]:
+    """The implementations a benchmark entry timed: its test called them in every round at least."""
+    counts = calls.get(entry["fullname"], {})
+    rounds = entry["stats"]["rounds"] * entry["stats"].get("iterations", 1)
+    return {name for name, c in counts.items() if c["calls"] >= rounds}
+
+
+def milliseconds(entry: dict[str, Any]) -> str:
+    stats = entry["stats"]
+    return f"median {stats['median'] * 1e3:.2f} ms, IQR {stats['iqr'] * 1e3:.2f} ms, {stats['rounds']} rounds"
+
+
+def failing_lines(output: str) -> str:
+    """pytest's short summary lines, and for an error while collecting, the error itself."""
+    lines = [line for line in output.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    errors = [line[1:].strip() for line in output.splitlines() if line.startswith("E ") and "Error" in line]
+    if errors and not any(line.startswith("FAILED") for line in lines):
+        lines = [*lines[:1], errors[-1]]
+    return "; ".join(lines[:3]) if lines else (output.strip().splitlines() or ["no output"])[-1]
+
+
+def main() -> None:
+    args = parse_args(description="Check the pytest-benchmark exercise")
+    quick = bool(args.quick)
+    with Checker(args) as check:
+        workspace = Path(args.workspace)
+        if not check.require(
+            f"{TEST_FILE} is in the workspace",
+            (workspace / TEST_FILE).is_file(),
+            "found",
+            f"{TEST_FILE} is missing: start again with `studyapp exercise start pytest-benchmark`",
+        ):
+            check.stop()
+        with tempfile.TemporaryDirectory(prefix="studyapp-bench-") as scratch:
+            tmp = Path(scratch)
+            (tmp / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+            result_json, probe_json = tmp / "benchmark.json", tmp / "probe.json"
+            argv = [
+                str(workspace / TEST_FILE),
+                "-q",
+                "-rfEs",
+                "--no-header",
+                "-p",
+                "no:cacheprovider",
+                "-c",
+                str(tmp / "pytest.ini"),  # the workspace's own ini files must not change the run
+                "--rootdir",
+                str(workspace),
+                f"--benchmark-json={result_json}",
+                f"--benchmark-storage=file://{tmp / 'storage'}",  # no .benchmarks/ in the workspace
+                f"--benchmark-max-time={0.05 if quick else 0.5}",
+            ]
+            check.progress(f"pytest {TEST_FILE} --benchmark-json=... (this runs your benchmarks)")
+            ran = run_learner(
+                workspace,
+                HERE / "pytest_driver.py",
+                "run_pytest",
+                argv,
+                timeout_s=40 if quick else 100,
+                env={
+                    "BENCH_PROBE_REFERENCE": str(HERE / "solution" / "sorting.py"),
+                    "BENCH_PROBE_OUT": str(probe_json),
+                },
+            )
+            if not check.require_ran("pytest runs your file", ran):
+                check.stop()
+            summary = (ran.stdout.strip().splitlines() or [""])[-1].strip("= ")
+            skipped = [line for line in ran.stdout.splitlines() if line.startswith("SKIPPED")]
+            if ran.value != 0:
+                check.requirement(
+                    "pytest runs your file and its tests pass",
+                    False,
+                    f"pytest exit {ran.value}: {failing_lines(ran.stdout)}",
+                )
+                if ran.value != 1 or not probe_json.is_file():
+                    check.stop()
+            else:
+                check.require(
+                    "pytest runs your file and its tests pass",
+                    not skipped,
+                    f"pytest: {summary}",
+                    f"a skipped test measures nothing: {skipped[0] if skipped else ''}",
+                )
+            if not probe_json.is_file():
+                check.requirement("pytest ran the benchmarks", False, "pytest ended before the tests ran")
+                check.stop()
+            # pytest-benchmark writes no JSON when no test timed anything
+            report = json.loads(result_json.read_text(encoding="utf-8")) if result_json.is_file() else {}
+            probe = json.loads(probe_json.read_text(encoding="utf-8"))
+        judge(check, report.get("benchmarks", []), probe)
+
+
+def judge(check: Checker, entries: list[dict[str, Any]], probe: dict[str, Any]) -> None:
+    calls, pedantic = probe["calls"], probe["pedantic"]
+    found: dict[str, dict[str, Any]] = {}
+    for name in (COPYING, IN_PLACE):
+        for entry in entries:
+            if name in measured_by(entry, calls):
+                found.setdefault(name, entry)
+    for name in (COPYING, IN_PLACE):
+        entry = found.get(name)
+        if entry is not None:
+            check.requirement(f"{name} is benchmarked", True, f"{entry['name']}: {milliseconds(entry)}")
+            continue
+        callers = [
+            test.split("::")[-1]
+            for test, counts in calls.items()
+            if name in counts and test in probe["benchmark_tests"]
+        ]
+        if callers:
+            why = (
+                f"{callers[0]} calls {name} but does not time it: "
+                f"pass the function to the fixture, e.g. benchmark({name}, numbers)"
+            )
+        else:
+            why = f"no benchmark test calls {name}: write a test that takes the `benchmark` fixture and times it"
+        skipped = "" if not entries else f" ({len(entries)} benchmark(s) recorded, none of them {name})"
+        check.requirement(f"{name} is benchmarked", False, why + skipped)
+    if len(found) == 2:
+        groups = {name: found[name]["group"] for name in found}
+        same = groups[COPYING] == groups[IN_PLACE] and groups[COPYING] is not None
+        check.require(
+            "both benchmarks are in one group",
+            same,
+            f"group {groups[COPYING]!r}: pytest-benchmark shows them in one table",
+            f"groups are {groups[COPYING]!r} ({COPYING}) and {groups[IN_PLACE]!r} ({IN_PLACE}): "
+            'put @pytest.mark.benchmark(group="sort") on both tests',
+        )
+    in_place = found.get(IN_PLACE)
+    if in_place is None:
+        return
+    test = in_place["fullname"]
+    how = pedantic.get(test)
+    counts = calls.get(test, {}).get(IN_PLACE, {"calls": 0, "presorted": 0})
+    if how is None:
+        check.requirement(
+            f"{IN_PLACE} is timed with benchmark.pedantic and a setup",
+            False,
+            f"{in_place['name']} uses benchmark(...): {counts['presorted']} of {counts['calls']} calls "
+            "sorted an already sorted list; use benchmark.pedantic(insertion_sort, setup=...)",
+        )
+    else:
+        check.require(
+            f"{IN_PLACE} is timed with benchmark.pedantic and a setup",
+            how["setup"],
+            f"pedantic(setup=..., rounds={how['rounds']}, iterations={how['iterations']})",
+            "pedantic without setup reuses the same arguments every round: pass setup=a function "
+            "that returns ((a freshly shuffled list,), {})",
+        )
+    check.require(
+        f"every timed call of {IN_PLACE} got an unsorted list",
+        counts["presorted"] == 0,
+        f"{counts['calls']} calls, each on a freshly shuffled list",
+        f"{counts['presorted']} of {counts['calls']} calls got an already sorted list: the first "
+        "round sorted it in place; make setup build a NEW shuffled list each time it is called",
+    )
+    rounds = in_place["stats"]["rounds"]
+    check.require(
+        f"the pedantic benchmark runs at least {MIN_ROUNDS} rounds",
+        rounds >= MIN_ROUNDS,
+        f"{rounds} rounds",
+        f"{rounds} round(s): one number has no spread (no median, no IQR); pass rounds={MIN_ROUNDS * 4}",
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,295 @@
+"""Checker of the regression-check exercise: the learner's compare_runs(old, new) gets planted
+pairs of pytest-benchmark JSON runs whose true answer is known, drawn afresh every check.
+
+The planted timings are random (lognormal noise plus a few outlier rounds, as a busy machine
+makes them) but each pair is drawn until it sits clearly inside the README's contract:
+- overlapping IQR bands [q1, q3] (the same code measured twice, or a 5 % change inside 10 % noise)
+  must be "unchanged";
+- bands apart by more than 20 % (new q1 > 1.2 × old q3: a 2× slowdown, or 30 % on a quiet
+  benchmark) must be "regression" (and the mirror image "improvement").
+Nothing is timed here, so the verdict does not depend on how busy the machine is.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+from labs._exercise import Checker, parse_args, run_learner
+
+LEARNER_FILE = "compare_runs.py"
+VERDICTS = ("regression", "improvement", "unchanged")
+MARGIN = 1.2  # bands apart by more than this factor: a change every noise-aware rule must see
+
+NAMES = [
+    "bench_normalize.py::test_normalize_loop",
+    "bench_normalize.py::test_normalize_numpy",
+    "bench_collate.py::test_collate_with_stack",
+    "bench_collate.py::test_collate_by_concatenating",
+    "bench_io.py::test_parse_csv",
+    "bench_io.py::test_decode_json",
+    "bench_model.py::test_forward_small",
+    "bench_model.py::test_tokenize",
+    "bench_sort.py::test_merge_sorted",
+    "bench_sort.py::test_insertion_sort",
+    "bench_text.py::test_join_words",
+    "bench_text.py::test_regex_split",
+]
+
+
+def hinges(times: list[float]) -> tuple[float, float]:
+    """q1 and q3 as medians of the lower and upper halves (Tukey's hinges)."""
+    ordered = sorted(times)
+    half = len(ordered) // 2
+    return statistics.median(ordered[: max(1, half)]), statistics.median(ordered[-max(1, half) :])
+
+
+def stats_of(times: list[float]) -> dict[str, Any]:
+    """The "stats" block pytest-benchmark writes for one benchmark (seconds per call)."""
+    q1, q3 = hinges(times)
+    iqr = q3 - q1
+    mean = statistics.fmean(times)
+    stddev = statistics.stdev(times) if len(times) > 1 else 0.0
+    low, high = q1 - 1.5 * iqr, q3 + 1.5 * iqr
+    return {
+        "min": min(times),
+        "max": max(times),
+        "mean": mean,
+        "stddev": stddev,
+        "rounds": len(times),
+        "median": statistics.median(times),
+        "iqr": iqr,
+        "q1": q1,
+        "q3": q3,
+        "iqr_outliers": sum(1 for t in times if t < low or t > high),
+        "stddev_outliers": sum(1 for t in times if abs(t - mean) > stddev),
+        "outliers": "0;0",
+        "ld15iqr": min(t for t in times if t >= low),
+        "hd15iqr": max(t for t in times if t <= high),
+        "ops": 1.0 / mean if mean else 0.0,
+        "total": sum(times),
+        "iterations": 1,
+        "data": times,
+    }
+
+
+def noisy(rng: random.Random, base: float, spread: float, rounds: int, outliers: bool = True) -> list[float]:
+    """Round times around `base` whose IQR is about `spread` × base; some rounds hit by other work."""
+    sigma = spread / 1.349  # for small sigma a lognormal's relative IQR is about 1.349 sigma
+    times = [base * math.exp(rng.gauss(0.0, sigma)) for _ in range(rounds)]
+    if outliers:
+        for index in rng.sample(range(rounds), k=max(1, rounds // 10)):
+            times[index] *= rng.uniform(2.0, 4.0)
+    return times
+
+
+def overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return a["q1"] <= b["q3"] and b["q1"] <= a["q3"]
+
+
+def apart(slow: dict[str, Any], fast: dict[str, Any]) -> bool:
+    return slow["q1"] > fast["q3"] * MARGIN
+
+
+def draw(
+    rng: random.Random,
+    make: Callable[[], tuple[list[float], list[float]]],
+    keep: Callable[[dict[str, Any], dict[str, Any]], bool],
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Draw (old, new) stats until the pair is clearly on its side of the contract."""
+    for _ in range(10_000):
+        old_times, new_times = make()
+        old, new = stats_of(old_times), stats_of(new_times)
+        if keep(old, new):
+            return old, new
+    raise RuntimeError("could not plant a pair (a fault of the exercise)")
+
+
+def planted(
+    rng: random.Random,
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]], dict[str, tuple[str, str]]]:
+    """Old and new benchmarks by name, and for each compared name (category, expected verdict)."""
+    names = list(NAMES)
+    rng.shuffle(names)
+    old: dict[str, dict[str, Any]] = {}
+    new: dict[str, dict[str, Any]] = {}
+    truth: dict[str, tuple[str, str]] = {}
+
+    def base() -> float:
+        return rng.uniform(0.5e-3, 20e-3)
+
+    def add(category: str, expected: str, pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
+        name = names.pop()
+        old[name], new[name] = pair
+        truth[name] = (category, expected)
+
+    def runs(change: float, spread: float, rounds: int) -> Callable[[], tuple[list[float], list[float]]]:
+        """A maker of (old, new) round times: new is `change` × old's speed, both with this noise."""
+        b = base()
+        return lambda: (noisy(rng, b, spread, rounds), noisy(rng, change * b, spread, rounds))
+
+    def unlucky(old: dict[str, Any], new: dict[str, Any]) -> bool:
+        ratio = new["median"] / old["median"]
+        return overlap(old, new) and 1.35 <= max(ratio, 1 / ratio) <= 1.6
+
+    for _ in range(4):  # the same code measured twice, 8-30 % noise
+        add("same", "unchanged", draw(rng, runs(1.0, rng.uniform(0.08, 0.3), rng.randint(10, 40)), overlap))
+    # The same code again, very noisy and few rounds, and (unluckily) medians 35–60 % apart.
+    add("same", "unchanged", draw(rng, runs(1.0, 0.5, 8), unlucky))
+    add("slow2x", "regression", draw(rng, runs(2.0, 0.1, 25), lambda o, n: apart(n, o)))
+    add("fast2x", "improvement", draw(rng, runs(0.5, 0.1, 25), lambda o, n: apart(o, n)))
+    add("small5", "unchanged", draw(rng, runs(1.05, 0.1, 20), overlap))
+    add("quiet30", "regression", draw(rng, runs(1.3, 0.02, 30), lambda o, n: apart(n, o)))
+    only_old, only_new = names.pop(), names.pop()
+    old[only_old] = stats_of(noisy(rng, base(), 0.1, 20))
+    new[only_new] = stats_of(noisy(rng, base(), 0.1, 20))
+    return old, new, truth
+
+
+def document(benchmarks: dict[str, dict[str, Any]], when: str) -> dict[str, Any]:
+    """A pytest-benchmark JSON document holding these benchmarks."""
+    entries = []
+    for fullname, stats in benchmarks.items():
+        entries.append(
+            {
+                "group": None,
+                "name": fullname.split("::")[-1],
+                "fullname": fullname,
+                "params": None,
+                "param": None,
+                "extra_info": {},
+                "options": {"disable_gc": False, "timer": "perf_counter", "min_rounds": 5, "max_time": 1.0},
+                "stats": stats,
+            }
+        )
+    return {
+        "machine_info": {"node": "planted", "processor": "x86_64", "python_version": "3.11"},
+        "commit_info": {},
+        "benchmarks": entries,
+        "datetime": when,
+        "version": "5.3.1",
+    }
+
+
+def ms(stats: dict[str, Any]) -> str:
+    return f"q1–q3 {stats['q1'] * 1e3:.2f}–{stats['q3'] * 1e3:.2f} ms, median {stats['median'] * 1e3:.2f} ms"
+
+
+CATEGORIES = [
+    (
+        "same",
+        "two runs of the same code are unchanged",
+        "the same code measured twice; the IQR bands overlap",
+    ),
+    ("slow2x", "a 2× slowdown is a regression", "the new run is 2× slower, far outside both runs' spread"),
+    ("fast2x", "a 2× speedup is an improvement", "the new run is 2× faster, far outside both runs' spread"),
+    (
+        "small5",
+        "a 5 % change inside 10 % noise is unchanged",
+        "5 % slower, but the IQR bands overlap: that is noise",
+    ),
+    (
+        "quiet30",
+        "a 30 % slowdown of a quiet benchmark is a regression",
+        "30 % slower with 2 % noise: far outside the spread",
+    ),
+]
+
+
+def judge(
+    check: Checker,
+    old: dict[str, Any],
+    new: dict[str, Any],
+    truth: dict[str, tuple[str, str]],
+    answer: dict[str, str],
+) -> None:
+    for category, name, why in CATEGORIES:
+        wrong = [
+            (bench, expected, answer.get(bench))
+            for bench, (kind, expected) in truth.items()
+            if kind == category and answer.get(bench) != expected
+        ]
+        count = sum(1 for kind, _ in truth.values() if kind == category)
+        if not wrong:
+            check.requirement(name, True, f"{count} planted pair(s) right")
+            continue
+        bench, expected, said = wrong[0]
+        if said is None:
+            check.requirement(
+                name, False, f"no verdict for {bench!r}: key each verdict by the benchmark's fullname"
+            )
+            continue
+        check.requirement(
+            name,
+            False,
+            f"{bench}: you said {said!r}, expected {expected!r} — {why} (old {ms(old[bench])}; new {ms(new[bench])})",
+        )
+
+
+def main() -> None:
+    args = parse_args(description="Check the regression-check exercise")
+    with Checker(args) as check:
+        seed = random.SystemRandom().randrange(1_000_000)
+        rng = random.Random(seed)
+        old, new, truth = planted(rng)
+        check.progress(f"comparing planted runs (seed {seed}): {len(truth)} pairs of known answer")
+        result = run_learner(
+            args.workspace,
+            LEARNER_FILE,
+            "compare_runs",
+            document(old, "2026-01-01T00:00:00"),
+            document(new, "2026-01-02T00:00:00"),
+            timeout_s=30,
+        )
+        if not check.require_ran("compare_runs(old, new) runs", result):
+            check.stop()
+        answer = result.value
+        if not check.require(
+            "compare_runs returns {fullname: verdict}",
+            isinstance(answer, dict) and all(isinstance(v, str) and v in VERDICTS for v in answer.values()),
+            f"a dict of {len(answer) if isinstance(answer, dict) else 0} verdicts",
+            f"expected a dict mapping each fullname to one of {', '.join(VERDICTS)}; got {str(answer)[:120]}",
+        ):
+            check.stop()
+        both = set(old) & set(new)
+        extra, missing = set(answer) - both, both - set(answer)
+        problems = []
+        if missing:
+            problems.append(f"no verdict for {sorted(missing)[0]} (it is in both runs)")
+        unknown = sorted(extra - set(old) - set(new))
+        if unknown:
+            problems.append(f"{unknown[0]!r} is not the fullname of any benchmark (like 'file.py::test_x')")
+        elif extra:
+            problems.append(f"{sorted(extra)[0]} is in only one run: it cannot be compared")
+        check.requirement(
+            "only benchmarks in both runs get a verdict",
+            not problems,
+            "; ".join(problems)
+            or f"{len(both)} compared; the one only in the old run and the one only in the new run are left out",
+        )
+        judge(check, old, new, truth, answer)
+        zero = stats_of([0.0] * 10)
+        zeros = {NAMES[0]: zero, NAMES[1]: zero}
+        check.progress("comparing two runs timed below the timer's resolution (0 s)")
+        result = run_learner(
+            args.workspace,
+            LEARNER_FILE,
+            "compare_runs",
+            document(zeros, "a"),
+            document(zeros, "b"),
+            timeout_s=30,
+        )
+        if check.require_ran("timings of 0 s (below the timer's resolution) are unchanged", result):
+            check.require(
+                "timings of 0 s (below the timer's resolution) are unchanged",
+                result.value == dict.fromkeys(zeros, "unchanged"),
+                "0 s vs 0 s: unchanged, no division by zero",
+                f"expected unchanged for both; got {result.value!r}",
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,199 @@
+"""Checker of the concurrency exercise: asyncio for waiting, processes for computing — measured.
+
+Each round runs, in one child process and in a rotating order, the sequential reference, the
+learner's function and the reference solution; speedup = sequential time / time, all three from
+the same round. See decide_with_control for the noise rule and cpu_need for the CPU threshold,
+which depends on how many cores this process may use.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from labs._exercise import FAILED, PASSED, UNDECIDED, Checker, median_interval, parse_args, run_learner
+
+HERE = Path(__file__).resolve().parent
+DRIVER = HERE / "concurrency_driver.py"
+RELATIVE_FLOOR = 0.75  # clearly below this share of the reference's speedup, same rounds: too slow
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (sched_getaffinity honours taskset and containers)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def cpu_need(cores: int, tasks: int) -> tuple[int, float]:
+    """(the best possible speedup, the speedup the check asks for).
+
+    With c usable cores and at least c equal tasks the best is c×; process start-up and the
+    machine's other programs take some of it, so the check asks for half of the gain: 1 + (c − 1)/2
+    (2 cores: 1.5×, 4 cores: 2.5×). One core: no parallel speedup is possible at all.
+    """
+    ideal = max(1, min(cores, tasks))
+    return ideal, 1.0 + 0.5 * (ideal - 1)
+
+
+def decide_with_control(
+    learner: list[float], control: list[float], need: float, min_rounds: int
+) -> tuple[str, str]:
+    """The noise rule: the learner's speedups against the reference's, round by round.
+
+    passed     the learner's median speedup is at least `need` with ~95% confidence (the
+               distribution-free interval of labs._exercise.median_interval lies above it);
+    failed     the learner's interval lies below `need` while the reference's lies above it (this
+               machine can do it, the learner's code does not), or the learner's speedup divided by
+               the reference's, round by round, lies wholly below RELATIVE_FLOOR;
+    undecided  otherwise: both are held back alike, the machine is too busy to tell.
+    """
+    rounds = len(learner)
+    median, low, high = median_interval(learner)
+    ref_median, ref_low, _ = median_interval(control)
+    relative = [mine / theirs if theirs > 0 else 0.0 for mine, theirs in zip(learner, control, strict=True)]
+    rel_median, _, rel_high = median_interval(relative)
+    shown = (
+        f"speedup {median:.2f}× (interval {low:.2f}–{high:.2f}, {rounds} rounds); "
+        f"the reference's {ref_median:.2f}× in the same rounds"
+    )
+    if rounds < min_rounds:
+        return UNDECIDED, shown
+    if low >= need:
+        return PASSED, f"{shown}: at least {need:.2f}× as required"
+    if high < need and ref_low >= need:
+        return FAILED, f"{shown}: yours stays below {need:.2f}× where the reference does not"
+    if rel_high < RELATIVE_FLOOR:
+        return FAILED, f"{shown}: yours is {rel_median:.2f}× the reference's speedup"
+    return UNDECIDED, (
+        f"{shown}: needs {need:.2f}×, and the machine is too busy to tell (the reference falls short too); "
+        "close other programs and check again"
+    )
+
+
+def measure(
+    check: Checker,
+    workspace: str,
+    function: str,
+    arguments: tuple[Any, ...],
+    need: float,
+    rounds: tuple[int, int],
+    name: str,
+    structural: Callable[[dict[str, Any]], bool] | None = None,
+) -> dict[str, Any] | None:
+    """Rounds until decided; reports the speed requirement; returns the last round's data.
+
+    `structural`, given the first round's data, reports a requirement that needs no timing; when it
+    fails, measuring more rounds cannot change the answer, so the speed requirement fails at once.
+    """
+    mine: list[float] = []
+    theirs: list[float] = []
+    decision, message, last = UNDECIDED, "", None
+    min_rounds, max_rounds = rounds
+    for rotation in range(max_rounds):
+        result = run_learner(workspace, DRIVER, function, *arguments, rotation, timeout_s=60)
+        if not check.require_ran(name, result):
+            return None
+        last = result.value
+        if last.get("not_async"):
+            check.requirement(
+                name, False, "fetch_all must be `async def` (a coroutine function), run with asyncio"
+            )
+            return None
+        if last["results"] != last["expected"]:
+            got = last["results"]
+            check.requirement(
+                name,
+                False,
+                f"wrong results: expected {len(last['expected'])} values in the order given, got "
+                f"{len(got)}{' in another order' if sorted(map(str, got)) == sorted(map(str, last['expected'])) else ''}",
+            )
+            return None
+        if rotation == 0 and structural is not None and not structural(last):
+            check.requirement(name, False, "not measured further: the work did not run in parallel processes")
+            return None
+        times = last["times"]
+        mine.append(times["sequential"] / max(times["learner"], 1e-9))
+        theirs.append(times["sequential"] / max(times["reference"], 1e-9))
+        decision, message = decide_with_control(mine, theirs, need, min_rounds)
+        if decision != UNDECIDED:
+            break
+    if decision == UNDECIDED:
+        check.undecided(name, message)
+    else:
+        check.requirement(name, decision == PASSED, message)
+    return last
+
+
+def main() -> None:
+    args = parse_args(description="Check the concurrency exercise")
+    quick = bool(args.quick)
+    with Checker(args) as check:
+        workspace = str(args.workspace)
+        rng = random.Random(random.SystemRandom().randrange(1_000_000))
+        tasks = 12 if quick else 20
+        # distinct delays, so "in the order given" differs from "in the order finished"
+        delays = [round(rng.uniform(0.02, 0.04), 4) for _ in range(tasks)]
+        io_need = 0.4 * tasks
+        check.progress(
+            f"I/O-bound: {tasks} requests of 20–40 ms; sequential vs your fetch_all vs the reference, "
+            f"needs {io_need:.1f}×"
+        )
+        measure(
+            check,
+            workspace,
+            "io_round",
+            (delays,),
+            io_need,
+            (3, 5 if quick else 9),
+            "fetch_all waits for the requests concurrently (asyncio)",
+        )
+        cores = usable_cores()
+        cpu_tasks = 4 * max(2, min(cores, 8))
+        ideal, need = cpu_need(cores, cpu_tasks)
+        name = "crunch_all computes in parallel processes"
+        check.progress("calibrating the CPU-bound task on this machine")
+        calibrated = run_learner(workspace, DRIVER, "calibrate", 0.06 if quick else 0.1, timeout_s=30)
+        if not check.require_ran(name, calibrated):
+            check.stop()
+        sizes = [int(calibrated.value)] * cpu_tasks
+        check.progress(
+            f"CPU-bound: {cpu_tasks} tasks on {cores} usable core(s) (os.sched_getaffinity): at best "
+            f"{ideal}×, needs {need:.2f}×"
+        )
+        if ideal == 1:
+            check.undecided(
+                name,
+                "this process may use only 1 core: no parallel speedup can be measured here; check on a "
+                "machine (or container) with 2 cores or more",
+            )
+            return
+
+        def in_child_processes(first_round: dict[str, Any]) -> bool:
+            children, sequential = first_round["children_cpu_s"], first_round["sequential_cpu_s"]
+            return check.require(
+                "the CPU work ran in child processes",
+                children >= 0.5 * sequential,
+                f"{children:.2f} s of CPU in child processes (the sequential run used {sequential:.2f} s)",
+                f"only {children:.2f} s of CPU in child processes (the sequential run used {sequential:.2f} s "
+                "of CPU): threads share one GIL; use ProcessPoolExecutor and close it (with-block)",
+            )
+
+        measure(
+            check,
+            workspace,
+            "cpu_round",
+            (sizes, cores),
+            need,
+            (3, 7 if quick else 11),
+            name,
+            in_child_processes,
+        )
+
+
+if __name__ == "__main__":
+    main()

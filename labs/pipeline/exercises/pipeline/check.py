@@ -1,0 +1,279 @@
+"""Checker of the pipeline exercise: a threaded 3-stage pipeline, its bottleneck found and relieved.
+
+1. correctness: every item passes load → transform → save exactly once, with one thread per stage
+   and with several; the slow stage really runs its threads at once (the probe in the stage work
+   counts threads inside it), and no stage runs more threads than asked;
+2. find: on planted costs the learner's busy_s measures the time inside work() and bottleneck()
+   names the slow stage. transform runs 2 threads and has the largest cost; the slow stage per
+   thread is load or save, drawn at random, so only busy_s / workers finds it;
+3. relieve: relieve(report, 6) gives the allocation whose 1 / max(cost / workers) is the best;
+4. speed: with costs (3, 15, 5) ms on (1, 3, 2) threads theory says 1 / 5 ms = 200 items/s. The
+   learner's pipeline and the reference (solution/pipeline.py) are measured in alternating rounds;
+   see decide_with_control for the noise rule.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from pathlib import Path
+
+from labs._exercise import (
+    FAILED,
+    PASSED,
+    UNDECIDED,
+    Checker,
+    LearnerResult,
+    median_interval,
+    parse_args,
+    run_learner,
+)
+
+HERE = Path(__file__).resolve().parent
+DRIVER = HERE / "pipeline_driver.py"
+NAMES = ("load", "transform", "save")
+SPEED_COSTS = [0.003, 0.015, 0.005]
+SPEED_WORKERS = [1, 3, 2]
+NEED = 0.8  # measured throughput must reach this share of 1 / slowest stage
+RELATIVE_FLOOR = (
+    0.75  # clearly below this share of the reference in the same rounds: too slow whatever the load
+)
+THREADS = 6
+HANG_HINT = (
+    " — threads may be waiting forever on queue.get(): does every thread of every stage get its own "
+    "_DONE, sent only after the last thread of the stage before it has finished?"
+)
+
+
+def predicted(costs: list[float], workers: list[int]) -> float:
+    """Pipeline theory: items per second = 1 / max(cost / workers)."""
+    return 1.0 / max(c / w for c, w in zip(costs, workers, strict=True))
+
+
+def best_allocation(costs: list[float], threads: int) -> tuple[list[int], float]:
+    best: tuple[list[int], float] = ([1] * len(costs), 0.0)
+    for split in itertools.product(range(1, threads + 1), repeat=len(costs)):
+        if sum(split) <= threads and predicted(costs, list(split)) > best[1] + 1e-12:
+            best = (list(split), predicted(costs, list(split)))
+    return best
+
+
+def decide_with_control(
+    learner: list[float], control: list[float], need: float, min_rounds: int
+) -> tuple[str, str]:
+    """The noise rule: the learner's values (share of theory) against the reference's, same rounds.
+
+    passed     the learner's median share of theory is at least `need` with ~95% confidence
+               (the distribution-free interval of labs._exercise.median_interval lies above it);
+    failed     the learner's interval lies below `need` while the reference's lies above it (this
+               machine can do it, the learner's code does not), or the learner's share of the
+               reference's result, round by round, lies wholly below RELATIVE_FLOOR;
+    undecided  otherwise: both are held back alike, the machine is too busy to tell.
+    """
+    rounds = len(learner)
+    median, low, high = median_interval(learner)
+    ref_median, ref_low, _ = median_interval(control)
+    relative = [mine / theirs if theirs > 0 else 0.0 for mine, theirs in zip(learner, control, strict=True)]
+    rel_median, _, rel_high = median_interval(relative)
+    shown = (
+        f"{median:.2f}× of 1 / slowest stage (interval {low:.2f}–{high:.2f}, {rounds} rounds); "
+        f"the reference reached {ref_median:.2f}× in the same rounds"
+    )
+    if rounds < min_rounds:
+        return UNDECIDED, shown
+    if low >= need:
+        return PASSED, f"{shown}: at least {need:g}× as required"
+    if high < need and ref_low >= need:
+        return FAILED, f"{shown}: yours stays below {need:g}× where the reference does not"
+    if rel_high < RELATIVE_FLOOR:
+        return FAILED, f"{shown}: yours is {rel_median:.2f}× the reference's throughput"
+    return UNDECIDED, f"{shown}: the machine is too busy to tell; close other programs and check again"
+
+
+def ran_or_explain(check: Checker, name: str, result: LearnerResult) -> bool:
+    if result.timed_out:
+        return check.requirement(name, False, (result.error or "timed out") + HANG_HINT)
+    return check.require_ran(name, result)
+
+
+def correctness(check: Checker, workspace: str, quick: bool) -> bool:
+    items = 24 if quick else 40
+    expected = [(i, NAMES) for i in range(items)]
+    for workers, costs in (([1, 1, 1], [0.001, 0.002, 0.001]), ([2, 3, 2], [0.002, 0.006, 0.003])):
+        label = "one thread per stage" if workers == [1, 1, 1] else f"{workers} threads"
+        check.progress(f"running your pipeline with {label}")
+        result = run_learner(
+            workspace, DRIVER, "run_once", costs, workers, items, timeout_s=10 if quick else 30
+        )
+        name = f"every item passes load → transform → save once ({label})"
+        if not ran_or_explain(check, name, result):
+            return False
+        outputs = sorted(result.value["report"]["outputs"])
+        if not check.require(
+            name,
+            outputs == expected,
+            f"{items} items out, each through the three stages",
+            f"{len(outputs)} of {items} items came out"
+            + (
+                f"; e.g. item {outputs[0][0]} went through {outputs[0][1]}"
+                if outputs and outputs[0] != expected[0]
+                else ""
+            ),
+        ):
+            return False
+        most = result.value["most_inside"]
+        if workers != [1, 1, 1]:
+            check.require(
+                "the slow stage runs its threads at the same time",
+                most["transform"] == workers[1],
+                f"at most {most['transform']} items inside transform at once ({workers[1]} threads)",
+                f"at most {most['transform']} item(s) inside transform at once, with workers[1] = {workers[1]}: "
+                "start workers[i] threads per stage, and do not hold a lock while work() runs",
+            )
+        too_many = [(n, most[n], w) for n, w in zip(NAMES, workers, strict=True) if most[n] > w]
+        problem = ""
+        if too_many:
+            stage, seen, asked = too_many[0]
+            problem = f"{stage} had {seen} items inside at once, with only {asked} thread(s) asked"
+        check.requirement(
+            f"no stage runs more threads than asked ({label})",
+            not problem,
+            problem or f"threads inside each stage at once: {most}",
+        )
+    return True
+
+
+def find_and_relieve(check: Checker, workspace: str, rng: random.Random) -> None:
+    # transform gets 2 threads and the largest cost of all, but per thread the planted slow stage
+    # (load or save, drawn at random) is slower: only busy_s / workers finds it.
+    slow = rng.choice(["load", "save"])
+    costs = [
+        rng.uniform(0.010, 0.013)
+        if name == slow
+        else rng.uniform(0.015, 0.019)
+        if name == "transform"
+        else rng.uniform(0.0025, 0.005)
+        for name in NAMES
+    ]
+    workers = [1, 2, 1]
+    items = 24
+    shown = ", ".join(
+        f"{n} {c * 1e3:.1f} ms × {w} thread(s)" for n, c, w in zip(NAMES, costs, workers, strict=True)
+    )
+    check.progress(f"planting a slow stage and running your pipeline ({shown})")
+    result = run_learner(workspace, DRIVER, "find_and_relieve", costs, workers, items, THREADS, timeout_s=30)
+    if not ran_or_explain(check, "your pipeline runs on planted stage costs", result):
+        return
+    report = result.value["report"]
+    # The probe timed the work itself; the learner's busy_s wraps the same calls, so it should agree
+    # (sleep overshoot on a busy machine is in both). Time spent waiting in get()/put() is not work.
+    seen = result.value["probe_busy_s"]
+    off = [
+        (name, report["busy_s"].get(name, 0.0), seen[name])
+        for name in NAMES
+        if not 0.9 * seen[name] <= report["busy_s"].get(name, 0.0) <= 1.25 * seen[name] + 0.002
+    ]
+    problem = ""
+    if off:
+        stage, theirs, ours = off[0]
+        problem = (
+            f"busy_s[{stage!r}] = {theirs:.3f} s, but the work itself took {ours:.3f} s: time only the "
+            "work() call, not the waiting in get()/put()"
+        )
+    check.requirement(
+        "busy_s is the time spent inside work()",
+        not problem,
+        problem
+        or "busy_s matches the time inside work(): "
+        + ", ".join(f"{n} {report['busy_s'][n]:.3f} s" for n in NAMES if n in report["busy_s"]),
+    )
+    for key, name in (
+        ("bottleneck", "bottleneck() names the slowest stage"),
+        ("relieve", "relieve() spends the threads on the bottleneck"),
+    ):
+        answer = result.value[key]
+        if "error" in answer:
+            if check.learner_traceback is None:
+                check.learner_traceback = answer.get("traceback")
+            check.requirement(name, False, f"your code raised {answer['error']}")
+            continue
+        if key == "bottleneck":
+            check.require(
+                name,
+                answer["value"] == slow,
+                f"{slow!r} (planted: {shown})",
+                f"you said {answer['value']!r}, but the planted costs were {shown}: a stage with more threads "
+                "shares its busy time among them; compare busy_s / workers",
+            )
+            continue
+        workers = answer["value"]
+        best, best_rate = best_allocation(costs, THREADS)
+        valid = (
+            len(workers) == 3
+            and all(isinstance(w, int) and w >= 1 for w in workers)
+            and sum(workers) <= THREADS
+        )
+        rate = predicted(costs, workers) if valid else 0.0
+        check.require(
+            name,
+            valid and rate >= 0.95 * best_rate,
+            f"relieve(report, {THREADS}) = {workers}: 1 / slowest = {rate:.0f} items/s (best {best_rate:.0f}, "
+            f"one thread each {predicted(costs, [1, 1, 1]):.0f})",
+            (
+                f"relieve(report, {THREADS}) = {workers}: 1 / slowest = {rate:.0f} items/s, but {best} gives "
+                f"{best_rate:.0f}: give each extra thread to the stage that is the bottleneck at that moment"
+            )
+            if valid
+            else f"relieve(report, {THREADS}) = {workers!r}: expected 3 numbers ≥ 1 adding up to at most {THREADS}",
+        )
+
+
+def speed(check: Checker, workspace: str, quick: bool) -> None:
+    items = 60 if quick else 90
+    min_rounds, max_rounds = 3, 7 if quick else 15
+    theory = predicted(SPEED_COSTS, SPEED_WORKERS)
+    check.progress(
+        f"measuring throughput: costs 3/15/5 ms on {SPEED_WORKERS} threads, theory {theory:.0f} items/s, "
+        "alternating with the reference"
+    )
+    mine: list[float] = []
+    theirs: list[float] = []
+    decision, message = UNDECIDED, ""
+    name = "throughput ≈ 1 / slowest stage (measured)"
+    for round_index in range(max_rounds):
+        result = run_learner(
+            workspace,
+            DRIVER,
+            "measure_round",
+            SPEED_COSTS,
+            SPEED_WORKERS,
+            items,
+            round_index % 2 == 0,
+            timeout_s=30,
+        )
+        if not ran_or_explain(check, name, result):
+            return
+        mine.append(result.value["learner"] / theory)
+        theirs.append(result.value["reference"] / theory)
+        decision, message = decide_with_control(mine, theirs, NEED, min_rounds)
+        if decision != UNDECIDED:
+            break
+    if decision == UNDECIDED:
+        check.undecided(name, message)
+    else:
+        check.requirement(name, decision == PASSED, message)
+
+
+def main() -> None:
+    args = parse_args(description="Check the pipeline exercise")
+    quick = bool(args.quick)
+    with Checker(args) as check:
+        workspace = str(args.workspace)
+        if not correctness(check, workspace, quick):
+            check.stop()
+        find_and_relieve(check, workspace, random.Random(random.SystemRandom().randrange(1_000_000)))
+        speed(check, workspace, quick)
+
+
+if __name__ == "__main__":
+    main()

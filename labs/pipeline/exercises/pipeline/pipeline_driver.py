@@ -1,0 +1,146 @@
+"""Runs in the learner's child process (labs._exercise.run_learner): builds the checker's stages
+(sleeping work that records how many threads of each stage are inside it at once, and when each
+item leaves the last stage), runs the learner's pipeline.py with them, and returns plain data.
+
+The reference pipeline (solution/pipeline.py) runs with the same stages in the same process, in
+alternating rounds, for the throughput measurement.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+NAMES = ("load", "transform", "save")
+HERE = Path(__file__).resolve().parent
+
+
+class Probe:
+    """What the stage work functions saw: threads inside each stage at once, completion times."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.inside = dict.fromkeys(NAMES, 0)
+        self.most = dict.fromkeys(NAMES, 0)
+        self.done_at: list[float] = []
+        self.busy = dict.fromkeys(NAMES, 0.0)  # seconds inside the work, measured here
+
+    def enter(self, name: str) -> None:
+        with self.lock:
+            self.inside[name] += 1
+            self.most[name] = max(self.most[name], self.inside[name])
+
+    def leave(self, name: str, last: bool, seconds: float) -> None:
+        with self.lock:
+            self.inside[name] -= 1
+            self.busy[name] += seconds
+            if last:
+                self.done_at.append(time.perf_counter())
+
+
+def stages(module: Any, costs: list[float], probe: Probe) -> list[Any]:
+    built = []
+    for position, (name, cost) in enumerate(zip(NAMES, costs, strict=True)):
+
+        def work(item: Any, name: str = name, cost: float = cost, last: bool = position == 2) -> Any:
+            probe.enter(name)
+            started = time.perf_counter()
+            try:
+                time.sleep(cost)  # waiting, like a disk or a network: the GIL is free meanwhile
+            finally:
+                probe.leave(name, last, time.perf_counter() - started)
+            ident, path = item
+            return ident, (*path, name)
+
+        built.append(module.Stage(name, work))
+    return built
+
+
+def learner() -> Any:
+    return importlib.import_module("pipeline")
+
+
+def reference() -> Any:
+    spec = importlib.util.spec_from_file_location("reference_pipeline", HERE / "solution" / "pipeline.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["reference_pipeline"] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def error(exc: BaseException) -> dict[str, str]:
+    """The learner's exception: one line and a traceback trimmed to their files."""
+    root = os.path.realpath(os.getcwd()) + os.sep
+    frames = [
+        f for f in traceback.extract_tb(exc.__traceback__) if os.path.realpath(f.filename).startswith(root)
+    ]
+    where = f" ({os.path.relpath(frames[-1].filename, root)}:{frames[-1].lineno})" if frames else ""
+    lines = ["Traceback (most recent call last):"] if frames else []
+    for frame in frames:
+        lines.append(
+            f'  File "{os.path.relpath(frame.filename, root)}", line {frame.lineno}, in {frame.name}'
+        )
+        if frame.line:
+            lines.append(f"    {frame.line.strip()}")
+    lines.append(f"{type(exc).__name__}: {exc}")
+    return {"error": f"{type(exc).__name__}: {exc}{where}", "traceback": "\n".join(lines)}
+
+
+def plain_report(report: Any) -> dict[str, Any]:
+    return {
+        "wall_s": float(report.wall_s),
+        "items": int(report.items),
+        "workers": {str(k): int(v) for k, v in dict(report.workers).items()},
+        "busy_s": {str(k): float(v) for k, v in dict(report.busy_s).items()},
+        "outputs": [(int(i), tuple(path)) for i, path in report.outputs],
+    }
+
+
+def run_once(costs: list[float], workers: list[int], items: int) -> dict[str, Any]:
+    """The learner's pipeline once: its report and what the probe saw."""
+    module, probe = learner(), Probe()
+    report = module.run_pipeline(stages(module, costs, probe), [(i, ()) for i in range(items)], list(workers))
+    return {"report": plain_report(report), "most_inside": probe.most}
+
+
+def find_and_relieve(costs: list[float], workers: list[int], items: int, threads: int) -> dict[str, Any]:
+    """One run, then the learner's bottleneck() and relieve() on its report."""
+    module, probe = learner(), Probe()
+    report = module.run_pipeline(stages(module, costs, probe), [(i, ()) for i in range(items)], list(workers))
+    answer: dict[str, Any] = {"report": plain_report(report), "probe_busy_s": probe.busy}
+    for key, call in (
+        ("bottleneck", lambda: module.bottleneck(report)),
+        ("relieve", lambda: module.relieve(report, threads)),
+    ):
+        try:
+            value = call()
+            answer[key] = {"value": list(value) if key == "relieve" else value}
+        except Exception as exc:  # the learner's error is the answer to report
+            answer[key] = error(exc)
+    return answer
+
+
+def throughput(module: Any, costs: list[float], workers: list[int], items: int) -> float:
+    probe = Probe()
+    module.run_pipeline(stages(module, costs, probe), [(i, ()) for i in range(items)], list(workers))
+    done = sorted(probe.done_at)
+    if len(done) < 2 or done[-1] <= done[0]:
+        return 0.0
+    return (len(done) - 1) / (done[-1] - done[0])  # items per second, from the first item out to the last
+
+
+def measure_round(
+    costs: list[float], workers: list[int], items: int, learner_first: bool
+) -> dict[str, float]:
+    """One round: the learner's and the reference pipeline, each once, in the given order."""
+    modules = {"learner": learner(), "reference": reference()}
+    order = ["learner", "reference"] if learner_first else ["reference", "learner"]
+    return {which: throughput(modules[which], costs, workers, items) for which in order}

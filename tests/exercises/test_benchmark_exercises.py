@@ -1,0 +1,157 @@
+"""The benchmark lab's exercises, checked as a learner checks them: `studyapp exercise check ID
+--path DIR --json --quick` in a subprocess, on the untouched starter, the reference solution and a
+plausible wrong solution (tests/exercises/wrong/ID/)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO, run_cli
+
+EXERCISES = REPO / "labs" / "benchmark" / "exercises"
+WRONG = Path(__file__).resolve().parent / "wrong"
+
+
+def check(exercise_id: str, folder: Path, tmp_path: Path) -> tuple[int, dict[str, Any]]:
+    """Check a fresh copy of `folder`; the exit code and the --json result."""
+    workspace = tmp_path / f"{exercise_id}-{folder.name}"
+    shutil.copytree(folder, workspace)
+    done = run_cli("exercise", "check", exercise_id, "--path", str(workspace), "--json", "--quick")
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def failed(result: dict[str, Any]) -> dict[str, str]:
+    return {r["name"]: r["message"] for r in result["requirements"] if not r["passed"]}
+
+
+# -- pytest-benchmark ----------------------------------------------------------------------------
+
+
+def test_pytest_benchmark_starter_fails_and_says_what_to_do(isolated_home: Path, tmp_path: Path) -> None:
+    code, result = check("pytest-benchmark", EXERCISES / "pytest-benchmark" / "starter", tmp_path)
+    assert code == 1 and result["verdict"] == "failed"
+    problems = failed(result)
+    assert "skipped test measures nothing" in problems["pytest runs your file and its tests pass"]
+    assert "benchmark(merge_sorted, numbers)" in problems["merge_sorted is benchmarked"]
+    assert "insertion_sort is benchmarked" in problems
+
+
+def test_pytest_benchmark_solution_passes(isolated_home: Path, tmp_path: Path) -> None:
+    code, result = check("pytest-benchmark", EXERCISES / "pytest-benchmark" / "solution", tmp_path)
+    assert (code, result["verdict"]) == (0, "passed"), failed(result)
+    messages = {r["name"]: r["message"] for r in result["requirements"]}
+    assert "group 'sort'" in messages["both benchmarks are in one group"]
+    assert "rounds=20" in messages["insertion_sort is timed with benchmark.pedantic and a setup"]
+    assert "median" in messages["insertion_sort is benchmarked"]  # the measured numbers are shown
+    workspace = tmp_path / "pytest-benchmark-solution"
+    assert sorted(p.name for p in workspace.iterdir()) == ["sorting.py", "test_sorting_bench.py"]
+
+
+def test_pytest_benchmark_reused_input_is_caught(isolated_home: Path, tmp_path: Path) -> None:
+    """pedantic(args=(numbers,)) sorts one list in place: every round after the first is sorted."""
+    code, result = check("pytest-benchmark", WRONG / "pytest-benchmark" / "reused-list", tmp_path)
+    assert code == 1
+    problems = failed(result)
+    assert set(problems) == {
+        "insertion_sort is timed with benchmark.pedantic and a setup",
+        "every timed call of insertion_sort got an unsorted list",
+    }
+    assert (
+        "19 of 20 calls got an already sorted list"
+        in problems["every timed call of insertion_sort got an unsorted list"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("edit", "failing"),
+    [
+        ('@pytest.mark.benchmark(group="sort")\ndef test_merge', "both benchmarks are in one group"),
+        ("rounds=ROUNDS", "the pedantic benchmark runs at least 5 rounds"),
+    ],
+)
+def test_pytest_benchmark_other_mistakes(
+    isolated_home: Path, tmp_path: Path, edit: str, failing: str
+) -> None:
+    folder = tmp_path / "edited"
+    shutil.copytree(EXERCISES / "pytest-benchmark" / "solution", folder)
+    test_file = folder / "test_sorting_bench.py"
+    text = test_file.read_text(encoding="utf-8")
+    replacement = "def test_merge" if edit.endswith("test_merge") else "rounds=1"
+    assert edit in text
+    test_file.write_text(text.replace(edit, replacement), encoding="utf-8")
+    code, result = check("pytest-benchmark", folder, tmp_path)
+    assert code == 1 and set(failed(result)) == {failing}
+
+
+# -- regression-check ----------------------------------------------------------------------------
+
+
+def test_regression_check_starter_fails_with_its_todo(isolated_home: Path, tmp_path: Path) -> None:
+    code, result = check("regression-check", EXERCISES / "regression-check" / "starter", tmp_path)
+    assert code == 1 and result["verdict"] == "failed"
+    message = failed(result)["compare_runs(old, new) runs"]
+    assert "NotImplementedError" in message and "compare_runs.py:" in message
+    assert "compare_runs.py" in (result["learner_traceback"] or "")
+
+
+def test_regression_check_solution_passes_every_planted_pair(isolated_home: Path, tmp_path: Path) -> None:
+    for attempt in range(3):  # fresh planted pairs each check: the contract holds for every seed
+        code, result = check(
+            "regression-check", EXERCISES / "regression-check" / "solution", tmp_path / str(attempt)
+        )
+        assert (code, result["verdict"]) == (0, "passed"), failed(result)
+        assert len(result["requirements"]) == 8
+
+
+def test_regression_check_fixed_threshold_raises_false_alarms(isolated_home: Path, tmp_path: Path) -> None:
+    """A fixed 10 % threshold on the median flags two runs of the same code as a change."""
+    code, result = check("regression-check", WRONG / "regression-check" / "fixed-threshold", tmp_path)
+    assert code == 1
+    problems = failed(result)
+    assert set(problems) == {"two runs of the same code are unchanged"}
+    assert "the IQR bands overlap" in problems["two runs of the same code are unchanged"]
+
+
+def test_regression_check_blind_rules_are_caught(isolated_home: Path, tmp_path: Path) -> None:
+    """'Always unchanged' misses real changes; a division by the median crashes on 0 s timings."""
+    folder = tmp_path / "edited"
+    shutil.copytree(EXERCISES / "regression-check" / "solution", folder)
+    source = folder / "compare_runs.py"
+    original = source.read_text(encoding="utf-8")
+    source.write_text(
+        original.replace("    if slower_beyond_noise(new, old):", "    if False:"), encoding="utf-8"
+    )
+    code, result = check("regression-check", folder, tmp_path / "a")
+    assert code == 1
+    assert set(failed(result)) == {
+        "a 2× slowdown is a regression",
+        "a 30 % slowdown of a quiet benchmark is a regression",
+    }
+    ratio_rule = '    bands_apart = slow["q1"] > fast["q3"]\n'
+    assert ratio_rule in original
+    source.write_text(
+        original.replace(ratio_rule, '    bands_apart = slow["q1"] / fast["q3"] > 1\n'), encoding="utf-8"
+    )
+    code, result = check("regression-check", folder, tmp_path / "b")
+    assert code == 1
+    (name,) = failed(result)
+    assert name.startswith("timings of 0 s") and "ZeroDivisionError" in failed(result)[name]
+
+
+def test_pytest_benchmark_a_file_that_does_not_collect_is_one_line(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "broken"
+    shutil.copytree(EXERCISES / "pytest-benchmark" / "solution", folder)
+    with open(folder / "test_sorting_bench.py", "a", encoding="utf-8") as handle:
+        handle.write("\ndef unfinished(:\n")
+    code, result = check("pytest-benchmark", folder, tmp_path)
+    assert code == 1
+    message = failed(result)["pytest runs your file and its tests pass"]
+    assert "pytest exit 2" in message and "SyntaxError" in message
