@@ -199,7 +199,13 @@ def test_hints_split_and_checker_hash_follows_check_and_solution(tmp_path: Path)
     second = info.checker_hash()
     assert second != first
     info.check_script.write_text(EMIT + "# changed\n", encoding="utf-8")
-    assert info.checker_hash() not in (first, second)
+    third = info.checker_hash()
+    assert third not in (first, second)
+    (info.path / "driver.py").write_text("def drive(): ...\n", encoding="utf-8")  # a helper of check.py
+    assert info.checker_hash() not in (first, second, third)
+    fourth = info.checker_hash()
+    (info.path / "README.md").write_text("# reworded\n", encoding="utf-8")
+    assert info.checker_hash() == fourth  # prose is not the checker
 
 
 def test_discovery_order_and_missing_parts(tmp_path: Path) -> None:

@@ -82,10 +82,20 @@ class ExerciseInfo:
         return tree_files(self.solution_dir)
 
     def checker_hash(self) -> str:
-        """A hash of check.py and the solution: when either changes, earlier passes are stale."""
+        """A hash of the checker (check.py and every other .py beside it: drivers, pytest
+        plugins) and of the solution: when any changes, earlier passes are stale."""
         digest = hashlib.sha256()
         digest.update(b"check.py\0")
         digest.update(_read_bytes(self.check_script))
+        for relative in tree_files(self.path):
+            top = relative.parts[0]
+            if (
+                relative.suffix == ".py"
+                and top not in ("starter", "solution")
+                and relative.name != "check.py"
+            ):
+                digest.update(b"\0" + relative.as_posix().encode() + b"\0")
+                digest.update(_read_bytes(self.path / relative))
         for relative in self.solution_files():
             digest.update(b"\0solution/" + relative.as_posix().encode() + b"\0")
             digest.update(_read_bytes(self.solution_dir / relative))

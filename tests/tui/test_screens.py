@@ -334,3 +334,15 @@ async def test_a_failing_write_is_a_toast_and_the_app_goes_on(
         messages = [n.message for n in app._notifications]
         assert sum("is full" in m for m in messages) == 2, messages
         assert not store.self_checks()
+
+
+async def test_home_shows_every_shortcut_at_80x24(make: Any) -> None:
+    """Nothing of Home is below the fold at 80×24, first-run guide included (Korean is widest)."""
+    app = make(lang="ko")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        shortcuts = app.screen.query_one("#home-shortcuts")
+        assert shortcuts.region.bottom <= SIZE[1] - 1, shortcuts.region  # the footer is the last row
+        text = screen_text(app)
+        for label in ("설명하기", "세션 크기", "체크리스트", "과제"):
+            assert label in text

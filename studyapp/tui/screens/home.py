@@ -58,18 +58,16 @@ class HomeScreen(StudyScreen):
             ("e", t("cmd.quiz.exam")),
             ("r", t("cmd.quiz.cram")),
             ("z", t("home.size", count=self.study.session_size())),
-            ("d", t("cmd.explain")),
         ]
         right = [
             ("c", t("cmd.cards")),
             ("l", t("cmd.labs")),
             ("x", t("cmd.exercises")),
             ("k", t("cmd.checklist")),
+            ("d", t("cmd.explain")),
             ("t", t("cmd.stats")),
             ("F1", t("cmd.help")),
-            ("Ctrl+P", t("key.palette")),
-            ("", ""),
-        ]
+        ]  # Ctrl+P (every command) is in the footer: seven rows keep Home within 80×24
         lines = [Content.styled(t("home.shortcuts"), "bold $accent")]
         for (lk, ld), (rk, rd) in zip(left, right, strict=True):
             lines.append(
