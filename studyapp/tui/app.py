@@ -26,7 +26,7 @@ from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
-from studyapp.quiz.engine import QuizSession, SessionOptions
+from studyapp.quiz.engine import QuizSession, SessionOptions, default_kind
 from studyapp.quiz.questions import Question
 from studyapp.tui.strings import register_strings, translate_bindings
 
@@ -284,7 +284,9 @@ class StudyApp(App[int]):
             self.start_exam(topic=topic, checklist=checklist)
             return
         count = self.session_size() if mode in ("due", "new", "cram") else None
-        self.start_quiz(SessionOptions(mode=mode, topic=topic, checklist=checklist, count=count))
+        # The same question mix as `studyapp quiz` without --kind: 4-choice questions among the O/X.
+        kind = default_kind(mode)
+        self.start_quiz(SessionOptions(mode=mode, topic=topic, checklist=checklist, count=count, kind=kind))
 
     def session_size(self) -> int:
         saved = self.store.get_meta(SIZE_META_KEY)
