@@ -394,3 +394,19 @@ def test_unusable_data_directories_are_one_line(tmp_path: Path) -> None:
             assert result.returncode == 2, (name, result.stderr)
             assert "data directory" in one_line(result.stderr), name
     assert a_file.read_text() == "not a directory\n"
+
+
+def test_a_hand_edited_explain_answer_does_not_break_the_report(isolated_home: Path) -> None:
+    """An explain-it row with an unparsable date (written by hand, not by an import, which refuses
+    it) is skipped by readiness: `progress` still works and counts the good answers."""
+    seed(isolated_home, 2)
+    db = sqlite3.connect(isolated_home / "progress.db")
+    db.execute(
+        "INSERT INTO explain_answers (uid, prompt_id, checklist_id, answer_text, covered_json,"
+        " total_points, answered_at) VALUES ('u1', 'x', 'measure-resources', 'a', '[0]', 4, 'yesterday')"
+    )
+    db.commit()
+    db.close()
+    report = run_cli("progress", "--json")
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["reviews_total"] == 2

@@ -160,6 +160,7 @@ def explain_answers(
         try:
             covered = json.loads(row["covered_json"])
             total = int(row["total_points"])
+            answered_at = from_iso(row["answered_at"])  # a hand-edited row is skipped, not a crash
         except (ValueError, TypeError):
             continue
         if not isinstance(covered, list) or total <= 0:
@@ -170,7 +171,7 @@ def explain_answers(
             "covered": len(hits),
             "total": total,
             "score": len(hits) / total,
-            "answered_at": from_iso(row["answered_at"]).isoformat(),
+            "answered_at": answered_at.isoformat(),
         }
         latest[row["checklist_id"]] = answer
         by_prompt[row["prompt_id"]] = answer
