@@ -1,6 +1,6 @@
 """The amdahl lab's exercise, checked as a learner checks it: `studyapp exercise check amdahl
 --path DIR --json --quick` in a subprocess, on the untouched starter, the reference solution and the
-plausible wrong solutions kept in tests/exercises/wrong/amdahl/NAME/."""
+plausible wrong solutions kept as patches in tests/exercises/wrong/amdahl/NAME.yaml."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import REPO, run_cli
+from tests.exercises.exercise_runs import build_wrong_solution
 
 EXERCISE = REPO / "labs" / "amdahl" / "exercises" / "amdahl"
-WRONG = Path(__file__).resolve().parent / "wrong" / "amdahl"
 
 
 def check(folder: Path, tmp_path: Path) -> tuple[int, dict[str, Any]]:
@@ -43,7 +43,7 @@ def test_solution_passes_every_property(isolated_home: Path, tmp_path: Path) -> 
 
 
 def test_parallel_and_serial_fractions_swapped_is_caught(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check(WRONG / "p-is-serial", tmp_path)
+    code, result = check(build_wrong_solution("amdahl", "p-is-serial", tmp_path), tmp_path)
     assert code == 1
     problems = failed(result)
     assert (
@@ -53,7 +53,7 @@ def test_parallel_and_serial_fractions_swapped_is_caught(isolated_home: Path, tm
 
 
 def test_missing_input_checks_are_caught(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check(WRONG / "no-validation", tmp_path)
+    code, result = check(build_wrong_solution("amdahl", "no-validation", tmp_path), tmp_path)
     assert code == 1
     problems = failed(result)
     assert set(problems) == {"impossible inputs raise ValueError"}

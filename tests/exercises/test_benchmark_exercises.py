@@ -1,6 +1,6 @@
 """The benchmark lab's exercises, checked as a learner checks them: `studyapp exercise check ID
 --path DIR --json --quick` in a subprocess, on the untouched starter, the reference solution and a
-plausible wrong solution (tests/exercises/wrong/ID/)."""
+plausible wrong solution (a patch in tests/exercises/wrong/ID/NAME.yaml)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO, run_cli
+from tests.exercises.exercise_runs import build_wrong_solution
 
 EXERCISES = REPO / "labs" / "benchmark" / "exercises"
-WRONG = Path(__file__).resolve().parent / "wrong"
 
 
 def check(exercise_id: str, folder: Path, tmp_path: Path) -> tuple[int, dict[str, Any]]:
@@ -55,7 +55,9 @@ def test_pytest_benchmark_solution_passes(isolated_home: Path, tmp_path: Path) -
 
 def test_pytest_benchmark_reused_input_is_caught(isolated_home: Path, tmp_path: Path) -> None:
     """pedantic(args=(numbers,)) sorts one list in place: every round after the first is sorted."""
-    code, result = check("pytest-benchmark", WRONG / "pytest-benchmark" / "reused-list", tmp_path)
+    code, result = check(
+        "pytest-benchmark", build_wrong_solution("pytest-benchmark", "reused-list", tmp_path), tmp_path
+    )
     assert code == 1
     problems = failed(result)
     assert set(problems) == {
@@ -111,7 +113,9 @@ def test_regression_check_solution_passes_every_planted_pair(isolated_home: Path
 
 def test_regression_check_fixed_threshold_raises_false_alarms(isolated_home: Path, tmp_path: Path) -> None:
     """A fixed 10 % threshold on the median flags two runs of the same code as a change."""
-    code, result = check("regression-check", WRONG / "regression-check" / "fixed-threshold", tmp_path)
+    code, result = check(
+        "regression-check", build_wrong_solution("regression-check", "fixed-threshold", tmp_path), tmp_path
+    )
     assert code == 1
     problems = failed(result)
     assert set(problems) == {"two runs of the same code are unchanged"}

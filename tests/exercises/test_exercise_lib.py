@@ -25,6 +25,7 @@ from labs._exercise import (
     compare_speed,
     decide_few,
     decide_ratio,
+    decide_with_control,
     median_interval,
     run_learner,
     run_learner_script,
@@ -477,3 +478,53 @@ def test_the_median_interval_and_decision_rule() -> None:
     assert decide_ratio([0.7, 0.8, 0.75, 0.9, 0.72], 0.6)[0] == FAILED
     assert decide_few([0.2, 0.22], 0.6) == PASSED and decide_few([0.2, 0.3], 0.6) == UNDECIDED
     assert decide_few([1.6, 2.0], 0.6) == FAILED and decide_few([2.0], 0.6) == UNDECIDED
+
+
+def test_decide_with_control_passes_when_the_learner_is_clear_of_the_need() -> None:
+    verdict, message = decide_with_control([1.8, 1.9, 1.7], [1.8, 1.8, 1.9], 1.5, 3)
+    assert verdict == PASSED and "speedup 1.80× (interval 1.70–1.90, 3 rounds)" in message
+    assert "the reference's 1.80× in the same rounds" in message and "at least 1.50×" in message
+    assert decide_with_control([0.97, 0.99, 0.95], [0.98, 0.99, 0.97], 0.8, 3)[0] == PASSED
+
+
+def test_decide_with_control_waits_for_the_minimum_of_rounds() -> None:
+    verdict, message = decide_with_control([1.8, 1.9], [1.8, 1.8], 1.5, 3)
+    assert verdict == UNDECIDED and "3 rounds are needed" in message
+
+
+def test_decide_with_control_fails_below_the_need_where_the_control_reaches_it() -> None:
+    verdict, message = decide_with_control([1.0, 1.1, 1.0], [1.8, 1.9, 1.7], 1.5, 3)
+    assert verdict == FAILED and "yours stays below 1.50× where the reference does not" in message
+    assert decide_with_control([0.33, 0.34, 0.33], [0.98, 0.99, 0.97], 0.8, 3)[0] == FAILED
+
+
+def test_decide_with_control_is_undecided_when_a_busy_machine_holds_both_back() -> None:
+    for learner, control, need in (
+        ([1.1, 1.2, 1.0], [1.1, 1.3, 1.0], 1.5),
+        ([0.7, 0.75, 0.85], [0.72, 0.8, 0.7], 0.8),
+    ):
+        verdict, message = decide_with_control(learner, control, need, 3)
+        assert verdict == UNDECIDED, (learner, control)
+        assert "too busy to tell (the reference falls short too)" in message and "check again" in message
+
+
+def test_decide_with_control_fails_clearly_below_the_control_however_busy() -> None:
+    """The control falls short of the need too, but the learner is below 0.75× of it in every round."""
+    verdict, message = decide_with_control([0.6, 0.6, 0.7], [1.3, 1.2, 1.4], 1.5, 3)
+    assert verdict == FAILED and "yours is 0.50× the reference's speedup" in message
+    verdict, message = decide_with_control(
+        [0.3, 0.35, 0.3], [0.7, 0.75, 0.7], 0.8, 3, measured="throughput", of="1 / slowest stage"
+    )
+    assert verdict == FAILED and message.startswith("throughput 0.30× of 1 / slowest stage (interval")
+    assert "the reference's throughput" in message
+    # one round near the control is enough to withhold that verdict: the floor needs every round
+    assert decide_with_control([0.6, 0.6, 1.2], [1.3, 1.2, 1.3], 1.5, 3, relative_floor=0.75)[0] == UNDECIDED
+
+
+def test_decide_with_control_refuses_mismatched_or_empty_rounds() -> None:
+    for learner, control, need in (([1.0, 1.0], [1.0], 1.5), ([], [], 1.5), ([1.0], [1.0], 0.0)):
+        try:
+            decide_with_control(learner, control, need)
+        except ValueError:
+            continue
+        raise AssertionError(f"no ValueError for {learner}, {control}, need {need}")

@@ -2,7 +2,7 @@
 
 For every exercise: the untouched starter fails (exit 1) with messages a learner can act on, the
 reference solution passes (exit 0), and each plausible wrong solution kept in
-tests/exercises/wrong/ID/NAME/ fails (exit 1) — all through
+tests/exercises/wrong/ID/NAME.yaml (a patch on the solution) fails (exit 1) — all through
 `studyapp exercise check ID --path DIR --json --quick` in a subprocess.
 """
 
@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO, run_cli
+from tests.exercises.exercise_runs import build_wrong_solution, wrong_solutions
 
 EXERCISES = REPO / "labs" / "profiler" / "exercises"
-WRONG = Path(__file__).resolve().parent / "wrong"
 IDS = ["trace-handler", "schedule", "find-the-bottleneck", "tensorboard-logdir"]
 
 pytestmark = pytest.mark.skipif(
@@ -41,10 +41,6 @@ def check(exercise_id: str, source: Path, tmp_path: Path) -> tuple[int, dict[str
 
 def failing(outcome: dict[str, Any]) -> dict[str, str]:
     return {r["name"]: r["message"] for r in outcome["requirements"] if not r["passed"]}
-
-
-def wrong_solutions(exercise_id: str) -> list[Path]:
-    return sorted(p for p in (WRONG / exercise_id).iterdir() if p.is_dir())
 
 
 def test_every_profiler_exercise_has_a_kept_wrong_solution() -> None:
@@ -72,15 +68,15 @@ def test_trace_handler_solution_passes(tmp_path: Path) -> None:
     assert outcome["verdict"] == "passed" and len(outcome["requirements"]) == 9
 
 
-@pytest.mark.parametrize("wrong", wrong_solutions("trace-handler"), ids=lambda p: p.name)
-def test_trace_handler_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None:
-    code, outcome = check("trace-handler", wrong, tmp_path)
+@pytest.mark.parametrize("wrong", wrong_solutions("trace-handler"))
+def test_trace_handler_wrong_solutions_fail(wrong: str, tmp_path: Path) -> None:
+    code, outcome = check("trace-handler", build_wrong_solution("trace-handler", wrong, tmp_path), tmp_path)
     assert code == 1 and outcome["verdict"] == "failed"
     problems = failing(outcome)
-    if wrong.name == "sorted-by-total":
+    if wrong == "sorted-by-total":
         assert all("sorted by self CPU time" in name for name in problems), problems
         assert "sort_by='self_cpu_time_total'" in " ".join(problems.values())
-    if wrong.name == "guessed-range":  # right for active=2, wrong for active=3
+    if wrong == "guessed-range":  # right for active=2, wrong for active=3
         assert all("active=3" in name for name in problems), problems
         assert "holds steps_4-5" in " ".join(problems.values())
 
@@ -105,14 +101,14 @@ def test_schedule_solution_passes(tmp_path: Path) -> None:
     assert len(outcome["requirements"]) == 4
 
 
-@pytest.mark.parametrize("wrong", wrong_solutions("schedule"), ids=lambda p: p.name)
-def test_schedule_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None:
-    code, outcome = check("schedule", wrong, tmp_path)
+@pytest.mark.parametrize("wrong", wrong_solutions("schedule"))
+def test_schedule_wrong_solutions_fail(wrong: str, tmp_path: Path) -> None:
+    code, outcome = check("schedule", build_wrong_solution("schedule", wrong, tmp_path), tmp_path)
     assert code == 1 and outcome["verdict"] == "failed"
     problems = failing(outcome)
-    if wrong.name == "repeat-forever":
+    if wrong == "repeat-forever":
         assert "15–17" in problems["exactly steps 3–5 and 9–11 are recorded"]
-    if wrong.name == "no-warmup":  # the right steps, recorded cold
+    if wrong == "no-warmup":  # the right steps, recorded cold
         assert list(problems) == ["a warmup step before each recording"]
         assert "step 2 is NONE" in problems["a warmup step before each recording"]
 
@@ -135,14 +131,16 @@ def test_find_the_bottleneck_solution_passes(tmp_path: Path) -> None:
     assert len(planted) == 2 and planted[0] != planted[1]  # two different stages were planted
 
 
-@pytest.mark.parametrize("wrong", wrong_solutions("find-the-bottleneck"), ids=lambda p: p.name)
-def test_find_the_bottleneck_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None:
-    code, outcome = check("find-the-bottleneck", wrong, tmp_path)
+@pytest.mark.parametrize("wrong", wrong_solutions("find-the-bottleneck"))
+def test_find_the_bottleneck_wrong_solutions_fail(wrong: str, tmp_path: Path) -> None:
+    code, outcome = check(
+        "find-the-bottleneck", build_wrong_solution("find-the-bottleneck", wrong, tmp_path), tmp_path
+    )
     assert code == 1 and outcome["verdict"] == "failed"
     problems = failing(outcome)
-    if wrong.name == "picks-fastest":  # labels right, answer wrong: both runs
+    if wrong == "picks-fastest":  # labels right, answer wrong: both runs
         assert sorted(problems) == [f"run {n}: the answer names the planted slow stage" for n in (1, 2)]
-    if wrong.name == "unlabelled":
+    if wrong == "unlabelled":
         assert "run 1: every stage is labelled stage:NAME" in problems
 
 
@@ -172,12 +170,14 @@ def test_tensorboard_logdir_solution_passes(tmp_path: Path) -> None:
         assert "TensorBoard's profiler plugin loads both runs" in names  # the real plugin was asked
 
 
-@pytest.mark.parametrize("wrong", wrong_solutions("tensorboard-logdir"), ids=lambda p: p.name)
-def test_tensorboard_logdir_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None:
-    code, outcome = check("tensorboard-logdir", wrong, tmp_path)
+@pytest.mark.parametrize("wrong", wrong_solutions("tensorboard-logdir"))
+def test_tensorboard_logdir_wrong_solutions_fail(wrong: str, tmp_path: Path) -> None:
+    code, outcome = check(
+        "tensorboard-logdir", build_wrong_solution("tensorboard-logdir", wrong, tmp_path), tmp_path
+    )
     assert code == 1 and outcome["verdict"] == "failed"
     problems = failing(outcome)
-    if wrong.name == "summed-durations":  # nested ops counted twice: wrong on every run
+    if wrong == "summed-durations":  # nested ops counted twice: wrong on every run
         assert len(problems) == 3 and all(name.startswith("read_overview matches") for name in problems)
-    if wrong.name == "one-folder":
+    if wrong == "one-folder":
         assert list(problems) == ["the plugin finds two runs: compute and waiting"]

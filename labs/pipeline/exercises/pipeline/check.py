@@ -9,7 +9,7 @@
 3. relieve: relieve(report, 6) gives the allocation whose 1 / max(cost / workers) is the best;
 4. speed: with costs (3, 15, 5) ms on (1, 3, 2) threads theory says 1 / 5 ms = 200 items/s. The
    learner's pipeline and the reference (solution/pipeline.py) are measured in alternating rounds;
-   see decide_with_control for the noise rule.
+   labs._exercise.decide_with_control decides (the reference is the control).
 """
 
 from __future__ import annotations
@@ -19,12 +19,11 @@ import random
 from pathlib import Path
 
 from labs._exercise import (
-    FAILED,
     PASSED,
     UNDECIDED,
     Checker,
     LearnerResult,
-    median_interval,
+    decide_with_control,
     parse_args,
     run_learner,
 )
@@ -35,9 +34,6 @@ NAMES = ("load", "transform", "save")
 SPEED_COSTS = [0.003, 0.015, 0.005]
 SPEED_WORKERS = [1, 3, 2]
 NEED = 0.8  # measured throughput must reach this share of 1 / slowest stage
-RELATIVE_FLOOR = (
-    0.75  # clearly below this share of the reference in the same rounds: too slow whatever the load
-)
 THREADS = 6
 HANG_HINT = (
     " — threads may be waiting forever on queue.get(): does every thread of every stage get its own "
@@ -56,38 +52,6 @@ def best_allocation(costs: list[float], threads: int) -> tuple[list[int], float]
         if sum(split) <= threads and predicted(costs, list(split)) > best[1] + 1e-12:
             best = (list(split), predicted(costs, list(split)))
     return best
-
-
-def decide_with_control(
-    learner: list[float], control: list[float], need: float, min_rounds: int
-) -> tuple[str, str]:
-    """The noise rule: the learner's values (share of theory) against the reference's, same rounds.
-
-    passed     the learner's median share of theory is at least `need` with ~95% confidence
-               (the distribution-free interval of labs._exercise.median_interval lies above it);
-    failed     the learner's interval lies below `need` while the reference's lies above it (this
-               machine can do it, the learner's code does not), or the learner's share of the
-               reference's result, round by round, lies wholly below RELATIVE_FLOOR;
-    undecided  otherwise: both are held back alike, the machine is too busy to tell.
-    """
-    rounds = len(learner)
-    median, low, high = median_interval(learner)
-    ref_median, ref_low, _ = median_interval(control)
-    relative = [mine / theirs if theirs > 0 else 0.0 for mine, theirs in zip(learner, control, strict=True)]
-    rel_median, _, rel_high = median_interval(relative)
-    shown = (
-        f"{median:.2f}× of 1 / slowest stage (interval {low:.2f}–{high:.2f}, {rounds} rounds); "
-        f"the reference reached {ref_median:.2f}× in the same rounds"
-    )
-    if rounds < min_rounds:
-        return UNDECIDED, shown
-    if low >= need:
-        return PASSED, f"{shown}: at least {need:g}× as required"
-    if high < need and ref_low >= need:
-        return FAILED, f"{shown}: yours stays below {need:g}× where the reference does not"
-    if rel_high < RELATIVE_FLOOR:
-        return FAILED, f"{shown}: yours is {rel_median:.2f}× the reference's throughput"
-    return UNDECIDED, f"{shown}: the machine is too busy to tell; close other programs and check again"
 
 
 def ran_or_explain(check: Checker, name: str, result: LearnerResult) -> bool:
@@ -255,7 +219,9 @@ def speed(check: Checker, workspace: str, quick: bool) -> None:
             return
         mine.append(result.value["learner"] / theory)
         theirs.append(result.value["reference"] / theory)
-        decision, message = decide_with_control(mine, theirs, NEED, min_rounds)
+        decision, message = decide_with_control(
+            mine, theirs, NEED, min_rounds, measured="throughput", of="1 / slowest stage"
+        )
         if decision != UNDECIDED:
             break
     if decision == UNDECIDED:
