@@ -77,6 +77,36 @@ def test_results_in_completion_order_are_caught(isolated_home: Path, tmp_path: P
     assert "in another order" in failed(result)[IO]
 
 
+def test_the_check_does_not_depend_on_the_fork_start_method(isolated_home: Path, tmp_path: Path) -> None:
+    """Python 3.14 starts pool workers with forkserver on Linux, macOS and Windows with spawn: a
+    worker then imports the module of the function it runs by name. A sitecustomize on PYTHONPATH
+    forces spawn in every process of the check; the reference's workers must still find crunch()."""
+    forced = tmp_path / "force-spawn"
+    forced.mkdir()
+    (forced / "sitecustomize.py").write_text(
+        'import multiprocessing\n\nmultiprocessing.set_start_method("spawn", force=True)\n', encoding="utf-8"
+    )
+    workspace = tmp_path / "ws"
+    shutil.copytree(EXERCISE / "solution", workspace)
+    done = run_cli(
+        "exercise",
+        "check",
+        "concurrency",
+        "--path",
+        str(workspace),
+        "--json",
+        "--quick",
+        env={"PYTHONPATH": str(forced)},
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    problems = failed(result)
+    assert "BrokenProcessPool" not in done.stdout, problems
+    assert IN_CHILDREN not in problems and IO not in problems, problems
+    assert result["verdict"] in ("passed", "undecided"), problems  # a busy machine may not tell
+    if CPU in problems:
+        assert NOISE in problems[CPU], problems
+
+
 def load_checker() -> Any:
     """The checker module itself, to test its CPU threshold on numbers chosen by hand."""
     import importlib.util

@@ -26,9 +26,11 @@ from labs._exercise import (
     decide_few,
     decide_ratio,
     decide_with_control,
+    is_close,
     median_interval,
     run_learner,
     run_learner_script,
+    short_repr,
 )
 from tests.conftest import REPO
 
@@ -528,3 +530,60 @@ def test_decide_with_control_refuses_mismatched_or_empty_rounds() -> None:
         except ValueError:
             continue
         raise AssertionError(f"no ValueError for {learner}, {control}, need {need}")
+
+
+# -- comparing the learner's answers -----------------------------------------------------------------
+
+DRIVER = """
+from labs._exercise import call_on_cases
+
+def probe(function_name, cases, fields):
+    return call_on_cases("solution.py", function_name, cases, fields)
+"""
+
+
+def test_call_on_cases_passes_copies_of_each_cases_fields(tmp_path: Path) -> None:
+    workspace = learner(
+        tmp_path,
+        """
+        def spoil(y_true, labels):
+            y_true.append("extra")  # edits its input: the next case must not see this
+            return [len(y_true), labels]
+        """,
+    )
+    driver = tmp_path / "driver.py"
+    driver.write_text(DRIVER, encoding="utf-8")
+    shared = ["a", "b"]
+    cases = [{"name": f"case {n}", "y_true": shared, "labels": ("x",), "other": 1} for n in (1, 2)]
+    result = run_learner(workspace, driver, "probe", "spoil", cases, ("y_true", "labels"))
+    assert result.ok, result.error
+    assert result.value == [[3, ["x"]], [3, ["x"]]]  # both saw two labels plus their own "extra"
+
+
+def test_call_on_cases_names_the_case_a_crash_happened_on(tmp_path: Path) -> None:
+    workspace = learner(
+        tmp_path,
+        """
+        def ratio(y_true):
+            return y_true[0] / y_true[1]
+        """,
+    )
+    driver = tmp_path / "driver.py"
+    driver.write_text(DRIVER, encoding="utf-8")
+    cases = [{"name": "fine", "y_true": [1, 2]}, {"name": "zero below", "y_true": [1, 0]}]
+    result = run_learner(workspace, driver, "probe", "ratio", cases, ("y_true",))
+    assert not result.ok and result.error is not None
+    assert "ZeroDivisionError: division by zero — on the case: zero below (solution.py:3)" in result.error
+    assert result.traceback is not None and "driver.py" not in result.traceback
+    assert "_exercise.py" not in result.traceback
+    missing = run_learner(workspace, driver, "probe", "absent", cases, ("y_true",))
+    assert missing.error is not None and "solution.py has no function absent()" in missing.error
+
+
+def test_is_close_accepts_numbers_only_and_short_repr_cuts_long_answers() -> None:
+    assert is_close(0.1 + 0.2, 0.3) and is_close(3, 3.0) and not is_close(0.31, 0.3)
+    assert is_close(0.31, 0.3, tolerance=0.1)
+    assert not any(is_close(value, 1.0) for value in (True, None, "1.0", [1.0]))
+    assert short_repr("abc") == "'abc'"
+    cut = short_repr(list(range(100)), limit=20)
+    assert len(cut) == 20 and cut.endswith("…") and cut.startswith("[0, 1, 2")

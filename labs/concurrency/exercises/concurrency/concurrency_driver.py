@@ -2,18 +2,24 @@
 the CPU workload — the sequential reference, the learner's concurrent_work.py and the reference
 solution (solution/concurrent_work.py), in a rotating order — and returns the times as plain data.
 
-The reference module is registered in sys.modules under its own name, so the process pool's
-workers (forked from this process) find its crunch() when they unpickle it.
+A process pool's workers find the function they run by unpickling "module name + function name",
+so the reference must be importable by a name of its own in *every* start method: with `fork`
+(Linux up to Python 3.13) a worker inherits sys.modules, but with `forkserver` (Linux from 3.14) and
+`spawn` (macOS, Windows) it imports the module afresh from sys.path. So the reference solution is
+copied, as reference_concurrent_work.py, into a scratch folder put at the end of sys.path (after
+the learner's workspace, which stays first: their concurrent_work is never shadowed).
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib
-import importlib.util
 import inspect
 import resource
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,16 +32,17 @@ def learner() -> Any:
     return importlib.import_module("concurrent_work")
 
 
+REFERENCE = "reference_concurrent_work"
+
+
 def reference() -> Any:
-    name = "reference_concurrent_work"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, HERE / "solution" / "concurrent_work.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    """The reference solution, importable by name in this process and in its pool's workers."""
+    if REFERENCE not in sys.modules:
+        scratch = tempfile.mkdtemp(prefix="studyapp-reference-")
+        atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+        shutil.copyfile(HERE / "solution" / "concurrent_work.py", Path(scratch) / f"{REFERENCE}.py")
+        sys.path.append(scratch)  # spawn and forkserver workers get this process's sys.path
+    return importlib.import_module(REFERENCE)
 
 
 def timed(call: Callable[[], Any]) -> tuple[float, Any]:
