@@ -242,9 +242,16 @@ class Checker:
         """Report a `compare_speed` verdict as a requirement (undecided stays undecided)."""
         if verdict.traceback and self.learner_traceback is None:
             self.learner_traceback = verdict.traceback
-        if verdict.decision == UNDECIDED:
-            return self.undecided(name, verdict.message)
-        return self.requirement(name, verdict.decision == PASSED, verdict.message)
+        return self.decision(name, verdict.decision, verdict.message)
+
+    def decision(self, name: str, decision: str, message: str) -> bool:
+        """Report a decision (PASSED / FAILED / UNDECIDED, e.g. from `decide_with_control`) as a
+        requirement: undecided stays undecided."""
+        if decision == UNDECIDED:
+            return self.undecided(name, message)
+        if decision not in (PASSED, FAILED):
+            raise ValueError(f"a decision is passed, failed or undecided, not {decision!r}")
+        return self.requirement(name, decision == PASSED, message)
 
     def stop(self) -> NoReturn:
         """End the check now (the rest depends on a requirement that just failed)."""

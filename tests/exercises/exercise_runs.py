@@ -160,3 +160,8 @@ def assert_starter_fails_usefully(exercise_id: str, lab: str, tmp_path: Path) ->
     assert traceback and any(name in traceback for name in starter_files), traceback
     assert "check.py" not in traceback and "_exercise.py" not in traceback, traceback
     return report
+
+
+def check_wrong_solution(exercise_id: str, name: str, tmp_path: Path) -> tuple[int, dict[str, Any]]:
+    """Plant the slip `name` in the reference solution and check it: (exit code, the --json report)."""
+    return check_folder(exercise_id, build_wrong_solution(exercise_id, name, tmp_path), tmp_path)

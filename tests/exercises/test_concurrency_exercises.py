@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO, run_cli
-from tests.exercises.exercise_runs import build_wrong_solution
+from tests.exercises.exercise_runs import check_folder, check_wrong_solution, failed
 
 EXERCISE = REPO / "labs" / "concurrency" / "exercises" / "concurrency"
 IO = "fetch_all waits for the requests concurrently (asyncio)"
@@ -30,15 +30,7 @@ NOISE = "the machine is too busy to tell (the reference falls short too)"
 
 
 def check(folder: Path, tmp_path: Path) -> tuple[int, dict[str, Any]]:
-    workspace = tmp_path / f"ws-{folder.name}"
-    shutil.copytree(folder, workspace)
-    done = run_cli("exercise", "check", "concurrency", "--path", str(workspace), "--json", "--quick")
-    assert "Traceback" not in done.stderr, done.stderr
-    return done.returncode, json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def failed(result: dict[str, Any]) -> dict[str, str]:
-    return {r["name"]: r["message"] for r in result["requirements"] if not r["passed"]}
+    return check_folder("concurrency", folder, tmp_path)
 
 
 def test_starter_is_right_but_sequential_and_fails(isolated_home: Path, tmp_path: Path) -> None:
@@ -64,7 +56,7 @@ def test_solution_passes_or_the_machine_is_shown_too_busy(isolated_home: Path, t
 
 
 def test_threads_for_cpu_work_are_caught_whatever_the_load(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check(build_wrong_solution("concurrency", "threads-for-cpu", tmp_path), tmp_path)
+    code, result = check_wrong_solution("concurrency", "threads-for-cpu", tmp_path)
     assert code == 1 and result["verdict"] == "failed"
     problems = failed(result)
     assert IO not in problems
@@ -72,7 +64,7 @@ def test_threads_for_cpu_work_are_caught_whatever_the_load(isolated_home: Path, 
 
 
 def test_results_in_completion_order_are_caught(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check(build_wrong_solution("concurrency", "completion-order", tmp_path), tmp_path)
+    code, result = check_wrong_solution("concurrency", "completion-order", tmp_path)
     assert code == 1 and result["verdict"] == "failed"
     assert "in another order" in failed(result)[IO]
 

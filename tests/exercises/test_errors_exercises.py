@@ -15,8 +15,8 @@ import pytest
 from tests.conftest import run_cli
 from tests.exercises.exercise_runs import (
     assert_starter_fails_usefully,
-    build_wrong_solution,
     check_folder,
+    check_wrong_solution,
     exercise_folder,
     failed,
     wrong_solutions,
@@ -84,7 +84,7 @@ def test_the_reference_solution_passes(exercise_id: str, tmp_path: Path) -> None
 def test_a_plausible_wrong_solution_fails_and_names_the_slip(
     exercise_id: str, wrong: str, tmp_path: Path
 ) -> None:
-    code, report = check_folder(exercise_id, build_wrong_solution(exercise_id, wrong, tmp_path), tmp_path)
+    code, report = check_wrong_solution(exercise_id, wrong, tmp_path)
     assert code == 1 and report["verdict"] == "failed", report
     requirement, fragment = EXPECTED_SLIPS[(exercise_id, wrong)]
     failures = failed(report)
@@ -95,9 +95,7 @@ def test_a_plausible_wrong_solution_fails_and_names_the_slip(
 
 
 def test_a_crash_in_the_learners_code_shows_their_traceback_only(tmp_path: Path) -> None:
-    code, report = check_folder(
-        "confusion", build_wrong_solution("confusion", "divides-by-zero", tmp_path), tmp_path
-    )
+    code, report = check_wrong_solution("confusion", "divides-by-zero", tmp_path)
     assert code == 1
     traceback = report["learner_traceback"]
     assert 'File "confusion.py"' in traceback and "ZeroDivisionError" in traceback

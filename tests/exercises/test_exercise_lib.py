@@ -147,6 +147,24 @@ def test_undecided_alone_exits_3_but_a_real_failure_wins(tmp_path: Path) -> None
     assert both.returncode == 1 and protocol(both)[-1]["verdict"] == "failed"
 
 
+def test_a_decision_is_reported_as_passed_failed_or_undecided(tmp_path: Path) -> None:
+    done = run_checker(
+        tmp_path,
+        """
+        with Checker(args) as check:
+            check.decision("fast", PASSED, "2.0× of 1.5×")
+            check.decision("noisy", UNDECIDED, "too busy to tell")
+            check.decision("slow", FAILED, "1.0× of 1.5×")
+            check.decision("typo", "pass", "not a decision")
+        """,
+    )
+    assert done.returncode == 1
+    lines = [line for line in protocol(done) if line.get("type") == "requirement"]
+    shown = [(line["name"], line["passed"], line.get("undecided", False)) for line in lines]
+    assert shown[:3] == [("fast", True, False), ("noisy", False, True), ("slow", False, False)]
+    assert "ValueError" in lines[3]["message"] and "'pass'" in lines[3]["message"]  # a checker bug, said
+
+
 def test_an_exception_of_the_checker_becomes_one_failed_requirement_not_a_traceback(tmp_path: Path) -> None:
     done = run_checker(
         tmp_path,

@@ -8,28 +8,18 @@ the checker says why — the reference, measured in the same rounds, fell short 
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import REPO, run_cli
-from tests.exercises.exercise_runs import build_wrong_solution
+from tests.conftest import REPO
+from tests.exercises.exercise_runs import check_folder, check_wrong_solution, failed
 
 EXERCISE = REPO / "labs" / "pipeline" / "exercises" / "pipeline"
 SPEED = "throughput ≈ 1 / slowest stage (measured)"
 
 
 def check(folder: Path, tmp_path: Path) -> tuple[int, dict[str, Any]]:
-    workspace = tmp_path / f"ws-{folder.name}"
-    shutil.copytree(folder, workspace)
-    done = run_cli("exercise", "check", "pipeline", "--path", str(workspace), "--json", "--quick")
-    assert "Traceback" not in done.stderr, done.stderr
-    return done.returncode, json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def failed(result: dict[str, Any]) -> dict[str, str]:
-    return {r["name"]: r["message"] for r in result["requirements"] if not r["passed"]}
+    return check_folder("pipeline", folder, tmp_path)
 
 
 def test_starter_fails_where_the_todos_are(isolated_home: Path, tmp_path: Path) -> None:
@@ -60,7 +50,7 @@ def test_solution_passes_or_the_machine_is_shown_too_busy(isolated_home: Path, t
 
 
 def test_a_lock_around_work_is_caught_by_concurrency_and_speed(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check(build_wrong_solution("pipeline", "lock-around-work", tmp_path), tmp_path)
+    code, result = check_wrong_solution("pipeline", "lock-around-work", tmp_path)
     assert code == 1 and result["verdict"] == "failed"
     problems = failed(result)
     assert set(problems) == {"the slow stage runs its threads at the same time", SPEED}
@@ -70,7 +60,7 @@ def test_a_lock_around_work_is_caught_by_concurrency_and_speed(isolated_home: Pa
 
 
 def test_one_done_marker_for_many_threads_hangs_and_is_explained(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check(build_wrong_solution("pipeline", "one-done-marker", tmp_path), tmp_path)
+    code, result = check_wrong_solution("pipeline", "one-done-marker", tmp_path)
     assert code == 1
     (message,) = failed(result).values()
     assert "did not finish within" in message and "_DONE" in message
@@ -79,7 +69,7 @@ def test_one_done_marker_for_many_threads_hangs_and_is_explained(isolated_home: 
 def test_busy_time_not_shared_among_threads_names_the_wrong_stage(
     isolated_home: Path, tmp_path: Path
 ) -> None:
-    code, result = check(build_wrong_solution("pipeline", "busy-not-per-thread", tmp_path), tmp_path)
+    code, result = check_wrong_solution("pipeline", "busy-not-per-thread", tmp_path)
     assert code == 1
     problems = failed(result)
     assert set(problems) - {SPEED} == {"bottleneck() names the slowest stage"}
@@ -88,7 +78,7 @@ def test_busy_time_not_shared_among_threads_names_the_wrong_stage(
 
 def test_busy_time_that_includes_waiting_is_caught(isolated_home: Path, tmp_path: Path) -> None:
     """Starting the clock before get() counts a starved stage's waiting as work."""
-    code, result = check(build_wrong_solution("pipeline", "busy-includes-waiting", tmp_path), tmp_path)
+    code, result = check_wrong_solution("pipeline", "busy-includes-waiting", tmp_path)
     assert code == 1
     problems = failed(result)
     assert "not the waiting in get()/put()" in problems["busy_s is the time spent inside work()"]

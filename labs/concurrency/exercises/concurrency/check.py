@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from labs._exercise import PASSED, UNDECIDED, Checker, decide_with_control, parse_args, run_learner
+from labs._exercise import UNDECIDED, Checker, decide_with_control, parse_args, run_learner
 
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "concurrency_driver.py"
@@ -86,10 +86,7 @@ def measure(
         decision, message = decide_with_control(mine, theirs, need, min_rounds)
         if decision != UNDECIDED:
             break
-    if decision == UNDECIDED:
-        check.undecided(name, message)
-    else:
-        check.requirement(name, decision == PASSED, message)
+    check.decision(name, decision, message)
     return last
 
 

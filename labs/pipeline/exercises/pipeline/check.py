@@ -20,7 +20,6 @@ import random
 from pathlib import Path
 
 from labs._exercise import (
-    PASSED,
     UNDECIDED,
     Checker,
     LearnerResult,
@@ -236,10 +235,7 @@ def speed(check: Checker, workspace: str, quick: bool) -> None:
         )
         if decision != UNDECIDED:
             break
-    if decision == UNDECIDED:
-        check.undecided(name, message)
-    else:
-        check.requirement(name, decision == PASSED, message)
+    check.decision(name, decision, message)
 
 
 def main() -> None:
