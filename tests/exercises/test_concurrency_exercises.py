@@ -10,6 +10,7 @@ path — the reference solution, measured in the same rounds, fell short too —
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shutil
 import subprocess
@@ -69,14 +70,22 @@ def test_results_in_completion_order_are_caught(isolated_home: Path, tmp_path: P
     assert "in another order" in failed(result)[IO]
 
 
-def test_the_check_does_not_depend_on_the_fork_start_method(isolated_home: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_the_check_does_not_depend_on_the_fork_start_method(
+    method: str, isolated_home: Path, tmp_path: Path
+) -> None:
     """Python 3.14 starts pool workers with forkserver on Linux, macOS and Windows with spawn: a
-    worker then imports the module of the function it runs by name. A sitecustomize on PYTHONPATH
-    forces spawn in every process of the check; the reference's workers must still find crunch()."""
-    forced = tmp_path / "force-spawn"
+    worker then imports the module of the function it runs by name, and with forkserver it is not a
+    child of the process that made the pool. A sitecustomize on PYTHONPATH forces the method in
+    every process of the check: the reference's workers must still find crunch(), and the work
+    must still be seen to run outside the calling process."""
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} start method here")
+    forced = tmp_path / f"force-{method}"
     forced.mkdir()
     (forced / "sitecustomize.py").write_text(
-        'import multiprocessing\n\nmultiprocessing.set_start_method("spawn", force=True)\n', encoding="utf-8"
+        f"import multiprocessing\n\nmultiprocessing.set_start_method({method!r}, force=True)\n",
+        encoding="utf-8",
     )
     workspace = tmp_path / "ws"
     shutil.copytree(EXERCISE / "solution", workspace)

@@ -3,23 +3,24 @@ the CPU workload — the sequential reference, the learner's concurrent_work.py 
 solution (solution/concurrent_work.py), in a rotating order — and returns the times as plain data.
 
 A process pool's workers find the function they run by unpickling "module name + function name",
-so the reference must be importable by a name of its own in *every* start method: with `fork`
-(Linux up to Python 3.13) a worker inherits sys.modules, but with `forkserver` (Linux from 3.14) and
-`spawn` (macOS, Windows) it imports the module afresh from sys.path. So the reference solution is
-copied, as reference_concurrent_work.py, into a scratch folder put at the end of sys.path (after
-the learner's workspace, which stays first: their concurrent_work is never shadowed).
+so the reference must be importable by its name in *every* start method: with `fork` (Linux up to
+Python 3.13) a worker inherits sys.modules, but with `forkserver` (Linux from 3.14) and `spawn`
+(macOS, Windows) it imports the module afresh from sys.path. The reference is therefore imported
+as what it is in the repository, labs.concurrency.exercises.concurrency.solution.concurrent_work:
+the `labs` package is on this process's sys.path, and so on its workers' (after the learner's
+workspace, which stays first: their concurrent_work is never shadowed).
+
+With forkserver, pool workers are children of the fork server, not of this process, so
+RUSAGE_CHILDREN does not see their CPU time; this process's own CPU time during the learner's run
+is measured too: work done elsewhere leaves it near zero, work done in threads does not.
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import importlib
 import inspect
 import resource
-import shutil
-import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,17 +33,14 @@ def learner() -> Any:
     return importlib.import_module("concurrent_work")
 
 
-REFERENCE = "reference_concurrent_work"
+# The reference's module name, the same in this process and in any pool worker (see above).
+REFERENCE = "labs.concurrency.exercises.concurrency.solution.concurrent_work"
 
 
 def reference() -> Any:
-    """The reference solution, importable by name in this process and in its pool's workers."""
-    if REFERENCE not in sys.modules:
-        scratch = tempfile.mkdtemp(prefix="studyapp-reference-")
-        atexit.register(shutil.rmtree, scratch, ignore_errors=True)
-        shutil.copyfile(HERE / "solution" / "concurrent_work.py", Path(scratch) / f"{REFERENCE}.py")
-        sys.path.append(scratch)  # spawn and forkserver workers get this process's sys.path
-    return importlib.import_module(REFERENCE)
+    module = importlib.import_module(REFERENCE)
+    assert Path(module.__file__ or "").resolve() == HERE / "solution" / "concurrent_work.py", module.__file__
+    return module
 
 
 def timed(call: Callable[[], Any]) -> tuple[float, Any]:
@@ -97,12 +95,13 @@ def cpu_round(sizes: list[int], workers: int, rotation: int) -> dict[str, Any]:
     order = list(runs)[rotation % 3 :] + list(runs)[: rotation % 3]
     times: dict[str, float] = {}
     results: dict[str, Any] = {}
-    child_cpu = sequential_cpu = 0.0
+    child_cpu = own_cpu = sequential_cpu = 0.0
     for which in order:
         before, own_before = children_cpu(), time.process_time()
         times[which], results[which] = timed(runs[which])
         if which == "learner":
             child_cpu = children_cpu() - before
+            own_cpu = time.process_time() - own_before
         elif which == "sequential":
             sequential_cpu = time.process_time() - own_before
     expected = list(results["sequential"])
@@ -111,5 +110,6 @@ def cpu_round(sizes: list[int], workers: int, rotation: int) -> dict[str, Any]:
         "results": list(results["learner"]),
         "expected": expected,
         "children_cpu_s": child_cpu,
+        "own_cpu_s": own_cpu,  # this process's CPU during the learner's run (their threads count here)
         "sequential_cpu_s": sequential_cpu,
     }
