@@ -21,6 +21,9 @@ checker only says *what* it checks:
   and bring back plain data, their output, and their traceback trimmed to their own files.
 - `compare_speed` compares a candidate with a reference in the same child process, in interleaved
   rounds, and decides only when the ratio is clear of the threshold by more than the noise.
+- `decide_with_control` decides a speed requirement measured by the checker itself (a speedup, a
+  throughput), with the reference solution measured in the same rounds as the control: it fails
+  the learner only where the reference, on this machine and at this moment, does better.
 
 Only the standard library is imported here: a checker that needs torch imports it itself.
 """
@@ -239,9 +242,16 @@ class Checker:
         """Report a `compare_speed` verdict as a requirement (undecided stays undecided)."""
         if verdict.traceback and self.learner_traceback is None:
             self.learner_traceback = verdict.traceback
-        if verdict.decision == UNDECIDED:
-            return self.undecided(name, verdict.message)
-        return self.requirement(name, verdict.decision == PASSED, verdict.message)
+        return self.decision(name, verdict.decision, verdict.message)
+
+    def decision(self, name: str, decision: str, message: str) -> bool:
+        """Report a decision (PASSED / FAILED / UNDECIDED, e.g. from `decide_with_control`) as a
+        requirement: undecided stays undecided."""
+        if decision == UNDECIDED:
+            return self.undecided(name, message)
+        if decision not in (PASSED, FAILED):
+            raise ValueError(f"a decision is passed, failed or undecided, not {decision!r}")
+        return self.requirement(name, decision == PASSED, message)
 
     def stop(self) -> NoReturn:
         """End the check now (the rest depends on a requirement that just failed)."""
@@ -689,6 +699,58 @@ def _error_line(exc: BaseException, workspace: str) -> str:
     return one_line(f"your code raised {name}{': ' + detail if detail else ''}{where}")
 
 
+# -- comparing the learner's answers -----------------------------------------------------------------
+
+
+def call_on_cases(
+    learner_file: str, function_name: str, cases: Sequence[dict[str, Any]], fields: Sequence[str]
+) -> list[Any]:
+    """For a driver in the learner's child process: `function_name` of the learner's `learner_file`
+    called on every planted case, with copies of `case[field]` for each of `fields` as its
+    arguments (copies, so a function that edits its input cannot spoil the next case). An exception
+    is re-raised with " — on the case: NAME" (the case's "name") added to its message, so the
+    learner's traceback and one-line error say which case broke their code.
+
+        def probe(function_name: str, cases: list[dict[str, Any]]) -> list[Any]:  # in check.py
+            return call_on_cases("confusion.py", function_name, cases, ("y_true", "y_pred", "labels"))
+    """
+    import importlib
+
+    learner = importlib.import_module(Path(learner_file).stem)  # the workspace is first on sys.path
+    function = getattr(learner, function_name, None)
+    if not callable(function):
+        raise AttributeError(f"{learner_file} has no function {function_name}()")
+    results = []
+    for case in cases:
+        try:
+            results.append(function(*(_copied(case[field]) for field in fields)))
+        except Exception as exc:
+            if len(exc.args) == 1 and isinstance(exc.args[0], str):
+                exc.args = (f"{exc.args[0]} — on the case: {case['name']}",)
+            elif not exc.args:
+                exc.args = (f"on the case: {case['name']}",)
+            raise
+    return results
+
+
+def _copied(value: Any) -> Any:
+    return list(value) if isinstance(value, (list, tuple)) else value
+
+
+def is_close(value: Any, expected: float, tolerance: float = 1e-9) -> bool:
+    """Is the learner's `value` a number (bool is not) within `tolerance` of `expected`, relative or
+    absolute? Anything else — None, a string, a list — is simply not close."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return math.isclose(float(value), float(expected), rel_tol=tolerance, abs_tol=tolerance)
+
+
+def short_repr(value: Any, limit: int = 120) -> str:
+    """repr(value), cut to `limit` characters with "…": a learner's answer quoted in a message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 # -- speed -------------------------------------------------------------------------------------------
 
 
@@ -769,6 +831,69 @@ def decide_few(ratios: Sequence[float], threshold: float) -> str:
     if min(ratios) > threshold * GROSS_MARGIN:
         return FAILED
     return UNDECIDED
+
+
+RELATIVE_FLOOR = 0.75
+
+
+def decide_with_control(
+    learner: Sequence[float],
+    control: Sequence[float],
+    need: float,
+    min_rounds: int = 3,
+    *,
+    measured: str = "speedup",
+    of: str | None = None,
+    relative_floor: float = RELATIVE_FLOOR,
+) -> tuple[str, str]:
+    """A speed decision with a control: the learner's value and the reference solution's (the
+    control), measured in the same rounds, where higher is better (a speedup, a throughput as a
+    share of theory). `need` is the learner's target. Returns (decision, message):
+
+    passed     the learner's median is at least `need` with ~95% confidence (the interval of
+               `median_interval` lies at or above it);
+    failed     the learner's interval lies below `need` while the control's lies at or above it
+               (this machine can do it, the learner's code does not); or the learner's value divided
+               by the control's, round by round, lies wholly below `relative_floor` (clearly slower
+               than the reference however busy the machine is);
+    undecided  otherwise — a busy machine holds both back alike, so it is too busy to tell — and
+               always with fewer than `min_rounds` rounds: measure another round and ask again.
+
+    The message shows both medians, e.g. "speedup 1.02× (interval 0.98–1.05, 3 rounds); the
+    reference's 1.81× in the same rounds: yours stays below 1.50× where the reference does not".
+    `measured` names the value and `of` what the × is relative to ("throughput 0.33× of
+    1 / slowest stage"). A control of 0 counts as a relative value of 0.
+    """
+    if len(learner) != len(control):
+        raise ValueError(
+            f"{len(learner)} learner values but {len(control)} control values: one each per round"
+        )
+    if not learner:
+        raise ValueError("no rounds measured")
+    if not (need > 0 and math.isfinite(need)):
+        raise ValueError(f"need must be a positive number, not {need!r}")
+    rounds = len(learner)
+    median, low, high = median_interval(learner)
+    control_median, control_low, _ = median_interval(control)
+    relative = [mine / theirs if theirs > 0 else 0.0 for mine, theirs in zip(learner, control, strict=True)]
+    relative_median, _, relative_high = median_interval(relative)
+    scale = f" of {of}" if of else ""
+    shown = (
+        f"{measured} {median:.2f}×{scale} (interval {low:.2f}–{high:.2f}, {rounds} rounds); "
+        f"the reference's {control_median:.2f}× in the same rounds"
+    )
+    if rounds < min_rounds:
+        return UNDECIDED, f"{shown}: {min_rounds} rounds are needed to decide"
+    if low >= need:
+        return PASSED, f"{shown}: at least {need:.2f}× as required"
+    if high < need and control_low >= need:
+        return FAILED, f"{shown}: yours stays below {need:.2f}× where the reference does not"
+    if relative_high < relative_floor:
+        return FAILED, f"{shown}: yours is {relative_median:.2f}× the reference's {measured}"
+    return UNDECIDED, (
+        f"{shown}: needs {need:.2f}×, and the machine is too busy to tell (the reference falls short "
+        "too); close other programs and check again"
+    )
 
 
 def compare_speed(

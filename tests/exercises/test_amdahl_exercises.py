@@ -1,30 +1,21 @@
 """The amdahl lab's exercise, checked as a learner checks it: `studyapp exercise check amdahl
 --path DIR --json --quick` in a subprocess, on the untouched starter, the reference solution and the
-plausible wrong solutions kept in tests/exercises/wrong/amdahl/NAME/."""
+plausible wrong solutions kept as patches in tests/exercises/wrong/amdahl/NAME.yaml."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO
+from tests.exercises.exercise_runs import check_folder, check_wrong_solution, failed
 
 EXERCISE = REPO / "labs" / "amdahl" / "exercises" / "amdahl"
-WRONG = Path(__file__).resolve().parent / "wrong" / "amdahl"
 
 
 def check(folder: Path, tmp_path: Path) -> tuple[int, dict[str, Any]]:
-    workspace = tmp_path / f"ws-{folder.name}"
-    shutil.copytree(folder, workspace)
-    done = run_cli("exercise", "check", "amdahl", "--path", str(workspace), "--json", "--quick")
-    assert "Traceback" not in done.stderr, done.stderr
-    return done.returncode, json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def failed(result: dict[str, Any]) -> dict[str, str]:
-    return {r["name"]: r["message"] for r in result["requirements"] if not r["passed"]}
+    return check_folder("amdahl", folder, tmp_path)
 
 
 def test_starter_fails_on_each_todo(isolated_home: Path, tmp_path: Path) -> None:
@@ -43,7 +34,7 @@ def test_solution_passes_every_property(isolated_home: Path, tmp_path: Path) -> 
 
 
 def test_parallel_and_serial_fractions_swapped_is_caught(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check(WRONG / "p-is-serial", tmp_path)
+    code, result = check_wrong_solution("amdahl", "p-is-serial", tmp_path)
     assert code == 1
     problems = failed(result)
     assert (
@@ -53,7 +44,7 @@ def test_parallel_and_serial_fractions_swapped_is_caught(isolated_home: Path, tm
 
 
 def test_missing_input_checks_are_caught(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check(WRONG / "no-validation", tmp_path)
+    code, result = check_wrong_solution("amdahl", "no-validation", tmp_path)
     assert code == 1
     problems = failed(result)
     assert set(problems) == {"impossible inputs raise ValueError"}

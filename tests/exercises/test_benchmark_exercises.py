@@ -1,40 +1,25 @@
 """The benchmark lab's exercises, checked as a learner checks them: `studyapp exercise check ID
 --path DIR --json --quick` in a subprocess, on the untouched starter, the reference solution and a
-plausible wrong solution (tests/exercises/wrong/ID/)."""
+plausible wrong solution (a patch in tests/exercises/wrong/ID/NAME.yaml)."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO
+from tests.exercises.exercise_runs import check_folder, check_wrong_solution, failed
 
 EXERCISES = REPO / "labs" / "benchmark" / "exercises"
-WRONG = Path(__file__).resolve().parent / "wrong"
-
-
-def check(exercise_id: str, folder: Path, tmp_path: Path) -> tuple[int, dict[str, Any]]:
-    """Check a fresh copy of `folder`; the exit code and the --json result."""
-    workspace = tmp_path / f"{exercise_id}-{folder.name}"
-    shutil.copytree(folder, workspace)
-    done = run_cli("exercise", "check", exercise_id, "--path", str(workspace), "--json", "--quick")
-    assert "Traceback" not in done.stderr, done.stderr
-    return done.returncode, json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def failed(result: dict[str, Any]) -> dict[str, str]:
-    return {r["name"]: r["message"] for r in result["requirements"] if not r["passed"]}
 
 
 # -- pytest-benchmark ----------------------------------------------------------------------------
 
 
 def test_pytest_benchmark_starter_fails_and_says_what_to_do(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check("pytest-benchmark", EXERCISES / "pytest-benchmark" / "starter", tmp_path)
+    code, result = check_folder("pytest-benchmark", EXERCISES / "pytest-benchmark" / "starter", tmp_path)
     assert code == 1 and result["verdict"] == "failed"
     problems = failed(result)
     assert "skipped test measures nothing" in problems["pytest runs your file and its tests pass"]
@@ -43,7 +28,7 @@ def test_pytest_benchmark_starter_fails_and_says_what_to_do(isolated_home: Path,
 
 
 def test_pytest_benchmark_solution_passes(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check("pytest-benchmark", EXERCISES / "pytest-benchmark" / "solution", tmp_path)
+    code, result = check_folder("pytest-benchmark", EXERCISES / "pytest-benchmark" / "solution", tmp_path)
     assert (code, result["verdict"]) == (0, "passed"), failed(result)
     messages = {r["name"]: r["message"] for r in result["requirements"]}
     assert "group 'sort'" in messages["both benchmarks are in one group"]
@@ -55,7 +40,7 @@ def test_pytest_benchmark_solution_passes(isolated_home: Path, tmp_path: Path) -
 
 def test_pytest_benchmark_reused_input_is_caught(isolated_home: Path, tmp_path: Path) -> None:
     """pedantic(args=(numbers,)) sorts one list in place: every round after the first is sorted."""
-    code, result = check("pytest-benchmark", WRONG / "pytest-benchmark" / "reused-list", tmp_path)
+    code, result = check_wrong_solution("pytest-benchmark", "reused-list", tmp_path)
     assert code == 1
     problems = failed(result)
     assert set(problems) == {
@@ -85,7 +70,7 @@ def test_pytest_benchmark_other_mistakes(
     replacement = "def test_merge" if edit.endswith("test_merge") else "rounds=1"
     assert edit in text
     test_file.write_text(text.replace(edit, replacement), encoding="utf-8")
-    code, result = check("pytest-benchmark", folder, tmp_path)
+    code, result = check_folder("pytest-benchmark", folder, tmp_path)
     assert code == 1 and set(failed(result)) == {failing}
 
 
@@ -93,7 +78,7 @@ def test_pytest_benchmark_other_mistakes(
 
 
 def test_regression_check_starter_fails_with_its_todo(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check("regression-check", EXERCISES / "regression-check" / "starter", tmp_path)
+    code, result = check_folder("regression-check", EXERCISES / "regression-check" / "starter", tmp_path)
     assert code == 1 and result["verdict"] == "failed"
     message = failed(result)["compare_runs(old, new) runs"]
     assert "NotImplementedError" in message and "compare_runs.py:" in message
@@ -102,7 +87,7 @@ def test_regression_check_starter_fails_with_its_todo(isolated_home: Path, tmp_p
 
 def test_regression_check_solution_passes_every_planted_pair(isolated_home: Path, tmp_path: Path) -> None:
     for attempt in range(3):  # fresh planted pairs each check: the contract holds for every seed
-        code, result = check(
+        code, result = check_folder(
             "regression-check", EXERCISES / "regression-check" / "solution", tmp_path / str(attempt)
         )
         assert (code, result["verdict"]) == (0, "passed"), failed(result)
@@ -111,7 +96,7 @@ def test_regression_check_solution_passes_every_planted_pair(isolated_home: Path
 
 def test_regression_check_fixed_threshold_raises_false_alarms(isolated_home: Path, tmp_path: Path) -> None:
     """A fixed 10 % threshold on the median flags two runs of the same code as a change."""
-    code, result = check("regression-check", WRONG / "regression-check" / "fixed-threshold", tmp_path)
+    code, result = check_wrong_solution("regression-check", "fixed-threshold", tmp_path)
     assert code == 1
     problems = failed(result)
     assert set(problems) == {"two runs of the same code are unchanged"}
@@ -127,7 +112,7 @@ def test_regression_check_blind_rules_are_caught(isolated_home: Path, tmp_path: 
     source.write_text(
         original.replace("    if slower_beyond_noise(new, old):", "    if False:"), encoding="utf-8"
     )
-    code, result = check("regression-check", folder, tmp_path / "a")
+    code, result = check_folder("regression-check", folder, tmp_path / "a")
     assert code == 1
     assert set(failed(result)) == {
         "a 2× slowdown is a regression",
@@ -138,7 +123,7 @@ def test_regression_check_blind_rules_are_caught(isolated_home: Path, tmp_path: 
     source.write_text(
         original.replace(ratio_rule, '    bands_apart = slow["q1"] / fast["q3"] > 1\n'), encoding="utf-8"
     )
-    code, result = check("regression-check", folder, tmp_path / "b")
+    code, result = check_folder("regression-check", folder, tmp_path / "b")
     assert code == 1
     (name,) = failed(result)
     assert name.startswith("timings of 0 s") and "ZeroDivisionError" in failed(result)[name]
@@ -151,7 +136,7 @@ def test_pytest_benchmark_a_file_that_does_not_collect_is_one_line(
     shutil.copytree(EXERCISES / "pytest-benchmark" / "solution", folder)
     with open(folder / "test_sorting_bench.py", "a", encoding="utf-8") as handle:
         handle.write("\ndef unfinished(:\n")
-    code, result = check("pytest-benchmark", folder, tmp_path)
+    code, result = check_folder("pytest-benchmark", folder, tmp_path)
     assert code == 1
     message = failed(result)["pytest runs your file and its tests pass"]
     assert "pytest exit 2" in message and "SyntaxError" in message

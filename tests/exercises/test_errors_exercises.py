@@ -1,6 +1,6 @@
 """The errors lab's exercises (bias-variance, confusion, imbalance), checked as a learner checks:
 the untouched starter fails with messages that say what to write, the reference solution passes,
-and every plausible wrong solution in tests/exercises/wrong/ID/ fails with a message naming the
+and every plausible wrong solution (a patch in tests/exercises/wrong/ID/NAME.yaml) fails with a message naming the
 slip. The checkers plant fresh data (a new seed) on every run, so these tests see new cases each
 time; their verdicts do not depend on timing.
 """
@@ -14,9 +14,9 @@ import pytest
 
 from tests.conftest import run_cli
 from tests.exercises.exercise_runs import (
-    WRONG,
     assert_starter_fails_usefully,
     check_folder,
+    check_wrong_solution,
     exercise_folder,
     failed,
     wrong_solutions,
@@ -84,7 +84,7 @@ def test_the_reference_solution_passes(exercise_id: str, tmp_path: Path) -> None
 def test_a_plausible_wrong_solution_fails_and_names_the_slip(
     exercise_id: str, wrong: str, tmp_path: Path
 ) -> None:
-    code, report = check_folder(exercise_id, WRONG / exercise_id / wrong, tmp_path)
+    code, report = check_wrong_solution(exercise_id, wrong, tmp_path)
     assert code == 1 and report["verdict"] == "failed", report
     requirement, fragment = EXPECTED_SLIPS[(exercise_id, wrong)]
     failures = failed(report)
@@ -95,7 +95,7 @@ def test_a_plausible_wrong_solution_fails_and_names_the_slip(
 
 
 def test_a_crash_in_the_learners_code_shows_their_traceback_only(tmp_path: Path) -> None:
-    code, report = check_folder("confusion", WRONG / "confusion" / "divides-by-zero", tmp_path)
+    code, report = check_wrong_solution("confusion", "divides-by-zero", tmp_path)
     assert code == 1
     traceback = report["learner_traceback"]
     assert 'File "confusion.py"' in traceback and "ZeroDivisionError" in traceback

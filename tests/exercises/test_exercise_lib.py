@@ -25,9 +25,12 @@ from labs._exercise import (
     compare_speed,
     decide_few,
     decide_ratio,
+    decide_with_control,
+    is_close,
     median_interval,
     run_learner,
     run_learner_script,
+    short_repr,
 )
 from tests.conftest import REPO
 
@@ -142,6 +145,24 @@ def test_undecided_alone_exits_3_but_a_real_failure_wins(tmp_path: Path) -> None
         """,
     )
     assert both.returncode == 1 and protocol(both)[-1]["verdict"] == "failed"
+
+
+def test_a_decision_is_reported_as_passed_failed_or_undecided(tmp_path: Path) -> None:
+    done = run_checker(
+        tmp_path,
+        """
+        with Checker(args) as check:
+            check.decision("fast", PASSED, "2.0× of 1.5×")
+            check.decision("noisy", UNDECIDED, "too busy to tell")
+            check.decision("slow", FAILED, "1.0× of 1.5×")
+            check.decision("typo", "pass", "not a decision")
+        """,
+    )
+    assert done.returncode == 1
+    lines = [line for line in protocol(done) if line.get("type") == "requirement"]
+    shown = [(line["name"], line["passed"], line.get("undecided", False)) for line in lines]
+    assert shown[:3] == [("fast", True, False), ("noisy", False, True), ("slow", False, False)]
+    assert "ValueError" in lines[3]["message"] and "'pass'" in lines[3]["message"]  # a checker bug, said
 
 
 def test_an_exception_of_the_checker_becomes_one_failed_requirement_not_a_traceback(tmp_path: Path) -> None:
@@ -477,3 +498,110 @@ def test_the_median_interval_and_decision_rule() -> None:
     assert decide_ratio([0.7, 0.8, 0.75, 0.9, 0.72], 0.6)[0] == FAILED
     assert decide_few([0.2, 0.22], 0.6) == PASSED and decide_few([0.2, 0.3], 0.6) == UNDECIDED
     assert decide_few([1.6, 2.0], 0.6) == FAILED and decide_few([2.0], 0.6) == UNDECIDED
+
+
+def test_decide_with_control_passes_when_the_learner_is_clear_of_the_need() -> None:
+    verdict, message = decide_with_control([1.8, 1.9, 1.7], [1.8, 1.8, 1.9], 1.5, 3)
+    assert verdict == PASSED and "speedup 1.80× (interval 1.70–1.90, 3 rounds)" in message
+    assert "the reference's 1.80× in the same rounds" in message and "at least 1.50×" in message
+    assert decide_with_control([0.97, 0.99, 0.95], [0.98, 0.99, 0.97], 0.8, 3)[0] == PASSED
+
+
+def test_decide_with_control_waits_for_the_minimum_of_rounds() -> None:
+    verdict, message = decide_with_control([1.8, 1.9], [1.8, 1.8], 1.5, 3)
+    assert verdict == UNDECIDED and "3 rounds are needed" in message
+
+
+def test_decide_with_control_fails_below_the_need_where_the_control_reaches_it() -> None:
+    verdict, message = decide_with_control([1.0, 1.1, 1.0], [1.8, 1.9, 1.7], 1.5, 3)
+    assert verdict == FAILED and "yours stays below 1.50× where the reference does not" in message
+    assert decide_with_control([0.33, 0.34, 0.33], [0.98, 0.99, 0.97], 0.8, 3)[0] == FAILED
+
+
+def test_decide_with_control_is_undecided_when_a_busy_machine_holds_both_back() -> None:
+    for learner, control, need in (
+        ([1.1, 1.2, 1.0], [1.1, 1.3, 1.0], 1.5),
+        ([0.7, 0.75, 0.85], [0.72, 0.8, 0.7], 0.8),
+    ):
+        verdict, message = decide_with_control(learner, control, need, 3)
+        assert verdict == UNDECIDED, (learner, control)
+        assert "too busy to tell (the reference falls short too)" in message and "check again" in message
+
+
+def test_decide_with_control_fails_clearly_below_the_control_however_busy() -> None:
+    """The control falls short of the need too, but the learner is below 0.75× of it in every round."""
+    verdict, message = decide_with_control([0.6, 0.6, 0.7], [1.3, 1.2, 1.4], 1.5, 3)
+    assert verdict == FAILED and "yours is 0.50× the reference's speedup" in message
+    verdict, message = decide_with_control(
+        [0.3, 0.35, 0.3], [0.7, 0.75, 0.7], 0.8, 3, measured="throughput", of="1 / slowest stage"
+    )
+    assert verdict == FAILED and message.startswith("throughput 0.30× of 1 / slowest stage (interval")
+    assert "the reference's throughput" in message
+    # one round near the control is enough to withhold that verdict: the floor needs every round
+    assert decide_with_control([0.6, 0.6, 1.2], [1.3, 1.2, 1.3], 1.5, 3, relative_floor=0.75)[0] == UNDECIDED
+
+
+def test_decide_with_control_refuses_mismatched_or_empty_rounds() -> None:
+    for learner, control, need in (([1.0, 1.0], [1.0], 1.5), ([], [], 1.5), ([1.0], [1.0], 0.0)):
+        try:
+            decide_with_control(learner, control, need)
+        except ValueError:
+            continue
+        raise AssertionError(f"no ValueError for {learner}, {control}, need {need}")
+
+
+# -- comparing the learner's answers -----------------------------------------------------------------
+
+DRIVER = """
+from labs._exercise import call_on_cases
+
+def probe(function_name, cases, fields):
+    return call_on_cases("solution.py", function_name, cases, fields)
+"""
+
+
+def test_call_on_cases_passes_copies_of_each_cases_fields(tmp_path: Path) -> None:
+    workspace = learner(
+        tmp_path,
+        """
+        def spoil(y_true, labels):
+            y_true.append("extra")  # edits its input: the next case must not see this
+            return [len(y_true), labels]
+        """,
+    )
+    driver = tmp_path / "driver.py"
+    driver.write_text(DRIVER, encoding="utf-8")
+    shared = ["a", "b"]
+    cases = [{"name": f"case {n}", "y_true": shared, "labels": ("x",), "other": 1} for n in (1, 2)]
+    result = run_learner(workspace, driver, "probe", "spoil", cases, ("y_true", "labels"))
+    assert result.ok, result.error
+    assert result.value == [[3, ["x"]], [3, ["x"]]]  # both saw two labels plus their own "extra"
+
+
+def test_call_on_cases_names_the_case_a_crash_happened_on(tmp_path: Path) -> None:
+    workspace = learner(
+        tmp_path,
+        """
+        def ratio(y_true):
+            return y_true[0] / y_true[1]
+        """,
+    )
+    driver = tmp_path / "driver.py"
+    driver.write_text(DRIVER, encoding="utf-8")
+    cases = [{"name": "fine", "y_true": [1, 2]}, {"name": "zero below", "y_true": [1, 0]}]
+    result = run_learner(workspace, driver, "probe", "ratio", cases, ("y_true",))
+    assert not result.ok and result.error is not None
+    assert "ZeroDivisionError: division by zero — on the case: zero below (solution.py:3)" in result.error
+    assert result.traceback is not None and "driver.py" not in result.traceback
+    assert "_exercise.py" not in result.traceback
+    missing = run_learner(workspace, driver, "probe", "absent", cases, ("y_true",))
+    assert missing.error is not None and "solution.py has no function absent()" in missing.error
+
+
+def test_is_close_accepts_numbers_only_and_short_repr_cuts_long_answers() -> None:
+    assert is_close(0.1 + 0.2, 0.3) and is_close(3, 3.0) and not is_close(0.31, 0.3)
+    assert is_close(0.31, 0.3, tolerance=0.1)
+    assert not any(is_close(value, 1.0) for value in (True, None, "1.0", [1.0]))
+    assert short_repr("abc") == "'abc'"
+    cut = short_repr(list(range(100)), limit=20)
+    assert len(cut) == 20 and cut.endswith("…") and cut.startswith("[0, 1, 2")

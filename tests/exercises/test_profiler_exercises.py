@@ -2,49 +2,26 @@
 
 For every exercise: the untouched starter fails (exit 1) with messages a learner can act on, the
 reference solution passes (exit 0), and each plausible wrong solution kept in
-tests/exercises/wrong/ID/NAME/ fails (exit 1) — all through
+tests/exercises/wrong/ID/NAME.yaml (a patch on the solution) fails (exit 1) — all through
 `studyapp exercise check ID --path DIR --json --quick` in a subprocess.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.conftest import REPO, run_cli
+from tests.exercises.exercise_runs import check_folder, check_wrong_solution, failed, wrong_solutions
 
 EXERCISES = REPO / "labs" / "profiler" / "exercises"
-WRONG = Path(__file__).resolve().parent / "wrong"
 IDS = ["trace-handler", "schedule", "find-the-bottleneck", "tensorboard-logdir"]
 
 pytestmark = pytest.mark.skipif(
     __import__("importlib").util.find_spec("torch") is None, reason="the profiler exercises need torch"
 )
-
-
-def check(exercise_id: str, source: Path, tmp_path: Path) -> tuple[int, dict[str, Any]]:
-    """Copy `source` into a fresh workspace and check it; (exit code, the --json outcome)."""
-    workspace = tmp_path / f"ws-{source.name}"
-    shutil.copytree(source, workspace)
-    done = run_cli("exercise", "check", exercise_id, "--path", str(workspace), "--json", "--quick")
-    assert "Traceback (most recent call last)" not in done.stderr, done.stderr
-    try:
-        outcome = json.loads(done.stdout)
-    except ValueError:
-        pytest.fail(f"not JSON (exit {done.returncode}): {done.stdout!r} {done.stderr!r}")
-    return done.returncode, outcome
-
-
-def failing(outcome: dict[str, Any]) -> dict[str, str]:
-    return {r["name"]: r["message"] for r in outcome["requirements"] if not r["passed"]}
-
-
-def wrong_solutions(exercise_id: str) -> list[Path]:
-    return sorted(p for p in (WRONG / exercise_id).iterdir() if p.is_dir())
 
 
 def test_every_profiler_exercise_has_a_kept_wrong_solution() -> None:
@@ -59,28 +36,28 @@ def test_every_profiler_exercise_has_a_kept_wrong_solution() -> None:
 
 
 def test_trace_handler_starter_fails_naming_the_expected_files(tmp_path: Path) -> None:
-    code, outcome = check("trace-handler", EXERCISES / "trace-handler" / "starter", tmp_path)
+    code, outcome = check_folder("trace-handler", EXERCISES / "trace-handler" / "starter", tmp_path)
     assert code == 1 and outcome["verdict"] == "failed"
-    messages = " | ".join(failing(outcome).values())
+    messages = " | ".join(failed(outcome).values())
     assert "expected steps_2-3.pt.trace.json, steps_6-7.pt.trace.json; out_dir holds trace.json" in messages
     assert "missing steps_3-5.key_averages.txt" in messages
 
 
 def test_trace_handler_solution_passes(tmp_path: Path) -> None:
-    code, outcome = check("trace-handler", EXERCISES / "trace-handler" / "solution", tmp_path)
-    assert code == 0, failing(outcome)
+    code, outcome = check_folder("trace-handler", EXERCISES / "trace-handler" / "solution", tmp_path)
+    assert code == 0, failed(outcome)
     assert outcome["verdict"] == "passed" and len(outcome["requirements"]) == 9
 
 
-@pytest.mark.parametrize("wrong", wrong_solutions("trace-handler"), ids=lambda p: p.name)
-def test_trace_handler_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None:
-    code, outcome = check("trace-handler", wrong, tmp_path)
+@pytest.mark.parametrize("wrong", wrong_solutions("trace-handler"))
+def test_trace_handler_wrong_solutions_fail(wrong: str, tmp_path: Path) -> None:
+    code, outcome = check_wrong_solution("trace-handler", wrong, tmp_path)
     assert code == 1 and outcome["verdict"] == "failed"
-    problems = failing(outcome)
-    if wrong.name == "sorted-by-total":
+    problems = failed(outcome)
+    if wrong == "sorted-by-total":
         assert all("sorted by self CPU time" in name for name in problems), problems
         assert "sort_by='self_cpu_time_total'" in " ".join(problems.values())
-    if wrong.name == "guessed-range":  # right for active=2, wrong for active=3
+    if wrong == "guessed-range":  # right for active=2, wrong for active=3
         assert all("active=3" in name for name in problems), problems
         assert "holds steps_4-5" in " ".join(problems.values())
 
@@ -89,9 +66,9 @@ def test_trace_handler_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None
 
 
 def test_schedule_starter_fails_showing_what_it_recorded(tmp_path: Path) -> None:
-    code, outcome = check("schedule", EXERCISES / "schedule" / "starter", tmp_path)
+    code, outcome = check_folder("schedule", EXERCISES / "schedule" / "starter", tmp_path)
     assert code == 1 and outcome["verdict"] == "failed"
-    problems = failing(outcome)
+    problems = failed(outcome)
     assert (
         "the traces hold ProfilerStep 2–3, 6–7, 10–11, 14–15"
         in problems["exactly steps 3–5 and 9–11 are recorded"]
@@ -100,19 +77,19 @@ def test_schedule_starter_fails_showing_what_it_recorded(tmp_path: Path) -> None
 
 
 def test_schedule_solution_passes(tmp_path: Path) -> None:
-    code, outcome = check("schedule", EXERCISES / "schedule" / "solution", tmp_path)
-    assert code == 0, failing(outcome)
+    code, outcome = check_folder("schedule", EXERCISES / "schedule" / "solution", tmp_path)
+    assert code == 0, failed(outcome)
     assert len(outcome["requirements"]) == 4
 
 
-@pytest.mark.parametrize("wrong", wrong_solutions("schedule"), ids=lambda p: p.name)
-def test_schedule_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None:
-    code, outcome = check("schedule", wrong, tmp_path)
+@pytest.mark.parametrize("wrong", wrong_solutions("schedule"))
+def test_schedule_wrong_solutions_fail(wrong: str, tmp_path: Path) -> None:
+    code, outcome = check_wrong_solution("schedule", wrong, tmp_path)
     assert code == 1 and outcome["verdict"] == "failed"
-    problems = failing(outcome)
-    if wrong.name == "repeat-forever":
+    problems = failed(outcome)
+    if wrong == "repeat-forever":
         assert "15–17" in problems["exactly steps 3–5 and 9–11 are recorded"]
-    if wrong.name == "no-warmup":  # the right steps, recorded cold
+    if wrong == "no-warmup":  # the right steps, recorded cold
         assert list(problems) == ["a warmup step before each recording"]
         assert "step 2 is NONE" in problems["a warmup step before each recording"]
 
@@ -121,28 +98,32 @@ def test_schedule_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None:
 
 
 def test_find_the_bottleneck_starter_fails_asking_for_labels(tmp_path: Path) -> None:
-    code, outcome = check("find-the-bottleneck", EXERCISES / "find-the-bottleneck" / "starter", tmp_path)
+    code, outcome = check_folder(
+        "find-the-bottleneck", EXERCISES / "find-the-bottleneck" / "starter", tmp_path
+    )
     assert code == 1 and outcome["verdict"] == "failed"
-    problems = failing(outcome)
+    problems = failed(outcome)
     assert "no record_function label for stage:embed" in problems["run 1: every stage is labelled stage:NAME"]
     assert "you answered 'unknown'" in problems["run 2: the answer names the planted slow stage"]
 
 
 def test_find_the_bottleneck_solution_passes(tmp_path: Path) -> None:
-    code, outcome = check("find-the-bottleneck", EXERCISES / "find-the-bottleneck" / "solution", tmp_path)
-    assert code == 0, failing(outcome)
+    code, outcome = check_folder(
+        "find-the-bottleneck", EXERCISES / "find-the-bottleneck" / "solution", tmp_path
+    )
+    assert code == 0, failed(outcome)
     planted = [r["message"] for r in outcome["requirements"] if "planted slow stage" in r["name"]]
     assert len(planted) == 2 and planted[0] != planted[1]  # two different stages were planted
 
 
-@pytest.mark.parametrize("wrong", wrong_solutions("find-the-bottleneck"), ids=lambda p: p.name)
-def test_find_the_bottleneck_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None:
-    code, outcome = check("find-the-bottleneck", wrong, tmp_path)
+@pytest.mark.parametrize("wrong", wrong_solutions("find-the-bottleneck"))
+def test_find_the_bottleneck_wrong_solutions_fail(wrong: str, tmp_path: Path) -> None:
+    code, outcome = check_wrong_solution("find-the-bottleneck", wrong, tmp_path)
     assert code == 1 and outcome["verdict"] == "failed"
-    problems = failing(outcome)
-    if wrong.name == "picks-fastest":  # labels right, answer wrong: both runs
+    problems = failed(outcome)
+    if wrong == "picks-fastest":  # labels right, answer wrong: both runs
         assert sorted(problems) == [f"run {n}: the answer names the planted slow stage" for n in (1, 2)]
-    if wrong.name == "unlabelled":
+    if wrong == "unlabelled":
         assert "run 1: every stage is labelled stage:NAME" in problems
 
 
@@ -150,9 +131,9 @@ def test_find_the_bottleneck_wrong_solutions_fail(wrong: Path, tmp_path: Path) -
 
 
 def test_tensorboard_logdir_starter_fails_on_layout_gzip_and_the_unwritten_reader(tmp_path: Path) -> None:
-    code, outcome = check("tensorboard-logdir", EXERCISES / "tensorboard-logdir" / "starter", tmp_path)
+    code, outcome = check_folder("tensorboard-logdir", EXERCISES / "tensorboard-logdir" / "starter", tmp_path)
     assert code == 1 and outcome["verdict"] == "failed"
-    problems = failing(outcome)
+    problems = failed(outcome)
     assert (
         "write each workload into its own folder"
         in problems["the plugin finds two runs: compute and waiting"]
@@ -163,8 +144,10 @@ def test_tensorboard_logdir_starter_fails_on_layout_gzip_and_the_unwritten_reade
 
 
 def test_tensorboard_logdir_solution_passes(tmp_path: Path) -> None:
-    code, outcome = check("tensorboard-logdir", EXERCISES / "tensorboard-logdir" / "solution", tmp_path)
-    assert code == 0, failing(outcome)
+    code, outcome = check_folder(
+        "tensorboard-logdir", EXERCISES / "tensorboard-logdir" / "solution", tmp_path
+    )
+    assert code == 0, failed(outcome)
     names = [r["name"] for r in outcome["requirements"]]
     assert "read_overview matches the Overview: a run the checker wrote" in names
     assert "read_overview matches the Overview: waiting" in names
@@ -172,12 +155,12 @@ def test_tensorboard_logdir_solution_passes(tmp_path: Path) -> None:
         assert "TensorBoard's profiler plugin loads both runs" in names  # the real plugin was asked
 
 
-@pytest.mark.parametrize("wrong", wrong_solutions("tensorboard-logdir"), ids=lambda p: p.name)
-def test_tensorboard_logdir_wrong_solutions_fail(wrong: Path, tmp_path: Path) -> None:
-    code, outcome = check("tensorboard-logdir", wrong, tmp_path)
+@pytest.mark.parametrize("wrong", wrong_solutions("tensorboard-logdir"))
+def test_tensorboard_logdir_wrong_solutions_fail(wrong: str, tmp_path: Path) -> None:
+    code, outcome = check_wrong_solution("tensorboard-logdir", wrong, tmp_path)
     assert code == 1 and outcome["verdict"] == "failed"
-    problems = failing(outcome)
-    if wrong.name == "summed-durations":  # nested ops counted twice: wrong on every run
+    problems = failed(outcome)
+    if wrong == "summed-durations":  # nested ops counted twice: wrong on every run
         assert len(problems) == 3 and all(name.startswith("read_overview matches") for name in problems)
-    if wrong.name == "one-folder":
+    if wrong == "one-folder":
         assert list(problems) == ["the plugin finds two runs: compute and waiting"]

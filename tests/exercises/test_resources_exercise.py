@@ -13,9 +13,9 @@ import pytest
 
 from tests.conftest import run_cli
 from tests.exercises.exercise_runs import (
-    WRONG,
     assert_starter_fails_usefully,
     check_folder,
+    check_wrong_solution,
     exercise_folder,
     failed,
     wrong_solutions,
@@ -72,7 +72,7 @@ def test_the_reference_solution_passes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("wrong", sorted(EXPECTED_SLIPS))
 def test_a_plausible_wrong_solution_fails_and_names_the_slip(wrong: str, tmp_path: Path) -> None:
-    code, report = check_folder(ID, WRONG / ID / wrong, tmp_path)
+    code, report = check_wrong_solution(ID, wrong, tmp_path)
     assert code == 1 and report["verdict"] == "failed", report
     requirement, fragment = EXPECTED_SLIPS[wrong]
     failures = failed(report)

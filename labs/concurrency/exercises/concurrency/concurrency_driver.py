@@ -2,18 +2,25 @@
 the CPU workload — the sequential reference, the learner's concurrent_work.py and the reference
 solution (solution/concurrent_work.py), in a rotating order — and returns the times as plain data.
 
-The reference module is registered in sys.modules under its own name, so the process pool's
-workers (forked from this process) find its crunch() when they unpickle it.
+A process pool's workers find the function they run by unpickling "module name + function name",
+so the reference must be importable by its name in *every* start method: with `fork` (Linux up to
+Python 3.13) a worker inherits sys.modules, but with `forkserver` (Linux from 3.14) and `spawn`
+(macOS, Windows) it imports the module afresh from sys.path. The reference is therefore imported
+as what it is in the repository, labs.concurrency.exercises.concurrency.solution.concurrent_work:
+the `labs` package is on this process's sys.path, and so on its workers' (after the learner's
+workspace, which stays first: their concurrent_work is never shadowed).
+
+With forkserver, pool workers are children of the fork server, not of this process, so
+RUSAGE_CHILDREN does not see their CPU time; this process's own CPU time during the learner's run
+is measured too: work done elsewhere leaves it near zero, work done in threads does not.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
-import importlib.util
 import inspect
 import resource
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,15 +33,13 @@ def learner() -> Any:
     return importlib.import_module("concurrent_work")
 
 
+# The reference's module name, the same in this process and in any pool worker (see above).
+REFERENCE = "labs.concurrency.exercises.concurrency.solution.concurrent_work"
+
+
 def reference() -> Any:
-    name = "reference_concurrent_work"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, HERE / "solution" / "concurrent_work.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    module = importlib.import_module(REFERENCE)
+    assert Path(module.__file__ or "").resolve() == HERE / "solution" / "concurrent_work.py", module.__file__
     return module
 
 
@@ -90,12 +95,13 @@ def cpu_round(sizes: list[int], workers: int, rotation: int) -> dict[str, Any]:
     order = list(runs)[rotation % 3 :] + list(runs)[: rotation % 3]
     times: dict[str, float] = {}
     results: dict[str, Any] = {}
-    child_cpu = sequential_cpu = 0.0
+    child_cpu = own_cpu = sequential_cpu = 0.0
     for which in order:
         before, own_before = children_cpu(), time.process_time()
         times[which], results[which] = timed(runs[which])
         if which == "learner":
             child_cpu = children_cpu() - before
+            own_cpu = time.process_time() - own_before
         elif which == "sequential":
             sequential_cpu = time.process_time() - own_before
     expected = list(results["sequential"])
@@ -104,5 +110,6 @@ def cpu_round(sizes: list[int], workers: int, rotation: int) -> dict[str, Any]:
         "results": list(results["learner"]),
         "expected": expected,
         "children_cpu_s": child_cpu,
+        "own_cpu_s": own_cpu,  # this process's CPU during the learner's run (their threads count here)
         "sequential_cpu_s": sequential_cpu,
     }

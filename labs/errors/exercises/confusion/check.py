@@ -8,17 +8,23 @@ the lab's `labs/errors/confusion.py` and `imbalance.macro_f1`. No timing is invo
 
 from __future__ import annotations
 
-import math
 import random
 import secrets
 from pathlib import Path
 from typing import Any
 
-from labs._exercise import Checker, LearnerResult, parse_args, run_learner
+from labs._exercise import (
+    Checker,
+    LearnerResult,
+    call_on_cases,
+    is_close,
+    parse_args,
+    run_learner,
+    short_repr,
+)
 
 LEARNER_FILE = "confusion.py"
 NAMES = ["cat", "dog", "bird", "fish", "frog", "owl", "fox", "bee", "eel", "yak"]
-TOLERANCE = 1e-9
 METRICS = ("precision", "recall", "f1", "support")
 
 
@@ -87,25 +93,8 @@ def planted_cases(quick: bool, seed: int) -> list[dict[str, Any]]:
 
 
 def probe(function_name: str, cases: list[dict[str, Any]]) -> list[Any]:
-    """Call the learner's function on every case (copies, so a function that edits its input
-    cannot spoil the next case); an error names the case it happened on."""
-    import importlib
-
-    learner = importlib.import_module(Path(LEARNER_FILE).stem)
-    function = getattr(learner, function_name, None)
-    if not callable(function):
-        raise AttributeError(f"{LEARNER_FILE} has no function {function_name}()")
-    results = []
-    for case in cases:
-        try:
-            results.append(function(list(case["y_true"]), list(case["y_pred"]), list(case["labels"])))
-        except Exception as exc:
-            if len(exc.args) == 1 and isinstance(exc.args[0], str):
-                exc.args = (f"{exc.args[0]} — on the case: {case['name']}",)
-            elif not exc.args:
-                exc.args = (f"on the case: {case['name']}",)
-            raise
-    return results
+    """The learner's function on every case; an error names the case it happened on."""
+    return call_on_cases(LEARNER_FILE, function_name, cases, ("y_true", "y_pred", "labels"))
 
 
 # -- the reference -----------------------------------------------------------------------------------
@@ -148,7 +137,7 @@ def check_matrix(
             why = (
                 "it is the transpose of the right one: rows must be the TRUE class"
                 if _as_matrix(mine) == transposed
-                else f"expected {ref['matrix']}, got {_short(mine)}"
+                else f"expected {ref['matrix']}, got {short_repr(mine)}"
             )
             check.requirement(name, False, f"{case['name']} (labels {case['labels']}): {why}")
             return
@@ -161,11 +150,6 @@ def _as_matrix(value: Any) -> Any:
     return value
 
 
-def _short(value: Any, limit: int = 120) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def check_metrics(
     check: Checker, cases: list[dict[str, Any]], got: list[Any], refs: list[dict[str, Any]]
 ) -> None:
@@ -175,19 +159,21 @@ def check_metrics(
             check.requirement(
                 name,
                 False,
-                f"{case['name']}: expected a dict keyed by every label in labels, got {_short(mine)}",
+                f"{case['name']}: expected a dict keyed by every label in labels, got {short_repr(mine)}",
             )
             return
         for label in case["labels"]:
             row, expected = mine[label], ref["per_class"][label]
             if not isinstance(row, dict) or any(key not in row for key in METRICS):
                 check.requirement(
-                    name, False, f"{case['name']}: {label!r} needs {', '.join(METRICS)}; got {_short(row)}"
+                    name,
+                    False,
+                    f"{case['name']}: {label!r} needs {', '.join(METRICS)}; got {short_repr(row)}",
                 )
                 return
-            wrong = [key for key in METRICS if not _close(row[key], expected[key])]
+            wrong = [key for key in METRICS if not is_close(row[key], expected[key])]
             if wrong:
-                swapped = _close(row["precision"], expected["recall"]) and _close(
+                swapped = is_close(row["precision"], expected["recall"]) and is_close(
                     row["recall"], expected["precision"]
                 )
                 hint = (
@@ -216,13 +202,13 @@ def check_never_predicted(
             row = mine.get(label)
             if (
                 not isinstance(row, dict)
-                or not _close(row.get("precision"), 0.0)
-                or not _close(row.get("f1"), 0.0)
+                or not is_close(row.get("precision"), 0.0)
+                or not is_close(row.get("f1"), 0.0)
             ):
                 check.requirement(
                     name,
                     False,
-                    f"{case['name']}: {label!r} is {what}; expected precision 0 and F1 0, got {_short(row)}",
+                    f"{case['name']}: {label!r} is {what}; expected precision 0 and F1 0, got {short_repr(row)}",
                 )
                 return
     check.requirement(
@@ -237,14 +223,14 @@ def check_macro(
 ) -> None:
     name = "macro_f1: the mean of the per-class F1"
     for case, mine, ref in zip(cases, got, refs, strict=True):
-        if not _close(mine, ref["macro_f1"]):
+        if not is_close(mine, ref["macro_f1"]):
             hint = (
                 ": that is the accuracy (micro F1): average the per-class F1 scores instead"
-                if _close(mine, ref["accuracy"])
+                if is_close(mine, ref["accuracy"])
                 else ""
             )
             check.requirement(
-                name, False, f"{case['name']}: {_short(mine)}, expected {ref['macro_f1']:.6g}{hint}"
+                name, False, f"{case['name']}: {short_repr(mine)}, expected {ref['macro_f1']:.6g}{hint}"
             )
             return
     shown = ", ".join(f"{r['macro_f1']:.3f}" for r in refs)
@@ -261,7 +247,7 @@ def check_pair(
         if ref["largest_error"] == 0:
             if mine is not None:
                 check.requirement(
-                    name, False, f"{case['name']} has no error at all: expected None, got {_short(mine)}"
+                    name, False, f"{case['name']} has no error at all: expected None, got {short_repr(mine)}"
                 )
                 return
             continue
@@ -270,7 +256,7 @@ def check_pair(
             check.requirement(
                 name,
                 False,
-                f"{case['name']}: expected a (true, predicted) pair of labels, got {_short(mine)}",
+                f"{case['name']}: expected a (true, predicted) pair of labels, got {short_repr(mine)}",
             )
             return
         true, predicted = mine
@@ -291,12 +277,6 @@ def check_pair(
             return
         found.append(f"{true}→{predicted} ×{count}")
     check.requirement(name, True, f"{'; '.join(found)}; None for the perfect prediction")
-
-
-def _close(value: Any, expected: float) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return math.isclose(float(value), float(expected), rel_tol=TOLERANCE, abs_tol=TOLERANCE)
 
 
 def main() -> None:

@@ -9,16 +9,22 @@ any sensible rule built on a per-class metric gives the same answers. No timing 
 
 from __future__ import annotations
 
-import math
 import random
 import secrets
 from pathlib import Path
 from typing import Any
 
-from labs._exercise import Checker, LearnerResult, parse_args, run_learner
+from labs._exercise import (
+    Checker,
+    LearnerResult,
+    call_on_cases,
+    is_close,
+    parse_args,
+    run_learner,
+    short_repr,
+)
 
 LEARNER_FILE = "imbalance.py"
-TOLERANCE = 1e-9
 TRAP_GAP = 0.1
 CLEAR_OF_BOUNDARY = 0.05  # |gap − TRAP_GAP| of every planted case is at least this
 PLANTING_TRIES = 100  # redraws allowed (a 6-sample class can make a good model look like a trap)
@@ -95,27 +101,9 @@ def planted_cases(quick: bool, seed: int) -> list[dict[str, Any]]:
 
 
 def probe(function_name: str, with_predictions: bool, cases: list[dict[str, Any]]) -> list[Any]:
-    """Call the learner's function on every case (on copies); an error names the case."""
-    import importlib
-
-    learner = importlib.import_module(Path(LEARNER_FILE).stem)
-    function = getattr(learner, function_name, None)
-    if not callable(function):
-        raise AttributeError(f"{LEARNER_FILE} has no function {function_name}()")
-    results = []
-    for case in cases:
-        try:
-            if with_predictions:
-                results.append(function(list(case["y_true"]), list(case["y_pred"])))
-            else:
-                results.append(function(list(case["y_true"])))
-        except Exception as exc:
-            if len(exc.args) == 1 and isinstance(exc.args[0], str):
-                exc.args = (f"{exc.args[0]} — on the case: {case['name']}",)
-            elif not exc.args:
-                exc.args = (f"on the case: {case['name']}",)
-            raise
-    return results
+    """The learner's function on every case; an error names the case it happened on."""
+    fields = ("y_true", "y_pred") if with_predictions else ("y_true",)
+    return call_on_cases(LEARNER_FILE, function_name, cases, fields)
 
 
 # -- the reference -----------------------------------------------------------------------------------
@@ -154,23 +142,16 @@ def reference(case: dict[str, Any]) -> dict[str, Any]:
 # -- the requirements --------------------------------------------------------------------------------
 
 
-def _close(value: Any, expected: float) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return math.isclose(float(value), float(expected), rel_tol=TOLERANCE, abs_tol=TOLERANCE)
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _hint(key: str, mine: Any, ref: dict[str, Any]) -> str:
-    if key == "imbalance_ratio" and _close(mine, ref["inverted_ratio"]):
+    if key == "imbalance_ratio" and is_close(mine, ref["inverted_ratio"]):
         return ": that is min/max; the ratio is the LARGEST count over the smallest (≥ 1)"
-    if key == "normalized_entropy" and _close(mine, ref["raw_entropy"]):
+    if key == "normalized_entropy" and is_close(mine, ref["raw_entropy"]):
         return ": that is the entropy itself; divide by log k to normalise"
-    if key == "balanced_accuracy" and _close(mine, ref["accuracy"]) and not _close(ref["accuracy"], ref[key]):
+    if (
+        key == "balanced_accuracy"
+        and is_close(mine, ref["accuracy"])
+        and not is_close(ref["accuracy"], ref[key])
+    ):
         return ": that is the plain accuracy; average the per-class recalls instead"
     if key == "mcc" and ref["mcc"] == 0.0:
         return ": when the denominator is 0 (one class predicted for everything) MCC is 0.0"
@@ -190,11 +171,11 @@ def check_metric(
 ) -> None:
     name = METRICS[key][0]
     for case, mine, ref in zip(cases, got, refs, strict=True):
-        if not _close(mine, ref[key]):
+        if not is_close(mine, ref[key]):
             check.requirement(
                 name,
                 False,
-                f"{case['name']}: yours {_short(mine)}, reference {ref[key]:.6g}{_hint(key, mine, ref)}",
+                f"{case['name']}: yours {short_repr(mine, 80)}, reference {ref[key]:.6g}{_hint(key, mine, ref)}",
             )
             return
     shown = ", ".join(f"{ref[key]:.3g}" for ref in refs)
@@ -207,7 +188,9 @@ def check_trap(
     name = "accuracy_is_misleading: spots the accuracy trap"
     for case, mine, ref in zip(cases, got, refs, strict=True):
         if not isinstance(mine, bool):
-            check.requirement(name, False, f"{case['name']}: return True or False, not {_short(mine)}")
+            check.requirement(
+                name, False, f"{case['name']}: return True or False, not {short_repr(mine, 80)}"
+            )
             return
         if mine != ref["accuracy_is_misleading"]:
             numbers = (

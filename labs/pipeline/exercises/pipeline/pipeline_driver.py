@@ -108,7 +108,7 @@ def run_once(costs: list[float], workers: list[int], items: int) -> dict[str, An
     """The learner's pipeline once: its report and what the probe saw."""
     module, probe = learner(), Probe()
     report = module.run_pipeline(stages(module, costs, probe), [(i, ()) for i in range(items)], list(workers))
-    return {"report": plain_report(report), "most_inside": probe.most}
+    return {"report": plain_report(report), "most_inside": probe.most, "probe_busy_s": probe.busy}
 
 
 def find_and_relieve(costs: list[float], workers: list[int], items: int, threads: int) -> dict[str, Any]:
