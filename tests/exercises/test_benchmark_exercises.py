@@ -95,11 +95,16 @@ def test_regression_check_solution_passes_every_planted_pair(isolated_home: Path
 
 
 def test_regression_check_fixed_threshold_raises_false_alarms(isolated_home: Path, tmp_path: Path) -> None:
-    """A fixed 10 % threshold on the median flags two runs of the same code as a change."""
+    """A fixed 10 % threshold on the median flags two runs of the same code as a change (the planted
+    pairs are drawn afresh each run, so it may also trip on the 5 %-in-noise pair: both are the slip)."""
     code, result = check_wrong_solution("regression-check", "fixed-threshold", tmp_path)
     assert code == 1
     problems = failed(result)
-    assert set(problems) == {"two runs of the same code are unchanged"}
+    assert "two runs of the same code are unchanged" in problems
+    assert set(problems) <= {
+        "two runs of the same code are unchanged",
+        "a 5 % change inside 10 % noise is unchanged",
+    }
     assert "the IQR bands overlap" in problems["two runs of the same code are unchanged"]
 
 
