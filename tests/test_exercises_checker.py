@@ -234,3 +234,15 @@ def test_a_process_left_holding_stdout_does_not_hang_the_check(tmp_path: Path, w
         timeout=30,
     )
     assert outcome.verdict == "passed" and outcome.duration_s < 10
+
+
+def test_readme_for_picks_the_interface_language(tmp_path: Path) -> None:
+    """The exercises screen shows the Korean part in ko and the *English.* summary in en."""
+    info = make_exercise(tmp_path, EMIT)
+    info.readme.write_text(
+        "# 제목\n\n한국어 설명 `code`.\n\n---\n\n*English.* The English summary.\n", encoding="utf-8"
+    )
+    assert info.readme_for("ko") == "한국어 설명 `code`."
+    assert info.readme_for("en") == "*English.* The English summary."
+    info.readme.write_text("# Title only Korean\n\n본문.\n", encoding="utf-8")
+    assert info.readme_for("en") == "본문."  # no English part: the whole text

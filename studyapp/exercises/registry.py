@@ -58,6 +58,25 @@ class ExerciseInfo:
     def title_for(self, lang: str) -> str:
         return self.title_en if lang == "en" else self.title
 
+    def readme_for(self, lang: str) -> str:
+        """The README without its title, in the interface language: the Korean part comes first;
+        the English summary is the paragraph that starts with *English.* (or **English.**)."""
+        try:
+            text = self.readme.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return ""
+        lines = [line for line in text.strip().splitlines() if not line.startswith("# ")]
+        english_at = next(
+            (i for i, line in enumerate(lines) if line.lstrip("*").startswith("English.")), None
+        )
+        if english_at is None:
+            return "\n".join(lines).strip()
+        korean = lines[:english_at]
+        while korean and korean[-1].strip() in ("", "---"):
+            korean.pop()
+        chosen = lines[english_at:] if lang == "en" else korean
+        return "\n".join(chosen).strip()
+
     def hints(self) -> list[str]:
         """The hints in order: hints.md split at lines holding only `---`."""
         try:

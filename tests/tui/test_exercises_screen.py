@@ -5,6 +5,7 @@ pass, the workspace path; reachable from home, the command palette, the labs and
 from __future__ import annotations
 
 import asyncio
+import io
 import shutil
 from pathlib import Path
 from typing import Any
@@ -54,9 +55,19 @@ async def check(app: Any, pilot: Any, screen: ExercisesScreen) -> None:
 
 def detail_text(app: Any, screen: ExercisesScreen) -> str:
     """Everything in the detail pane, scrolled through (it is taller than the terminal)."""
+    from rich.console import Console
+
+    console = Console(width=100, record=True, file=io.StringIO())
     texts = []
     for widget in screen.query("#exs-detail Static"):
-        texts.append(str(widget.render()))
+        content = widget.content
+        if isinstance(content, str):
+            texts.append(content)
+        elif hasattr(content, "plain"):  # Textual Content / rich Text
+            texts.append(content.plain)
+        else:  # a rich renderable (the README and hints are rendered markdown)
+            console.print(content)
+            texts.append(console.export_text())
     return flat("\n".join(texts))
 
 

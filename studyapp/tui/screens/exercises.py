@@ -16,6 +16,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.console import Group
+from rich.markdown import Markdown
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import work
@@ -32,7 +34,6 @@ from studyapp.quiz.presenting import fit
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 
-README_LINES = 14
 STATUS_STYLE = {"passed": "green", "failing": "yellow", "not started": "dim"}
 
 
@@ -174,12 +175,13 @@ class ExercisesScreen(StudyScreen):
             summary.update(Content(self.t("exs.none_for_lab" if self.lab else "exs.none")))
             self.query_one("#exs-workspace", Static).update("")
             return
-        try:
-            readme = info.readme.read_text(encoding="utf-8").strip().splitlines()
-        except (OSError, UnicodeDecodeError):
-            readme = []
-        body = "\n".join(line for line in readme[:README_LINES] if not line.startswith("# "))
-        summary.update(Content.assemble((info.title_for(self.t.lang), "bold"), "\n", body.strip()))
+        # The README is markdown (tables, code, bold): rendered, in the interface language.
+        summary.update(
+            Group(
+                Text(info.title_for(self.t.lang), style="bold"),
+                Markdown(info.readme_for(self.t.lang), hyperlinks=False),
+            )
+        )
         self._show_workspace(info)
         self.query_one("#exs-hints", Vertical).remove_children()
         self.query_one("#exs-solution", Vertical).remove_children()
@@ -203,8 +205,9 @@ class ExercisesScreen(StudyScreen):
         box.mount_all(
             [
                 Static(
-                    Content.assemble(
-                        (self.t("exs.hint", number=number, total=len(hints)), "bold"), "\n", hints[number - 1]
+                    Group(
+                        Text(self.t("exs.hint", number=number, total=len(hints)), style="bold"),
+                        Markdown(hints[number - 1], hyperlinks=False),
                     ),
                     classes="exs-hint",
                     markup=False,
