@@ -19,6 +19,7 @@ Durability rules, because a learner's history is the product:
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -310,7 +311,7 @@ class ProgressStore:
             raise StoreError(
                 f"the disk holding {path} is full; free some space and try again (nothing was changed)"
             )
-        self._db = self._wait_for_lock(self._open, "open")
+        self._db = self._wait_for_lock(self._open)
 
     @classmethod
     def in_dir(
@@ -324,7 +325,7 @@ class ProgressStore:
         return cls(data_dir / DB_NAME, clock, read_only_ok=read_only_ok, on_wait=on_wait)
 
     # -- waiting for another program's lock ----------------------------------------------------
-    def _wait_for_lock(self, attempt: Callable[[], Any], what: str) -> Any:
+    def _wait_for_lock(self, attempt: Callable[[], Any]) -> Any:
         """Run `attempt` until it stops failing with SQLITE_BUSY, telling the learner once.
 
         SQLite's own busy timeout is one short slice, so a long wait is visible instead of a
@@ -558,7 +559,7 @@ class ProgressStore:
                     raise _Busy from None
                 raise
 
-        self._wait_for_lock(attempt, "write")
+        self._wait_for_lock(attempt)
 
     @contextmanager
     def transaction(self, checkpoint: bool = True) -> Iterator[sqlite3.Connection]:
@@ -945,19 +946,16 @@ class ProgressStore:
                 self._rebuild_state(db, item_id)
             for name, columns in _PLAIN_TABLES.items():
                 names = list(columns)
-                for row in data.get(name, []):
-                    placeholders = ", ".join("?" * len(names))
-                    if name == "exercise_hints":  # one row per exercise: keep the most revealed
-                        conflict = (
-                            "ON CONFLICT(exercise_id) DO UPDATE SET revealed = excluded.revealed,"
-                            " updated_at = excluded.updated_at WHERE excluded.revealed > revealed"
-                        )
-                    else:  # NOT NULL failures still raise: only a repeated uid is skipped
-                        conflict = "ON CONFLICT(uid) DO NOTHING"
-                    cursor = db.execute(
-                        f"INSERT INTO {name}({', '.join(names)}) VALUES ({placeholders}) {conflict}",
-                        [_to_sql(row.get(column)) for column in names],
+                if name == "exercise_hints":  # one row per exercise: keep the most revealed
+                    conflict = (
+                        "ON CONFLICT(exercise_id) DO UPDATE SET revealed = excluded.revealed,"
+                        " updated_at = excluded.updated_at WHERE excluded.revealed > revealed"
                     )
+                else:  # NOT NULL failures still raise: only a repeated uid is skipped
+                    conflict = "ON CONFLICT(uid) DO NOTHING"
+                insert = f"INSERT INTO {name}({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) {conflict}"
+                for row in data.get(name, []):
+                    cursor = db.execute(insert, [_to_sql(row.get(column)) for column in names])
                     added[name] += cursor.rowcount
             if data.get("exam_date") and not self.get_meta("exam_date"):
                 db.execute(
@@ -1220,18 +1218,17 @@ def _review_from_row(row: sqlite3.Row) -> Review:
     )
 
 
-_EXPECTED_SCHEMA: dict[str, list[str]] = {}
-
-
+@functools.cache
 def _expected_schema() -> dict[str, list[str]]:
-    """Table → columns, as the migrations make them (built once in memory)."""
-    if not _EXPECTED_SCHEMA:
-        scratch = sqlite3.connect(":memory:")
-        for migration in MIGRATIONS:
-            scratch.executescript(migration)
-        names = [r[0] for r in scratch.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        for name in names:
-            if not name.startswith("sqlite_"):
-                _EXPECTED_SCHEMA[name] = [r[1] for r in scratch.execute(f"PRAGMA table_info({name})")]
-        scratch.close()
-    return _EXPECTED_SCHEMA
+    """Table → columns, as the migrations make them (built once per process, in memory)."""
+    scratch = sqlite3.connect(":memory:")
+    for migration in MIGRATIONS:
+        scratch.executescript(migration)
+    names = [r[0] for r in scratch.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    schema = {
+        name: [r[1] for r in scratch.execute(f"PRAGMA table_info({name})")]
+        for name in names
+        if not name.startswith("sqlite_")
+    }
+    scratch.close()
+    return schema
