@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 import types
 import typing
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from studyapp import __version__
+from studyapp.atomicfile import write_text_atomically
 from studyapp.content.model import (
     Bullet,
     ChecklistEntry,
@@ -197,14 +197,7 @@ def _write_cache(target: Path, stamp: str, content: Content) -> None:
         return  # the model cannot be written as plain data: load it every time instead
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".content-")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, target)
-        except OSError:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomically(target, text, prefix=".content-")
         for old in target.parent.glob("content-*.pickle"):  # format 1, never read again
             old.unlink(missing_ok=True)
     except OSError:

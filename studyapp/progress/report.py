@@ -4,14 +4,12 @@ forms, and moving progress between machines (export / import).
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from studyapp.atomicfile import write_text_atomically
 from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.i18n import Translator
@@ -212,16 +210,8 @@ def write_atomically(path: Path, text: str) -> Path:
         raise StudyappError(f"cannot write {path}: it is a directory; name a file")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".studyapp-export-")
+        write_text_atomically(path, text, prefix=".studyapp-export-")
     except OSError as exc:
-        raise StudyappError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
         raise StudyappError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path
 

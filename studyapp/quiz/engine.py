@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import tempfile
 import uuid
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 
+from studyapp.atomicfile import write_text_atomically
 from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.progress.store import ProgressStore, StoreError
@@ -397,14 +397,7 @@ def finish_unsaved(store: ProgressStore) -> str | None:
     for folder in (store.path.parent, Path(tempfile.gettempdir())):
         target = folder / f"unsaved-answers-{stamp}.json"
         try:
-            fd, temp = tempfile.mkstemp(dir=folder, prefix=".unsaved-answers-")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-                os.replace(temp, target)
-            except BaseException:
-                os.unlink(temp)
-                raise
+            write_text_atomically(target, text, prefix=".unsaved-answers-")
         except OSError:
             continue
         return (
