@@ -262,14 +262,16 @@ class StudyApp(App[int]):
 
         return any(isinstance(screen, (QuizScreen, ExamScreen)) for screen in self.screen_stack)
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # During a session, F2–F6 stay enabled so that their action can say why it does nothing
-        # ("End the session with q first"); the answers are already saved.
-        return True
-
-    def action_section(self, name: str) -> None:
+    def refused_in_session(self) -> bool:
+        """During a session, F2–F6 and the other section keys stay enabled so that they can say
+        why they do nothing ("End the session with q first"); the answers are already saved."""
         if self.in_session():
             self.notify(self.t("notify.finish_session_first"))
+            return True
+        return False
+
+    def action_section(self, name: str) -> None:
+        if self.refused_in_session():
             return
         if name not in SECTIONS:
             return
@@ -277,8 +279,7 @@ class StudyApp(App[int]):
 
     def action_quiz(self, mode: str = "due", topic: str | None = None, checklist: str | None = None) -> None:
         """Start a session on top of the current section."""
-        if self.in_session():
-            self.notify(self.t("notify.finish_session_first"))
+        if self.refused_in_session():
             return
         if mode == "exam":  # a timed mock exam: intro, sitting, result (studyapp/quiz/exam.py)
             self.start_exam(topic=topic, checklist=checklist)
@@ -328,8 +329,7 @@ class StudyApp(App[int]):
 
     def action_explain(self, checklist: str | None = None) -> None:
         """Explain-it prompts (all, or one checklist item's), pushed on the current section."""
-        if self.in_session():
-            self.notify(self.t("notify.finish_session_first"))
+        if self.refused_in_session():
             return
         try:
             screen = self._explain_screen(checklist=checklist)
@@ -360,8 +360,7 @@ class StudyApp(App[int]):
 
     def action_notebook(self) -> None:
         """The wrong-answer notebook, pushed on the current section (Esc comes back)."""
-        if self.in_session():
-            self.notify(self.t("notify.finish_session_first"))
+        if self.refused_in_session():
             return
         from studyapp.tui.screens.notebook import NotebookScreen
 

@@ -198,12 +198,9 @@ class CardsScreen(StudyScreen):
         return True
 
     def action_quiz(self, mode: str) -> None:
-        options = SessionOptions(mode=mode, topic=self.topic_id)
-        if self.study.in_session():
-            # Opened from a question: go back to it rather than nesting a second session.
-            self.notify(self.t("notify.finish_session_first"))
+        if self.study.refused_in_session():  # opened from a question: no second session
             return
-        self.study.start_quiz(options)
+        self.study.start_quiz(SessionOptions(mode=mode, topic=self.topic_id))
 
     def action_back(self) -> None:
         if self.pushed:
