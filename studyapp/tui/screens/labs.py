@@ -101,6 +101,7 @@ class LabsScreen(StudyScreen):
         self._cancel = threading.Event()
         self._run_uid: str | None = None
         self._pending_question: str | None = None  # finished while another screen was showing
+        self._labs_with_results: set[str] = set()  # labs with a finished run (`v` shows it)
 
     # -- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -175,7 +176,10 @@ class LabsScreen(StudyScreen):
 
     def _fill_table(self) -> None:
         table = self.query_one("#labs-table", DataTable)
-        last = self.study.store.last_lab_runs()
+        runs = self.study.store.lab_runs()
+        last = {run.lab: run for run in runs}  # oldest first: the last one wins
+        # Read here, not in check_action: bindings are checked on every refresh of the key bar.
+        self._labs_with_results = {run.lab for run in runs if run.status != "running"}
         if table.row_count == len(self.labs):
             # Update in place: clearing would move the cursor and drop the results on screen.
             for lab_id in self.labs:
@@ -258,11 +262,7 @@ class LabsScreen(StudyScreen):
         if action == "back":
             return self.running is None
         if action == "last_results":
-            return (
-                self.running is None
-                and self.selected is not None
-                and self._last_run(self.selected) is not None
-            )
+            return self.running is None and self.selected in self._labs_with_results
         if action == "run":
             return self.running is None and self.selected is not None
         if action == "ask":
