@@ -155,11 +155,19 @@ def _owner_alive(artifact_dir: str | None) -> bool | None:
         return None
 
 
-def sweep_stale_runs(store: Any, now: datetime | None = None) -> int:
+def sweep_stale_runs(
+    store: Any,
+    now: datetime | None = None,
+    time_limit_s: Callable[[str], float | None] | None = None,
+    summary: str = INTERRUPTED_SUMMARY,
+) -> int:
     """Mark "running" records whose studyapp is gone (killed, crashed) as cancelled/interrupted.
 
     Without this a run whose studyapp was killed would show as running for ever in `lab list` and
-    the TUI. Returns how many records were changed.
+    the TUI. Whether the owner is gone is read from the run's lock; where that cannot be known
+    (no artifact folder), `time_limit_s(lab)` decides: a run older than its lab's limit plus a
+    minute cannot still be running, since the runner stops a lab at its limit. Returns how many
+    records were changed.
     """
     now = now or datetime.now(timezone.utc)
     changed = 0
@@ -169,9 +177,13 @@ def sweep_stale_runs(store: Any, now: datetime | None = None) -> int:
         started = run.started_at if run.started_at.tzinfo else run.started_at.replace(tzinfo=timezone.utc)
         if now - started < STALE_GRACE and not Path(run.artifact_dir or "").joinpath(RUN_LOCK).exists():
             continue
-        if _owner_alive(run.artifact_dir) is False:
+        owner_alive = _owner_alive(run.artifact_dir)
+        if owner_alive is None and time_limit_s is not None:
+            limit = time_limit_s(run.lab)
+            owner_alive = limit is None or (now - started).total_seconds() <= limit + 60
+        if owner_alive is False:
             try:
-                store.finish_lab_run(run.uid, STATUS_CANCELLED, INTERRUPTED_SUMMARY, None)
+                store.finish_lab_run(run.uid, STATUS_CANCELLED, summary, None)
             except (sqlite3.Error, StudyappError):
                 return changed  # a read-only or busy store: list the runs as they are
             changed += 1

@@ -120,19 +120,21 @@ class LabsScreen(StudyScreen):
         yield KeyBar()
 
     def _close_stale_runs(self) -> None:
-        """A run still marked "running" long after its lab's time limit was left behind by a quit
-        mid-run (the runner kills a lab at its limit, so nothing can still be running): record
-        it as cancelled instead of showing "running" for good."""
-        store = self.study.store
-        now = store.clock()
-        for run in store.lab_runs():
-            info = self.labs.get(run.lab)
-            if run.status != "running" or run.uid == self._run_uid or info is None:
-                continue
-            if (now - run.started_at).total_seconds() > max(info.timeout_s, info.quick_timeout_s) + 60:
-                self.study.save(
-                    partial(store.finish_lab_run, run.uid, "cancelled", self.t("labs.stale_run"), None)
-                )
+        """A run still marked "running" whose studyapp is gone (a quit or a kill mid-run) is
+        recorded as cancelled instead of showing "running" for good."""
+        from studyapp.labrunner.runner import sweep_stale_runs
+
+        def time_limit_s(lab_id: str) -> float | None:
+            info = self.labs.get(lab_id)
+            return None if info is None else max(info.timeout_s, info.quick_timeout_s)
+
+        # Never raises: a read-only or busy store leaves the records as they are.
+        sweep_stale_runs(
+            self.study.store,
+            now=self.study.store.clock(),
+            time_limit_s=time_limit_s,
+            summary=self.t("labs.stale_run"),
+        )
 
     def on_mount(self) -> None:
         t = self.t
