@@ -253,3 +253,15 @@ def test_explain_it_is_stronger_than_a_bare_self_check(content, store, clock) ->
 def test_without_prompts_a_self_check_fills_the_explain_slot(content, store) -> None:
     store.set_self_check("demo-check", True)
     assert readiness_of(content, store).explain == 1.0
+
+
+def test_next_action_is_one_decision_for_the_cli_and_the_tui() -> None:
+    """An unstarted exercise comes before an unrun lab, in `studyapp progress` and on the
+    checklist screen alike (both render `Readiness.action`)."""
+    from studyapp.progress.readiness import NextStep, next_action
+
+    labs = {"amdahl": {"ok_runs": 0, "check_question": None}}
+    exercises = {"amdahl": {"status": "not started", "score": 0.0, "stale": False}}
+    assert next_action(1.0, labs, exercises, 0.0, 0.0, {}) == NextStep("exercise_start", "amdahl")
+    assert next_action(1.0, labs, {}, 1.0, 1.0, {}) == NextStep("lab", "amdahl")
+    assert next_action(0.5, labs, exercises, 0.0, 0.0, {}).kind == "quiz"

@@ -37,6 +37,18 @@ READY_AT = 0.8  # a component at or above this needs no next step
 
 
 @dataclass(frozen=True)
+class NextStep:
+    """What to do next for a checklist item, decided once here for the CLI and the TUI alike.
+
+    kind: quiz, exercise_start, exercise_check, explain, self_check, lab, lab_question or ready;
+    target: the exercise or lab id where the kind names one."""
+
+    kind: str
+    target: str = ""
+    stale: bool = False  # exercise_check: the checker changed since the pass
+
+
+@dataclass(frozen=True)
 class Readiness:
     entry: ChecklistEntry
     readiness: float
@@ -48,6 +60,7 @@ class Readiness:
     exercises: float = 0.0
     explain: float = 0.0  # the explain slot: explain-it coverage or the self-check's share
     weights: dict[str, float] = field(default_factory=dict)  # this item's weights (they sum to 1)
+    action: NextStep = NextStep("ready")  # what `next_step` says, for interfaces to render their way
 
     @property
     def raise_with(self) -> list[str]:
@@ -268,6 +281,51 @@ def _weights(has_exercises: bool, has_labs: bool) -> dict[str, float]:
     return {k: w / total for k, w in chosen.items()}
 
 
+def next_action(
+    quiz: float,
+    lab_evidence: dict[str, Any],
+    exercise_evidence: dict[str, Any],
+    self_score: float,
+    explain: float,
+    explain_evidence: dict[str, Any],
+) -> NextStep:
+    """The first of: recall, exercises, explain-it (or the self-check), labs, the self-check."""
+    if quiz < READY_AT:
+        return NextStep("quiz")
+    for exercise_id, info in exercise_evidence.items():
+        if info["status"] == "not started":
+            return NextStep("exercise_start", exercise_id)
+        if info["score"] < 1.0:
+            return NextStep("exercise_check", exercise_id, stale=bool(info["stale"]))
+    if explain < READY_AT:
+        if explain_evidence.get("prompts"):
+            return NextStep("explain")
+        if self_score < 1.0:
+            return NextStep("self_check")
+    for lab, info in lab_evidence.items():
+        if not info["ok_runs"]:
+            return NextStep("lab", lab)
+        if info["check_question"] not in (None, True):
+            return NextStep("lab_question", lab)
+    if self_score < 1.0 and not explain_evidence.get("latest"):
+        return NextStep("self_check")
+    return NextStep("ready")
+
+
+def step_line(entry: ChecklistEntry, step: NextStep, evidence: dict[str, Any]) -> str:
+    """The next step as `studyapp progress` prints it: Korean, naming the command to run."""
+    lines = {
+        "quiz": f"복습: studyapp quiz --checklist {entry.id} (연결 문항 {evidence['quiz'].get('items', 0)}개)",
+        "exercise_start": f"과제: studyapp exercise start {step.target}",
+        "exercise_check": f"과제: studyapp exercise check {step.target}{' (검사기가 바뀜)' if step.stale else ''}",
+        "explain": f"설명하기: studyapp explain {entry.id}",
+        "self_check": f"자기 점검: studyapp progress --self-check {entry.id}",
+        "lab": f"실습: studyapp lab {step.target}",
+        "lab_question": f"실습 확인 문제: studyapp lab {step.target} (끝난 뒤 확인 문제에 답하기)",
+    }
+    return lines.get(step.kind, "준비됨")
+
+
 def _next_step(
     entry: ChecklistEntry,
     quiz: float,
@@ -278,27 +336,8 @@ def _next_step(
     explain_evidence: dict[str, Any],
     evidence: dict[str, Any],
 ) -> str:
-    if quiz < READY_AT:
-        return f"복습: studyapp quiz --checklist {entry.id} (연결 문항 {evidence['quiz'].get('items', 0)}개)"
-    for exercise_id, info in exercise_evidence.items():
-        if info["status"] == "not started":
-            return f"과제: studyapp exercise start {exercise_id}"
-        if info["score"] < 1.0:
-            why = " (검사기가 바뀜)" if info["stale"] else ""
-            return f"과제: studyapp exercise check {exercise_id}{why}"
-    if explain < READY_AT:
-        if explain_evidence.get("prompts"):
-            return f"설명하기: studyapp explain {entry.id}"
-        if self_score < 1.0:
-            return f"자기 점검: studyapp progress --self-check {entry.id}"
-    for lab, info in lab_evidence.items():
-        if not info["ok_runs"]:
-            return f"실습: studyapp lab {lab}"
-        if info["check_question"] not in (None, True):
-            return f"실습 확인 문제: studyapp lab {lab} (끝난 뒤 확인 문제에 답하기)"
-    if self_score < 1.0 and not explain_evidence.get("latest"):
-        return f"자기 점검: studyapp progress --self-check {entry.id}"
-    return "준비됨"
+    step = next_action(quiz, lab_evidence, exercise_evidence, self_score, explain, explain_evidence)
+    return step_line(entry, step, evidence)
 
 
 def _discover_exercises() -> dict[str, Any]:
@@ -353,6 +392,7 @@ def checklist_readiness(
             "labs": lab_evidence,
         }
         readiness = sum(weight * scores[name] for name, weight in weights.items())
+        step = next_action(quiz, lab_evidence, exercise_evidence, self_score, explain, explain_evidence)
         result.append(
             Readiness(
                 entry=entry,
@@ -361,19 +401,11 @@ def checklist_readiness(
                 labs=labs,
                 self_check=self_score,
                 evidence=evidence,
-                next_step=_next_step(
-                    entry,
-                    quiz,
-                    lab_evidence,
-                    exercise_evidence,
-                    self_score,
-                    explain,
-                    explain_evidence,
-                    evidence,
-                ),
+                next_step=step_line(entry, step, evidence),
                 exercises=exercise or 0.0,
                 explain=explain,
                 weights=weights,
+                action=step,
             )
         )
     return result

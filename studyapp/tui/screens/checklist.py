@@ -12,7 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from studyapp.progress.readiness import READY_AT, Readiness, checklist_readiness, overall
+from studyapp.progress.readiness import Readiness, checklist_readiness, overall
 from studyapp.quiz.presenting import bar, fit, percent
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
@@ -124,19 +124,17 @@ class ChecklistScreen(StudyScreen):
         )
 
     def _step_text(self, row: Readiness) -> str:
-        """`Readiness.next_step` in the interface language, naming the key that does it here
-        (the domain's text is Korean and names CLI commands). Same order as `next_step`."""
+        """`Readiness.action` (the step `studyapp progress` names) in the interface language,
+        with the key that does it here."""
         t = self.t
-        if row.quiz < READY_AT:
+        step = row.action
+        if step.kind == "quiz":
             return t("checklist.step.quiz", items=row.evidence.get("quiz", {}).get("items", 0))
-        for lab, info in row.evidence.get("labs", {}).items():
-            if not info.get("ok_runs"):
-                return t("checklist.step.lab", lab=lab)
-            if info.get("check_question") not in (None, True):
-                return t("checklist.step.lab_question", lab=lab)
-        if row.explain < READY_AT and row.evidence.get("explain", {}).get("prompts"):
-            return t("checklist.step.explain")
-        if row.self_check < 1.0:
+        if step.kind in ("exercise_start", "exercise_check"):
+            return t("checklist.step.exercise", id=step.target)
+        if step.kind in ("lab", "lab_question", "explain"):
+            return t(f"checklist.step.{step.kind}", lab=step.target)
+        if step.kind == "self_check":
             return t("checklist.step.self")
         return t("checklist.step.ready")
 
@@ -237,24 +235,25 @@ class ChecklistScreen(StudyScreen):
         self.study.open_lab(lab)
 
     def next_step(self) -> None:
-        """Do what `next_step` suggests: review items, run a lab, or self-check."""
+        """Do what the item's next step says: review, an exercise, explain, a lab, or self-check."""
         row = self.current()
         if row is None:
             return
-        if row.quiz < READY_AT:
+        kind = row.action.kind
+        if kind == "quiz":
             self.action_quiz()
-            return
-        for info in row.evidence.get("labs", {}).values():
-            if not info.get("ok_runs") or info.get("check_question") not in (None, True):
-                self.action_lab()
-                return
-        if row.explain < READY_AT and row.evidence.get("explain", {}).get("prompts"):
+        elif kind in ("exercise_start", "exercise_check"):
+            from studyapp.tui.screens.exercises import ExercisesScreen
+
+            self.app.push_screen(ExercisesScreen(select=row.action.target, pushed=True))
+        elif kind == "explain":
             self.action_explain()
-            return
-        if row.self_check < 1.0:
+        elif kind in ("lab", "lab_question"):
+            self.action_lab()
+        elif kind == "self_check":
             self.action_toggle_self_check()
-            return
-        self.notify(self._step_text(row), timeout=2, markup=False)
+        else:
+            self.notify(self._step_text(row), timeout=2, markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "explain":
