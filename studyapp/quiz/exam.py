@@ -447,43 +447,36 @@ class ExamSession:
         return self.result
 
     def _schedule(self, results: Iterable[QuestionResult], when: datetime) -> None:
-        """Record the answered questions into FSRS, like quiz answers (only with --schedule)."""
+        """Record the answered questions into FSRS, like quiz answers (only with --schedule).
+
+        Through `ProgressStore.save_answer` (a 4-choice answer through `choice.record_choice`):
+        a write that fails is kept by the store and retried, and its reason lands in
+        `save_problem`."""
         module = choice_module()
+        review: dict[str, Any] = {"mode": "exam", "session_id": self.attempt_id, "reviewed_at": when}
         for record in results:
             if record.response is None:
                 continue  # no answer is no evidence either way
             question = record.question
+            problem: str | None = None
             if question.kind == KIND_OX:
                 item = self.content.items.get(question.item_ids[0])
                 if item is None:
                     continue
-                self.store.record_answer(
+                new = self.store.new_review(
                     item.id,
                     answer=record.response,
                     correct=record.correct,
                     kind="ox",
-                    mode="exam",
-                    session_id=self.attempt_id,
                     text_hash=question_from_item(item).text_hash,
-                    reviewed_at=when,
+                    **review,
                 )
+                problem = self.store.save_answer(new).problem
             elif module is not None and question.source is not None:
                 picked = int(record.response) - 1
-                for credit in module.choice_credits(question.source, picked, False):
-                    item = self.content.items.get(credit.item_id)
-                    if item is None:
-                        continue
-                    self.store.record_answer(
-                        item.id,
-                        answer=credit.implied_answer,
-                        correct=credit.correct,
-                        unsure=credit.unsure,
-                        kind="choice",
-                        mode="exam",
-                        session_id=self.attempt_id,
-                        text_hash=question_from_item(item).text_hash,
-                        reviewed_at=when,
-                    )
+                _, problem = module.record_choice(self.store, question.source, picked, False, **review)
+            self.save_problem = self.save_problem or problem
+        self.store.checkpoint()  # record_choice leaves the checkpoint to its caller
 
 
 def format_clock(seconds: float) -> str:
