@@ -408,9 +408,8 @@ class ExamSession:
         assert self.started_at is not None
         finished_at = self.clock()
         limit = self.time_limit_s
-        used = min((finished_at - self.started_at).total_seconds(), limit) if auto else None
-        if used is None:
-            used = max(0.0, (finished_at - self.started_at).total_seconds())
+        elapsed = max(0.0, (finished_at - self.started_at).total_seconds())
+        used = min(elapsed, limit) if auto else elapsed  # a tick late is still the whole limit
         results: list[QuestionResult] = []
         per_topic: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for index, question in enumerate(self.questions):
