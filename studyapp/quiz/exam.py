@@ -158,12 +158,13 @@ def ox_question(item: Item) -> ExamQuestion:
     )
 
 
+def exam_options(items: Iterable[Item]) -> tuple[ExamOption, ...]:
+    return tuple(ExamOption(item.id, item.statement, item.explanation, item.answer == "O") for item in items)
+
+
 def from_choice(choice_question: Any) -> ExamQuestion:
     """An ExamQuestion from a `studyapp.quiz.choice.ChoiceQuestion` (options are bank items)."""
-    options = tuple(
-        ExamOption(item.id, item.statement, item.explanation, item.answer == "O")
-        for item in choice_question.options
-    )
+    options = exam_options(choice_question.options)
     return ExamQuestion(
         kind=KIND_CHOICE,
         topic=choice_question.topic,
