@@ -35,7 +35,6 @@ from studyapp.safetext import printable
 
 STRINGS = {
     "ko": {
-        "exam.title": "모의고사",
         "exam.intro": "모의고사: {count}문항 · 제한 시간 {limit} · 합격선 {mark}",
         "exam.kind.choice": "4지선다",
         "exam.kind.ox": "O/X",
@@ -83,7 +82,6 @@ STRINGS = {
         "exam.option_scope": "--time-limit, --pass-mark, --retry, --schedule은 --mode exam에서만 씁니다",
     },
     "en": {
-        "exam.title": "Mock exam",
         "exam.intro": "Mock exam: {count} questions · time limit {limit} · pass mark {mark}",
         "exam.kind.choice": "4-choice",
         "exam.kind.ox": "O/X",
