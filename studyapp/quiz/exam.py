@@ -31,6 +31,7 @@ from typing import Any
 
 from studyapp.content.model import Content, Item
 from studyapp.errors import StudyappError
+from studyapp.progress import exams
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import interleave, topic_family
 from studyapp.quiz.questions import question_from_item
@@ -305,8 +306,6 @@ class ExamSession:
         if self.started_at is not None:
             return
         self.started_at = self.clock()
-        from studyapp.progress import exams
-
         self._archive(exams.begin_attempt)
 
     def elapsed_s(self) -> float:
@@ -364,8 +363,6 @@ class ExamSession:
         if normalised is None:
             return False
         self.answers[self.position] = normalised
-        from studyapp.progress import exams
-
         self._archive(exams.save_progress)
         return True
 
@@ -436,8 +433,6 @@ class ExamSession:
             started_at=self.started_at,
             finished_at=finished_at,
         )
-        from studyapp.progress import exams
-
         self._archive(exams.finish_attempt, self.result)
         if self.settings.schedule and self.save_problem is None:
             try:
