@@ -25,7 +25,7 @@ import sqlite3
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -75,17 +75,7 @@ class ExamSettings:
         return self
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "count": self.count,
-            "time_limit_s": self.time_limit_s,
-            "pass_mark": self.pass_mark,
-            "kind": self.kind,
-            "topic": self.topic,
-            "checklist": self.checklist,
-            "schedule": self.schedule,
-            "seed": self.seed,
-            "retry_of": self.retry_of,
-        }
+        return asdict(self)  # every field is a plain value: the archive's settings_json
 
 
 @dataclass(frozen=True)
