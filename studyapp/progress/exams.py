@@ -96,40 +96,40 @@ def _settings(session: ExamSession, extra: dict[str, Any] | None = None) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-def _insert_row(db: Any, session: ExamSession) -> None:
+def _questions_json(session: ExamSession) -> str:
+    return json.dumps(_question_rows(session), ensure_ascii=False)
+
+
+def _insert_row(db: Any, session: ExamSession, questions_json: str) -> None:
+    """The attempt's row, unless it is there already (then the caller's UPDATE brings it up to date)."""
     assert session.started_at is not None
     db.execute(
         "INSERT OR IGNORE INTO exam_attempts(uid, started_at, settings_json, total, questions_json)"
         " VALUES (?,?,?,?,?)",
-        (
-            session.attempt_id,
-            to_iso(session.started_at),
-            _settings(session),
-            session.total,
-            json.dumps(_question_rows(session), ensure_ascii=False),
-        ),
+        (session.attempt_id, to_iso(session.started_at), _settings(session), session.total, questions_json),
     )
 
 
 def begin_attempt(store: ProgressStore, session: ExamSession) -> None:
     with store.transaction() as db:
-        _insert_row(db, session)
+        _insert_row(db, session, _questions_json(session))
 
 
 def save_progress(store: ProgressStore, session: ExamSession) -> None:
     """The answers so far (after each answer): an interrupted sitting keeps them. The row is
     created here too when the write at the start failed (a full disk that has space again)."""
+    questions_json = _questions_json(session)
     with store.transaction() as db:
-        _insert_row(db, session)
+        _insert_row(db, session, questions_json)
         db.execute(
-            "UPDATE exam_attempts SET questions_json = ? WHERE uid = ?",
-            (json.dumps(_question_rows(session), ensure_ascii=False), session.attempt_id),
+            "UPDATE exam_attempts SET questions_json = ? WHERE uid = ?", (questions_json, session.attempt_id)
         )
 
 
 def finish_attempt(store: ProgressStore, session: ExamSession, result: ExamResult) -> None:
+    questions_json = _questions_json(session)
     with store.transaction() as db:
-        _insert_row(db, session)
+        _insert_row(db, session, questions_json)
         db.execute(
             "UPDATE exam_attempts SET finished_at = ?, settings_json = ?, score = ?, passed = ?,"
             " time_used_s = ?, questions_json = ? WHERE uid = ?",
@@ -139,7 +139,7 @@ def finish_attempt(store: ProgressStore, session: ExamSession, result: ExamResul
                 result.score,
                 int(result.passed),
                 result.time_used_s,
-                json.dumps(_question_rows(session), ensure_ascii=False),
+                questions_json,
                 session.attempt_id,
             ),
         )
