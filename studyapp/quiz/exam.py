@@ -464,6 +464,11 @@ class ExamSession:
         self.store.checkpoint()  # record_choice leaves the checkpoint to its caller
 
 
+def retry_time_limit(per_question_s: float, count: int) -> float:
+    """A retry of `count` misses keeps the original time per question, but gets a minute at least."""
+    return max(60.0, per_question_s * count)
+
+
 def format_clock(seconds: float) -> str:
     """`mm:ss` (or `h:mm:ss`) for a countdown; rounds up so 0:00 means the time is really up."""
     whole = int(-(-seconds // 1)) if seconds > 0 else 0

@@ -21,6 +21,7 @@ from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.exam import (
+    DEFAULT_PASS_MARK,
     KIND_CHOICE,
     KIND_OX,
     ExamResult,
@@ -29,6 +30,7 @@ from studyapp.quiz.exam import (
     format_clock,
     parse_pass_mark,
     parse_time_limit,
+    retry_time_limit,
 )
 from studyapp.quiz.presenting import percent, topic_path
 from studyapp.safetext import printable
@@ -218,10 +220,10 @@ def session_from_args(content: Content, store: ProgressStore, args: argparse.Nam
             retry_of=attempt.uid,
             pass_mark=settings.pass_mark
             if args.pass_mark is not None
-            else float(old.get("pass_mark") or 0.6),
+            else float(old.get("pass_mark") or DEFAULT_PASS_MARK),
             time_limit_s=settings.time_limit_s
             if settings.time_limit_s is not None
-            else (max(60.0, per_question * len(questions)) if per_question else None),
+            else (retry_time_limit(per_question, len(questions)) if per_question else None),
         )
         return ExamSession(content, store, settings, questions=questions)
     return ExamSession(content, store, settings)

@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from studyapp.errors import StudyappError
-from studyapp.quiz.exam import KIND_CHOICE, ExamResult, ExamSession, QuestionResult
+from studyapp.quiz.exam import KIND_CHOICE, ExamResult, ExamSession, QuestionResult, retry_time_limit
 from studyapp.quiz.exam_cli import archive_warning, score_line, time_used_line, topic_scores
 from studyapp.quiz.presenting import percent, topic_path
 from studyapp.tui.screens.base import StudyScreen, TitleBar
@@ -140,7 +140,7 @@ class ExamResultScreen(StudyScreen):
             self.session.settings,
             retry_of=attempt.uid,
             count=len(questions),
-            time_limit_s=max(60.0, per_question * len(questions)),
+            time_limit_s=retry_time_limit(per_question, len(questions)),
         )
         session = ExamSession(
             self.study.content, store, settings, questions=questions, clock=self.session.clock
