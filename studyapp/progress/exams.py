@@ -96,40 +96,40 @@ def _settings(session: ExamSession, extra: dict[str, Any] | None = None) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-def _insert_row(db: Any, session: ExamSession) -> None:
+def _questions_json(session: ExamSession) -> str:
+    return json.dumps(_question_rows(session), ensure_ascii=False)
+
+
+def _insert_row(db: Any, session: ExamSession, questions_json: str) -> None:
+    """The attempt's row, unless it is there already (then the caller's UPDATE brings it up to date)."""
     assert session.started_at is not None
     db.execute(
         "INSERT OR IGNORE INTO exam_attempts(uid, started_at, settings_json, total, questions_json)"
         " VALUES (?,?,?,?,?)",
-        (
-            session.attempt_id,
-            to_iso(session.started_at),
-            _settings(session),
-            session.total,
-            json.dumps(_question_rows(session), ensure_ascii=False),
-        ),
+        (session.attempt_id, to_iso(session.started_at), _settings(session), session.total, questions_json),
     )
 
 
 def begin_attempt(store: ProgressStore, session: ExamSession) -> None:
     with store.transaction() as db:
-        _insert_row(db, session)
+        _insert_row(db, session, _questions_json(session))
 
 
 def save_progress(store: ProgressStore, session: ExamSession) -> None:
     """The answers so far (after each answer): an interrupted sitting keeps them. The row is
     created here too when the write at the start failed (a full disk that has space again)."""
+    questions_json = _questions_json(session)
     with store.transaction() as db:
-        _insert_row(db, session)
+        _insert_row(db, session, questions_json)
         db.execute(
-            "UPDATE exam_attempts SET questions_json = ? WHERE uid = ?",
-            (json.dumps(_question_rows(session), ensure_ascii=False), session.attempt_id),
+            "UPDATE exam_attempts SET questions_json = ? WHERE uid = ?", (questions_json, session.attempt_id)
         )
 
 
 def finish_attempt(store: ProgressStore, session: ExamSession, result: ExamResult) -> None:
+    questions_json = _questions_json(session)
     with store.transaction() as db:
-        _insert_row(db, session)
+        _insert_row(db, session, questions_json)
         db.execute(
             "UPDATE exam_attempts SET finished_at = ?, settings_json = ?, score = ?, passed = ?,"
             " time_used_s = ?, questions_json = ? WHERE uid = ?",
@@ -139,7 +139,7 @@ def finish_attempt(store: ProgressStore, session: ExamSession, result: ExamResul
                 result.score,
                 int(result.passed),
                 result.time_used_s,
-                json.dumps(_question_rows(session), ensure_ascii=False),
+                questions_json,
                 session.attempt_id,
             ),
         )
@@ -197,7 +197,7 @@ def find_attempt(store: ProgressStore, wanted: str) -> ExamAttempt:
 def retry_questions(content: Content, attempt: ExamAttempt) -> list[ExamQuestion]:
     """The misses of `attempt` as questions again (unanswered ones included), with today's
     explanations. A miss whose items were removed from the bank since is left out."""
-    from studyapp.quiz.exam import KIND_CHOICE, ExamOption, ExamQuestion, from_choice, ox_question
+    from studyapp.quiz.exam import KIND_CHOICE, ExamQuestion, exam_options, from_choice, ox_question
 
     if not attempt.finished:
         raise StudyappError(f"attempt {attempt.short_id} was never submitted: there are no misses to retry")
@@ -207,26 +207,28 @@ def retry_questions(content: Content, attempt: ExamAttempt) -> list[ExamQuestion
         if not ids or any(i not in content.items for i in ids):
             continue
         items = [content.items[i] for i in ids]
-        keys = [i for i in items if i.answer == (items[_answer_index(row, items)].answer if items else "")]
-        if row.get("kind") == KIND_CHOICE and len(items) > 1 and len(keys) != 1:
+        if row.get("kind") != KIND_CHOICE or len(items) == 1:
+            questions.append(ox_question(items[0]))
+            continue
+        key_answer = items[_answer_index(row, items)].answer
+        if sum(item.answer == key_answer for item in items) != 1:
             # The bank changed since (an answer key flipped): ask the statements one by one.
             questions.extend(ox_question(item) for item in items)
             continue
-        if row.get("kind") == KIND_CHOICE and len(items) > 1:
-            options = tuple(ExamOption(i.id, i.statement, i.explanation, i.answer == "O") for i in items)
-            source = _rebuild_choice(row, items)
-            question = ExamQuestion(
+        source = _rebuild_choice(row, items)
+        if source is not None:
+            questions.append(from_choice(source))
+            continue
+        questions.append(
+            ExamQuestion(
                 kind=KIND_CHOICE,
                 topic=str(row.get("topic") or items[0].topic),
                 stem=str(row.get("stem") or ""),
                 answer=str(row.get("answer")),
-                options=options,
+                options=exam_options(items),
                 item_ids=tuple(ids),
-                source=source,
             )
-            questions.append(from_choice(source) if source is not None else question)
-        else:
-            questions.append(ox_question(items[0]))
+        )
     if not questions:
         raise StudyappError(f"attempt {attempt.short_id} has no misses left to retry")
     return questions

@@ -25,12 +25,13 @@ import sqlite3
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from studyapp.content.model import Content, Item
 from studyapp.errors import StudyappError
+from studyapp.progress import exams
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import interleave, topic_family
 from studyapp.quiz.questions import question_from_item
@@ -74,17 +75,7 @@ class ExamSettings:
         return self
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "count": self.count,
-            "time_limit_s": self.time_limit_s,
-            "pass_mark": self.pass_mark,
-            "kind": self.kind,
-            "topic": self.topic,
-            "checklist": self.checklist,
-            "schedule": self.schedule,
-            "seed": self.seed,
-            "retry_of": self.retry_of,
-        }
+        return asdict(self)  # every field is a plain value: the archive's settings_json
 
 
 @dataclass(frozen=True)
@@ -158,12 +149,13 @@ def ox_question(item: Item) -> ExamQuestion:
     )
 
 
+def exam_options(items: Iterable[Item]) -> tuple[ExamOption, ...]:
+    return tuple(ExamOption(item.id, item.statement, item.explanation, item.answer == "O") for item in items)
+
+
 def from_choice(choice_question: Any) -> ExamQuestion:
     """An ExamQuestion from a `studyapp.quiz.choice.ChoiceQuestion` (options are bank items)."""
-    options = tuple(
-        ExamOption(item.id, item.statement, item.explanation, item.answer == "O")
-        for item in choice_question.options
-    )
+    options = exam_options(choice_question.options)
     return ExamQuestion(
         kind=KIND_CHOICE,
         topic=choice_question.topic,
@@ -304,8 +296,6 @@ class ExamSession:
         if self.started_at is not None:
             return
         self.started_at = self.clock()
-        from studyapp.progress import exams
-
         self._archive(exams.begin_attempt)
 
     def elapsed_s(self) -> float:
@@ -363,8 +353,6 @@ class ExamSession:
         if normalised is None:
             return False
         self.answers[self.position] = normalised
-        from studyapp.progress import exams
-
         self._archive(exams.save_progress)
         return True
 
@@ -408,9 +396,8 @@ class ExamSession:
         assert self.started_at is not None
         finished_at = self.clock()
         limit = self.time_limit_s
-        used = min((finished_at - self.started_at).total_seconds(), limit) if auto else None
-        if used is None:
-            used = max(0.0, (finished_at - self.started_at).total_seconds())
+        elapsed = max(0.0, (finished_at - self.started_at).total_seconds())
+        used = min(elapsed, limit) if auto else elapsed  # a tick late is still the whole limit
         results: list[QuestionResult] = []
         per_topic: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for index, question in enumerate(self.questions):
@@ -436,8 +423,6 @@ class ExamSession:
             started_at=self.started_at,
             finished_at=finished_at,
         )
-        from studyapp.progress import exams
-
         self._archive(exams.finish_attempt, self.result)
         if self.settings.schedule and self.save_problem is None:
             try:
@@ -447,43 +432,41 @@ class ExamSession:
         return self.result
 
     def _schedule(self, results: Iterable[QuestionResult], when: datetime) -> None:
-        """Record the answered questions into FSRS, like quiz answers (only with --schedule)."""
+        """Record the answered questions into FSRS, like quiz answers (only with --schedule).
+
+        Through `ProgressStore.save_answer` (a 4-choice answer through `choice.record_choice`):
+        a write that fails is kept by the store and retried, and its reason lands in
+        `save_problem`."""
         module = choice_module()
+        review: dict[str, Any] = {"mode": "exam", "session_id": self.attempt_id, "reviewed_at": when}
         for record in results:
             if record.response is None:
                 continue  # no answer is no evidence either way
             question = record.question
+            problem: str | None = None
             if question.kind == KIND_OX:
                 item = self.content.items.get(question.item_ids[0])
                 if item is None:
                     continue
-                self.store.record_answer(
+                new = self.store.new_review(
                     item.id,
                     answer=record.response,
                     correct=record.correct,
                     kind="ox",
-                    mode="exam",
-                    session_id=self.attempt_id,
                     text_hash=question_from_item(item).text_hash,
-                    reviewed_at=when,
+                    **review,
                 )
+                problem = self.store.save_answer(new).problem
             elif module is not None and question.source is not None:
                 picked = int(record.response) - 1
-                for credit in module.choice_credits(question.source, picked, False):
-                    item = self.content.items.get(credit.item_id)
-                    if item is None:
-                        continue
-                    self.store.record_answer(
-                        item.id,
-                        answer=credit.implied_answer,
-                        correct=credit.correct,
-                        unsure=credit.unsure,
-                        kind="choice",
-                        mode="exam",
-                        session_id=self.attempt_id,
-                        text_hash=question_from_item(item).text_hash,
-                        reviewed_at=when,
-                    )
+                _, problem = module.record_choice(self.store, question.source, picked, False, **review)
+            self.save_problem = self.save_problem or problem
+        self.store.checkpoint()  # record_choice leaves the checkpoint to its caller
+
+
+def retry_time_limit(per_question_s: float, count: int) -> float:
+    """A retry of `count` misses keeps the original time per question, but gets a minute at least."""
+    return max(60.0, per_question_s * count)
 
 
 def format_clock(seconds: float) -> str:

@@ -21,6 +21,7 @@ from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.exam import (
+    DEFAULT_PASS_MARK,
     KIND_CHOICE,
     KIND_OX,
     ExamResult,
@@ -29,13 +30,13 @@ from studyapp.quiz.exam import (
     format_clock,
     parse_pass_mark,
     parse_time_limit,
+    retry_time_limit,
 )
-from studyapp.quiz.presenting import topic_path
+from studyapp.quiz.presenting import percent, topic_path
 from studyapp.safetext import printable
 
 STRINGS = {
     "ko": {
-        "exam.title": "모의고사",
         "exam.intro": "모의고사: {count}문항 · 제한 시간 {limit} · 합격선 {mark}",
         "exam.kind.choice": "4지선다",
         "exam.kind.ox": "O/X",
@@ -83,7 +84,6 @@ STRINGS = {
         "exam.option_scope": "--time-limit, --pass-mark, --retry, --schedule은 --mode exam에서만 씁니다",
     },
     "en": {
-        "exam.title": "Mock exam",
         "exam.intro": "Mock exam: {count} questions · time limit {limit} · pass mark {mark}",
         "exam.kind.choice": "4-choice",
         "exam.kind.ox": "O/X",
@@ -220,10 +220,10 @@ def session_from_args(content: Content, store: ProgressStore, args: argparse.Nam
             retry_of=attempt.uid,
             pass_mark=settings.pass_mark
             if args.pass_mark is not None
-            else float(old.get("pass_mark") or 0.6),
+            else float(old.get("pass_mark") or DEFAULT_PASS_MARK),
             time_limit_s=settings.time_limit_s
             if settings.time_limit_s is not None
-            else (max(60.0, per_question * len(questions)) if per_question else None),
+            else (retry_time_limit(per_question, len(questions)) if per_question else None),
         )
         return ExamSession(content, store, settings, questions=questions)
     return ExamSession(content, store, settings)
@@ -246,12 +246,32 @@ def run_exam_command(args: argparse.Namespace, t: Translator, content: Content, 
 # ---------------------------------------------------------------------------------------------
 
 
-def percent_text(share: float) -> str:
-    return f"{share * 100:.0f}%"
+def score_line(result: ExamResult, t: Translator) -> str:
+    """`Result: 7/10 (70%) · PASS (pass mark 60%)` — the first line of every result."""
+    return t(
+        "exam.result",
+        score=result.score,
+        total=result.total,
+        percent=percent(result.percent),
+        verdict=t("exam.pass") if result.passed else t("exam.fail"),
+        mark=percent(result.settings.pass_mark),
+    )
 
 
-def limit_text(seconds: float) -> str:
-    return format_clock(seconds)
+def time_used_line(result: ExamResult, t: Translator) -> str:
+    return t(
+        "exam.time_used",
+        used=format_clock(result.time_used_s),
+        limit=format_clock(result.time_limit_s),
+        auto=t("exam.auto") if result.auto_submitted else "",
+    )
+
+
+def topic_scores(result: ExamResult, content: Content) -> list[tuple[str, int, int]]:
+    """(topic id, right, total) per topic, in the content's topic order."""
+    order = {topic.id: index for index, topic in enumerate(content.ordered_topics())}
+    ranked = sorted(result.per_topic.items(), key=lambda kv: order.get(kv[0], 99))
+    return [(topic_id, right, total) for topic_id, (right, total) in ranked]
 
 
 def intro_lines(session: ExamSession, t: Translator) -> list[str]:
@@ -260,8 +280,8 @@ def intro_lines(session: ExamSession, t: Translator) -> list[str]:
         t(
             "exam.intro",
             count=session.total,
-            limit=limit_text(session.time_limit_s),
-            mark=percent_text(session.settings.pass_mark),
+            limit=format_clock(session.time_limit_s),
+            mark=percent(session.settings.pass_mark),
         ),
         t("exam.kind_line", kind=t(f"exam.kind.{session.kind}")),
         t("exam.rules"),
@@ -300,34 +320,18 @@ def question_lines(session: ExamSession, t: Translator) -> list[str]:
 
 def result_lines(result: ExamResult, content: Content, t: Translator) -> list[str]:
     register(t)
-    lines = [
-        t(
-            "exam.result",
-            score=result.score,
-            total=result.total,
-            percent=percent_text(result.percent),
-            verdict=t("exam.pass") if result.passed else t("exam.fail"),
-            mark=percent_text(result.settings.pass_mark),
-        ),
-        t(
-            "exam.time_used",
-            used=format_clock(result.time_used_s),
-            limit=format_clock(result.time_limit_s),
-            auto=t("exam.auto") if result.auto_submitted else "",
-        ),
-    ]
+    lines = [score_line(result, t), time_used_line(result, t)]
     if result.unanswered:
         lines.append(t("exam.unanswered", count=result.unanswered))
     lines.append(t("exam.per_topic"))
-    order = {topic.id: index for index, topic in enumerate(content.ordered_topics())}
-    for topic_id, (right, total) in sorted(result.per_topic.items(), key=lambda kv: order.get(kv[0], 99)):
+    for topic_id, right, total in topic_scores(result, content):
         lines.append(
             t(
                 "exam.topic_line",
                 topic=topic_path(content, topic_id),
                 right=right,
                 total=total,
-                percent=percent_text(right / total if total else 0.0),
+                percent=percent(right / total if total else 0.0),
             )
         )
     lines += ["", t("exam.review")]

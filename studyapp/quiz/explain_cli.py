@@ -96,10 +96,8 @@ def cmd_explain(args: argparse.Namespace, t: Translator) -> int:
     store = open_store(args)
     if args.list:
         return _list(content, store, chosen, t, args.json, sys.stdout)
-    prompt = chosen[0] if args.id else next_prompt(chosen, store)
-    assert prompt is not None
-    if len(chosen) > 1:  # a checklist item with several prompts: the one due for practice
-        prompt = next_prompt(chosen, store) or prompt
+    # Several prompts (no ID, or a checklist item with more than one): the one due for practice.
+    prompt = (next_prompt(chosen, store) if len(chosen) > 1 else None) or chosen[0]
     if args.plain:
         return run_plain_explain(content, store, prompt, t, sys.stdin, sys.stdout)
     return run_tui(args, t, start="explain:" + prompt.id, content=content, store=store)

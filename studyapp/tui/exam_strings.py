@@ -13,7 +13,6 @@ EXPLAIN_STRINGS = {
     "ko": {
         "key.explain": "설명하기",
         "key.explain_submit": "답 제출",
-        "key.explain_save": "저장",
         "key.explain_prev": "이전 문제",
         "key.explain_next": "다음 문제",
         "key.explain_again": "다른 문제",
@@ -44,7 +43,6 @@ EXPLAIN_STRINGS = {
     "en": {
         "key.explain": "Explain it",
         "key.explain_submit": "Submit answer",
-        "key.explain_save": "Save",
         "key.explain_prev": "Previous prompt",
         "key.explain_next": "Next prompt",
         "key.explain_again": "Another prompt",
@@ -104,8 +102,6 @@ EXAM_STRINGS = {
         "exam.confirm_title": "제출할까요?",
         "exam.confirm_body": "답하지 않은 문항 {unanswered}개, 검토 표시 {flags}개.",
         "exam.confirm_keys": "Enter 제출 · Esc 계속 풀기",
-        "exam.unreadable_tui": "{keys} 로 답하세요.",
-        "exam.retry_none": "다시 풀 오답이 없습니다.",
         "exam.ox.O": "맞다 (o)",
         "exam.ox.X": "틀리다 (x)",
     },
@@ -138,8 +134,6 @@ EXAM_STRINGS = {
         "exam.confirm_title": "Submit the exam?",
         "exam.confirm_body": "{unanswered} unanswered, {flags} flagged.",
         "exam.confirm_keys": "Enter submit · Esc keep going",
-        "exam.unreadable_tui": "Answer with {keys}.",
-        "exam.retry_none": "No misses to retry.",
         "exam.ox.O": "true (o)",
         "exam.ox.X": "false (x)",
     },

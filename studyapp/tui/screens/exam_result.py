@@ -13,9 +13,9 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from studyapp.errors import StudyappError
-from studyapp.quiz.exam import KIND_CHOICE, ExamResult, ExamSession, QuestionResult, format_clock
-from studyapp.quiz.exam_cli import archive_warning, percent_text
-from studyapp.quiz.presenting import topic_path
+from studyapp.quiz.exam import KIND_CHOICE, ExamResult, ExamSession, QuestionResult, retry_time_limit
+from studyapp.quiz.exam_cli import archive_warning, score_line, time_used_line, topic_scores
+from studyapp.quiz.presenting import percent, topic_path
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.screens.exam import close_exam, register, replace_screen
 from studyapp.tui.widgets.keybar import KeyBar
@@ -41,26 +41,13 @@ class ExamResultScreen(StudyScreen):
         verdict = t("exam.pass") if result.passed else t("exam.fail")
         yield TitleBar(t("summary.exam_title"), verdict, id="exam-result-title")
         with VerticalScroll(id="exam-result-body"):
-            score = t(
-                "exam.result",
-                score=result.score,
-                total=result.total,
-                percent=percent_text(result.percent),
-                verdict=verdict,
-                mark=percent_text(result.settings.pass_mark),
-            )
             yield Static(
-                Content(score),
+                Content(score_line(result, t)),
                 id="exam-result-score",
                 classes="passed" if result.passed else "failed",
                 markup=False,
             )
-            time_line = t(
-                "exam.time_used",
-                used=format_clock(result.time_used_s),
-                limit=format_clock(result.time_limit_s),
-                auto=t("exam.auto") if result.auto_submitted else "",
-            )
+            time_line = time_used_line(result, t)
             if result.unanswered:
                 time_line += " · " + t("exam.unanswered", count=result.unanswered)
             yield Static(Content(time_line), id="exam-result-time", markup=False)
@@ -117,14 +104,11 @@ class ExamResultScreen(StudyScreen):
         table.add_column(t("summary.col.topic"), key="topic")
         table.add_column(t("summary.col.right"), key="right")
         table.add_column(t("summary.col.score"), key="score")
-        order = {topic.id: index for index, topic in enumerate(self.study.content.ordered_topics())}
-        for topic_id, (right, total) in sorted(
-            self.result.per_topic.items(), key=lambda kv: order.get(kv[0], 99)
-        ):
+        for topic_id, right, total in topic_scores(self.result, self.study.content):
             table.add_row(
                 Text(topic_path(self.study.content, topic_id)),
                 Text(f"{right}/{total}", justify="right"),
-                Text(percent_text(right / total if total else 0.0), justify="right"),
+                Text(percent(right / total if total else 0.0), justify="right"),
                 key=topic_id,
             )
         self.query_one("#exam-result-body").focus()
@@ -156,7 +140,7 @@ class ExamResultScreen(StudyScreen):
             self.session.settings,
             retry_of=attempt.uid,
             count=len(questions),
-            time_limit_s=max(60.0, per_question * len(questions)),
+            time_limit_s=retry_time_limit(per_question, len(questions)),
         )
         session = ExamSession(
             self.study.content, store, settings, questions=questions, clock=self.session.clock

@@ -22,7 +22,7 @@ from textual.widgets import Static, TextArea
 
 from studyapp.content.explain import ExplainPrompt
 from studyapp.errors import StudyappError
-from studyapp.quiz.explain import DONE, REVIEWING, WRITING, ExplainSession, latest_by_prompt, next_prompt
+from studyapp.quiz.explain import DONE, REVIEWING, WRITING, ExplainSession, history, next_prompt
 from studyapp.tui.exam_strings import register
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
@@ -129,7 +129,7 @@ class ExplainScreen(StudyScreen):
             )
         )
         self.query_one("#explain-prompt", Static).update(Content.styled(prompt.prompt, "bold"))
-        last = latest_by_prompt(self.study.store).get(prompt.id)
+        last = next(reversed(history(self.study.store, prompt.id)), None)  # this prompt's rows only
         last_line = self.query_one("#explain-last", Static)
         last_line.display = last is not None
         if last is not None:
