@@ -25,7 +25,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from studyapp.content.model import Item
+from studyapp.content.model import Content, Item
 from studyapp.content.similarity import CHOICE_SCORE, SimilarityIndex
 from studyapp.quiz.scheduler import Grade, ItemSchedule
 
@@ -166,6 +166,19 @@ class ChoiceBuilder:
         if len(chosen) < OPTION_COUNT:
             return None
         return build_choice_question(key, chosen[1:], rng)
+
+
+_shared_builder: tuple[Content, ChoiceBuilder] | None = None
+
+
+def shared_builder(content: Content) -> ChoiceBuilder:
+    """The builder for a loaded bank, made once per process and reused by every later session on
+    the same `Content` (the TUI starts many): its similarity index is most of what a 4-choice
+    session adds to quiz start-up. Another `Content` (a reload) gets a fresh one."""
+    global _shared_builder
+    if _shared_builder is None or _shared_builder[0] is not content:
+        _shared_builder = (content, ChoiceBuilder(content.items.values()))
+    return _shared_builder[1]
 
 
 def generate_choice_questions(
