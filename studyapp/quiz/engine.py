@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import tempfile
 import uuid
@@ -390,21 +389,16 @@ def finish_unsaved(store: ProgressStore) -> str | None:
         return None
     except StoreError as exc:
         problem = str(exc)
+    from studyapp.progress.report import write_atomically  # only on this rare path
+
     count = len(store.unsaved)
     text = json.dumps(store.unsaved_export(), ensure_ascii=False, indent=1)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     for folder in (store.path.parent, Path(tempfile.gettempdir())):
         target = folder / f"unsaved-answers-{stamp}.json"
         try:
-            fd, temp = tempfile.mkstemp(dir=folder, prefix=".unsaved-answers-")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-                os.replace(temp, target)
-            except BaseException:
-                os.unlink(temp)
-                raise
-        except OSError:
+            write_atomically(target, text)
+        except StudyappError:
             continue
         return (
             f"{count} answer(s) could not be saved ({problem}); they were written to {target} — "
