@@ -37,10 +37,6 @@ KIND_CORRECT = "correct"  # "다음 중 옳은 것은?": the key is the one O it
 KIND_INCORRECT = "incorrect"  # "다음 중 옳지 않은 것은?": the key is the one X item
 KINDS = (KIND_CORRECT, KIND_INCORRECT)
 STEMS = {KIND_CORRECT: "다음 중 옳은 것은?", KIND_INCORRECT: "다음 중 옳지 않은 것은?"}
-STEMS_EN = {
-    KIND_CORRECT: "Which of the following is correct?",
-    KIND_INCORRECT: "Which of the following is NOT correct?",
-}
 OPTION_COUNT = 4
 # The key's answer for each kind, and the distractors' (the opposite).
 KEY_ANSWER = {KIND_CORRECT: "O", KIND_INCORRECT: "X"}
@@ -119,9 +115,6 @@ class ChoiceBuilder:
         self._by_topic: dict[str, list[Item]] = defaultdict(list)
         for item in sorted(self.items.values(), key=lambda i: i.id):
             self._by_topic[item.topic].append(item)
-
-    def topic_items(self, topic: str) -> list[Item]:
-        return list(self._by_topic.get(topic, ()))
 
     def can_key(self, item: Item) -> bool:
         """Enough opposite-answer items in its topic for three distractors (ignoring closeness)."""
