@@ -131,24 +131,34 @@ class SimilarityIndex:
         for grams in counts.values():
             document_frequency.update(grams.keys())
         total = len(counts)
-        idf = {gram: math.log((1 + total) / (1 + df)) for gram, df in document_frequency.items()}
+        self._idf = {gram: math.log((1 + total) / (1 + df)) for gram, df in document_frequency.items()}
+        self._counts = counts
+        # Weighted on first use: a quiz start compares a few dozen items, `studyapp check` all.
         self._vectors: dict[str, dict[str, float]] = {}
-        for item_id, grams in counts.items():
-            weights = {gram: (1 + math.log(count)) * idf[gram] for gram, count in grams.items()}
-            length = math.sqrt(sum(w * w for w in weights.values())) or 1.0
-            self._vectors[item_id] = {gram: w / length for gram, w in weights.items() if w > 0}
         self._numbers = {item_id: numbers_in(item.statement) for item_id, item in self.items.items()}
         self._scores: dict[tuple[str, str], float] | None = None
         self._pair_cache: dict[tuple[str, str], float] = {}
 
+    def _vector(self, item_id: str) -> dict[str, float]:
+        """The item's TF-IDF vector, unit length."""
+        vector = self._vectors.get(item_id)
+        if vector is None:
+            idf = self._idf
+            weights = {
+                gram: (1 + math.log(count)) * idf[gram] for gram, count in self._counts[item_id].items()
+            }
+            length = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+            vector = self._vectors[item_id] = {gram: w / length for gram, w in weights.items() if w > 0}
+        return vector
+
     def _all_scores(self) -> dict[tuple[str, str], float]:
         """Cosine of every pair sharing an n-gram (an inverted index skips the rest)."""
         if self._scores is None:
-            ids = sorted(self._vectors)
+            ids = sorted(self._counts)
             count = len(ids)
             postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
             for number, item_id in enumerate(ids):
-                for gram, weight in self._vectors[item_id].items():
+                for gram, weight in self._vector(item_id).items():
                     postings[gram].append((number, weight))
             # Integer pair keys (first * count + second): about twice as fast as tuples of ids.
             sums: dict[int, float] = defaultdict(float)
@@ -174,7 +184,7 @@ class SimilarityIndex:
         # One pair without the all-pairs table: a 4-choice question checks a few dozen pairs,
         # so building the table (most of the detector's time) would slow every quiz start.
         if key not in self._pair_cache:
-            first, second = self._vectors[key[0]], self._vectors[key[1]]
+            first, second = self._vector(key[0]), self._vector(key[1])
             if len(second) < len(first):
                 first, second = second, first
             self._pair_cache[key] = sum(weight * second.get(gram, 0.0) for gram, weight in first.items())

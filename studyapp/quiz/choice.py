@@ -25,7 +25,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from studyapp.content.model import Item
+from studyapp.content.model import Content, Item
 from studyapp.content.similarity import CHOICE_SCORE, SimilarityIndex
 from studyapp.quiz.scheduler import Grade, ItemSchedule
 
@@ -37,10 +37,6 @@ KIND_CORRECT = "correct"  # "다음 중 옳은 것은?": the key is the one O it
 KIND_INCORRECT = "incorrect"  # "다음 중 옳지 않은 것은?": the key is the one X item
 KINDS = (KIND_CORRECT, KIND_INCORRECT)
 STEMS = {KIND_CORRECT: "다음 중 옳은 것은?", KIND_INCORRECT: "다음 중 옳지 않은 것은?"}
-STEMS_EN = {
-    KIND_CORRECT: "Which of the following is correct?",
-    KIND_INCORRECT: "Which of the following is NOT correct?",
-}
 OPTION_COUNT = 4
 # The key's answer for each kind, and the distractors' (the opposite).
 KEY_ANSWER = {KIND_CORRECT: "O", KIND_INCORRECT: "X"}
@@ -120,9 +116,6 @@ class ChoiceBuilder:
         for item in sorted(self.items.values(), key=lambda i: i.id):
             self._by_topic[item.topic].append(item)
 
-    def topic_items(self, topic: str) -> list[Item]:
-        return list(self._by_topic.get(topic, ()))
-
     def can_key(self, item: Item) -> bool:
         """Enough opposite-answer items in its topic for three distractors (ignoring closeness)."""
         opposite = [other for other in self._by_topic.get(item.topic, ()) if other.answer != item.answer]
@@ -166,6 +159,19 @@ class ChoiceBuilder:
         if len(chosen) < OPTION_COUNT:
             return None
         return build_choice_question(key, chosen[1:], rng)
+
+
+_shared_builder: tuple[Content, ChoiceBuilder] | None = None
+
+
+def shared_builder(content: Content) -> ChoiceBuilder:
+    """The builder for a loaded bank, made once per process and reused by every later session on
+    the same `Content` (the TUI starts many): its similarity index is most of what a 4-choice
+    session adds to quiz start-up. Another `Content` (a reload) gets a fresh one."""
+    global _shared_builder
+    if _shared_builder is None or _shared_builder[0] is not content:
+        _shared_builder = (content, ChoiceBuilder(content.items.values()))
+    return _shared_builder[1]
 
 
 def generate_choice_questions(

@@ -362,12 +362,11 @@ def with_choice_questions(
     kind = options.kind
     if kind not in ("choice", "mixed"):
         return selected
-    from studyapp.quiz.choice import ChoiceBuilder, mix_into_queue
+    from studyapp.quiz.choice import mix_into_queue, shared_builder
 
     # Seeded apart from the selection so the same seed gives the same O/X order as before.
     rng = random.Random(None if options.seed is None else options.seed + 1)
-    builder = ChoiceBuilder(content.items.values())
-    return mix_into_queue(builder, selected, kind, rng, studied=set(store.schedules()))
+    return mix_into_queue(shared_builder(content), selected, kind, rng, studied=set(store.schedules()))
 
 
 def due_window_end(now: datetime, tz: tzinfo | None = None) -> datetime:

@@ -83,12 +83,13 @@ STRINGS = {
 _KEY_ALIASES = {"1": "O", "2": "X", "o": "O", "x": "X", "ㅇ": "O", "ㅐ": "O", "ㅌ": "X"}
 
 
-def parse_response(line: str) -> tuple[str, bool]:
-    """`o`, `x?`, `?1`, `5.9` → (response, unsure)."""
+def parse_response(line: str, kind: str = KIND_OX) -> tuple[str, bool]:
+    """`o`, `x?`, `?1`, `5.9` → (response, unsure). The o/x key aliases (`1` → O) apply to O/X
+    questions only: in a 4-choice question `1` is option 1, in a drill the number 1."""
     text = line.strip()
     unsure = "?" in text
     text = text.replace("?", "").strip()
-    return _KEY_ALIASES.get(text.lower(), text), unsure
+    return (_KEY_ALIASES.get(text.lower(), text) if kind == KIND_OX else text), unsure
 
 
 def format_choice_options(question: Question) -> list[str]:
@@ -216,10 +217,7 @@ def run_plain(
             if deferred and len(deferred) > len(session.answers):
                 deferred.pop()
             continue
-        if question.kind == KIND_CHOICE:  # digits are option numbers here, not o/x aliases
-            response, unsure = line.replace("?", "").strip(), "?" in line
-        else:
-            response, unsure = parse_response(line)
+        response, unsure = parse_response(line, question.kind)
         waiting = len(store.unsaved)
         feedback = session.answer(response, unsure)
         if feedback is None:

@@ -8,6 +8,7 @@ until the summary.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -402,14 +403,8 @@ class QuizScreen(StudyScreen):
     def action_restart(self, mode: str) -> None:
         if self.state != EMPTY:
             return
-        options = SessionOptions(
-            mode=mode,
-            topic=self.options.topic,
-            checklist=self.options.checklist,
-            count=self.options.count,
-            include_drills=self.options.include_drills,
-            kind=self.options.kind,
-        )
+        # The same filters, count and kind in another mode; a fresh order (no seed).
+        options = dataclasses.replace(self.options, mode=mode, seed=None)
         try:
             self.session = QuizSession(self.study.content, self.study.store, options)
         except StudyappError as exc:
