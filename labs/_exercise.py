@@ -50,6 +50,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, NoReturn
 
+from labs._protocol import _clean  # the labs' JSON-safe values: NaN/inf become null
+
 PROTOCOL_ENV = "STUDYAPP_EXERCISE_PROTOCOL"
 
 EXIT_PASSED = 0
@@ -199,7 +201,7 @@ class Checker:
     # reporting ------------------------------------------------------------------------------------
 
     def _emit(self, message: dict[str, Any]) -> None:
-        self._out.write(json.dumps(_json_safe(message), ensure_ascii=False) + "\n")
+        self._out.write(json.dumps(_clean(message), ensure_ascii=False) + "\n")
         self._out.flush()
 
     def progress(self, message: str) -> None:
@@ -316,16 +318,6 @@ def _checker_frame(tb: TracebackType | None) -> str:
         return ""
     last = frames[-1]
     return f" ({Path(last.filename).name}:{last.lineno})"
-
-
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value
 
 
 # -- running the learner's code ----------------------------------------------------------------------
