@@ -694,6 +694,18 @@ def _error_line(exc: BaseException, workspace: str) -> str:
 # -- comparing the learner's answers -----------------------------------------------------------------
 
 
+def learner_function(learner_file: str, function_name: str) -> Any:
+    """For a driver in the learner's child process: `function_name` of the learner's `learner_file`
+    (imported by name: the workspace is first on sys.path); AttributeError when it has none."""
+    import importlib
+
+    learner = importlib.import_module(Path(learner_file).stem)
+    function = getattr(learner, function_name, None)
+    if not callable(function):
+        raise AttributeError(f"{learner_file} has no function {function_name}()")
+    return function
+
+
 def call_on_cases(
     learner_file: str, function_name: str, cases: Sequence[dict[str, Any]], fields: Sequence[str]
 ) -> list[Any]:
@@ -706,12 +718,7 @@ def call_on_cases(
         def probe(function_name: str, cases: list[dict[str, Any]]) -> list[Any]:  # in check.py
             return call_on_cases("confusion.py", function_name, cases, ("y_true", "y_pred", "labels"))
     """
-    import importlib
-
-    learner = importlib.import_module(Path(learner_file).stem)  # the workspace is first on sys.path
-    function = getattr(learner, function_name, None)
-    if not callable(function):
-        raise AttributeError(f"{learner_file} has no function {function_name}()")
+    function = learner_function(learner_file, function_name)
     results = []
     for case in cases:
         try:
