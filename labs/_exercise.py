@@ -50,6 +50,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, NoReturn
 
+from labs._protocol import _clean  # the labs' JSON-safe values: NaN/inf become null
+
 PROTOCOL_ENV = "STUDYAPP_EXERCISE_PROTOCOL"
 
 EXIT_PASSED = 0
@@ -199,7 +201,7 @@ class Checker:
     # reporting ------------------------------------------------------------------------------------
 
     def _emit(self, message: dict[str, Any]) -> None:
-        self._out.write(json.dumps(_json_safe(message), ensure_ascii=False) + "\n")
+        self._out.write(json.dumps(_clean(message), ensure_ascii=False) + "\n")
         self._out.flush()
 
     def progress(self, message: str) -> None:
@@ -316,16 +318,6 @@ def _checker_frame(tb: TracebackType | None) -> str:
         return ""
     last = frames[-1]
     return f" ({Path(last.filename).name}:{last.lineno})"
-
-
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value
 
 
 # -- running the learner's code ----------------------------------------------------------------------
@@ -702,6 +694,18 @@ def _error_line(exc: BaseException, workspace: str) -> str:
 # -- comparing the learner's answers -----------------------------------------------------------------
 
 
+def learner_function(learner_file: str, function_name: str) -> Any:
+    """For a driver in the learner's child process: `function_name` of the learner's `learner_file`
+    (imported by name: the workspace is first on sys.path); AttributeError when it has none."""
+    import importlib
+
+    learner = importlib.import_module(Path(learner_file).stem)
+    function = getattr(learner, function_name, None)
+    if not callable(function):
+        raise AttributeError(f"{learner_file} has no function {function_name}()")
+    return function
+
+
 def call_on_cases(
     learner_file: str, function_name: str, cases: Sequence[dict[str, Any]], fields: Sequence[str]
 ) -> list[Any]:
@@ -714,12 +718,7 @@ def call_on_cases(
         def probe(function_name: str, cases: list[dict[str, Any]]) -> list[Any]:  # in check.py
             return call_on_cases("confusion.py", function_name, cases, ("y_true", "y_pred", "labels"))
     """
-    import importlib
-
-    learner = importlib.import_module(Path(learner_file).stem)  # the workspace is first on sys.path
-    function = getattr(learner, function_name, None)
-    if not callable(function):
-        raise AttributeError(f"{learner_file} has no function {function_name}()")
+    function = learner_function(learner_file, function_name)
     results = []
     for case in cases:
         try:

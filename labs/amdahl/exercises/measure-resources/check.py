@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from labs._exercise import Checker, LearnerResult, parse_args, run_learner
+from labs._exercise import Checker, LearnerResult, learner_function, parse_args, run_learner
 
 LEARNER_FILE = "resources.py"
 MIB = 1024 * 1024
@@ -104,23 +104,13 @@ def _calibrate(seconds: float) -> int:
     return max(1, round(loops * seconds / elapsed))
 
 
-def _learner_function(name: str) -> Any:
-    import importlib
-
-    learner = importlib.import_module(Path(LEARNER_FILE).stem)
-    function = getattr(learner, name, None)
-    if not callable(function):
-        raise AttributeError(f"{LEARNER_FILE} has no function {name}()")
-    return function
-
-
 # -- drivers (in the learner's child process) ---------------------------------------------------------
 
 
 def probe_memory(sizes: list[int]) -> list[dict[str, Any]]:
     import tracemalloc
 
-    peak_memory_bytes = _learner_function("peak_memory_bytes")
+    peak_memory_bytes = learner_function(LEARNER_FILE, "peak_memory_bytes")
     out = []
     for size in sizes:
         tracing_before = tracemalloc.is_tracing()
@@ -146,7 +136,7 @@ def run_queue_s() -> float | None:
 
 
 def probe_io(wait_s: float) -> dict[str, Any]:
-    io_wait_share = _learner_function("io_wait_share")
+    io_wait_share = learner_function(LEARNER_FILE, "io_wait_share")
     out: dict[str, Any] = {}
     for name, function in (("sleep", sleep_heavy), ("cpu", cpu_bound)):
         queued_start = run_queue_s()
@@ -171,7 +161,7 @@ def _waiting_for_a_cpu(row: dict[str, Any]) -> bool:
 
 
 def probe_parallel(task_s: float, items: int, workers: int) -> dict[str, Any]:
-    parallel_efficiency = _learner_function("parallel_efficiency")
+    parallel_efficiency = learner_function(LEARNER_FILE, "parallel_efficiency")
     loops = _calibrate(task_s)
     out: dict[str, Any] = {}
     for name in ("sleep", "cpu"):

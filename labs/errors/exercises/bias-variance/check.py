@@ -14,7 +14,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from labs._exercise import Checker, parse_args, run_learner
+from labs._exercise import Checker, learner_function, parse_args, run_learner
 
 LEARNER_FILE = "decomposition.py"
 FUNCTION = "bias_variance_decomposition"
@@ -50,16 +50,11 @@ def planted_cases(quick: bool, seed: int) -> list[dict[str, Any]]:
 
 def probe(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Run the learner's function on every case; return its numbers and what fit_predict saw."""
-    import importlib
-
     import numpy as np
 
     from labs.errors.bias_variance import make_noisy_sine
 
-    learner = importlib.import_module(Path(LEARNER_FILE).stem)
-    function = getattr(learner, FUNCTION, None)
-    if not callable(function):
-        raise AttributeError(f"{LEARNER_FILE} has no function {FUNCTION}()")
+    function = learner_function(LEARNER_FILE, FUNCTION)
     results = []
     for case in cases:
         data = make_noisy_sine(

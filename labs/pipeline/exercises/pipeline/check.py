@@ -170,7 +170,7 @@ def find_and_relieve(check: Checker, workspace: str, rng: random.Random, earlier
         if "error" in answer:
             if check.learner_traceback is None:
                 check.learner_traceback = answer.get("traceback")
-            check.requirement(name, False, f"your code raised {answer['error']}")
+            check.requirement(name, False, answer["error"])
             continue
         if key == "bottleneck":
             check.require(

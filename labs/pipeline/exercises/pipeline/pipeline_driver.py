@@ -14,9 +14,10 @@ import os
 import sys
 import threading
 import time
-import traceback
 from pathlib import Path
 from typing import Any
+
+from labs._exercise import _error_line, _learner_traceback
 
 NAMES = ("load", "transform", "save")
 HERE = Path(__file__).resolve().parent
@@ -76,22 +77,10 @@ def reference() -> Any:
     return module
 
 
-def error(exc: BaseException) -> dict[str, str]:
-    """The learner's exception: one line and a traceback trimmed to their files."""
-    root = os.path.realpath(os.getcwd()) + os.sep
-    frames = [
-        f for f in traceback.extract_tb(exc.__traceback__) if os.path.realpath(f.filename).startswith(root)
-    ]
-    where = f" ({os.path.relpath(frames[-1].filename, root)}:{frames[-1].lineno})" if frames else ""
-    lines = ["Traceback (most recent call last):"] if frames else []
-    for frame in frames:
-        lines.append(
-            f'  File "{os.path.relpath(frame.filename, root)}", line {frame.lineno}, in {frame.name}'
-        )
-        if frame.line:
-            lines.append(f"    {frame.line.strip()}")
-    lines.append(f"{type(exc).__name__}: {exc}")
-    return {"error": f"{type(exc).__name__}: {exc}{where}", "traceback": "\n".join(lines)}
+def error(exc: BaseException) -> dict[str, str | None]:
+    """The learner's exception, as run_learner reports one: its line and their traceback."""
+    workspace = os.getcwd()  # run_learner starts the child in the workspace
+    return {"error": _error_line(exc, workspace), "traceback": _learner_traceback(exc, workspace)}
 
 
 def plain_report(report: Any) -> dict[str, Any]:
