@@ -25,8 +25,6 @@ Standard library only: the quiz path must not import numpy, torch or Textual.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -334,46 +332,12 @@ def _same_e(a: tuple[int, int], b: tuple[int, int]) -> bool:
 # Grading
 # ---------------------------------------------------------------------------------------------
 
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
-_PREFIXES = ("약", "≈", "~", "=", "대략")
-_UNITS = ("items/s", "item/s", "개/s", "개/초", "/s", "배", "x", "×")
-
-
-def parse_answer(text: str, unit: str = "") -> float | None:
-    """The number in a typed answer, or None if there is no single number.
-
-    Accepts "5.9", "5,9" (a decimal comma), "5.9배", " 5.93 ", "약 5.93", full-width digits, and a
-    trailing "%": for a drill whose unit is not "%", "59%" means 0.59. "1,234.5" reads as 1234.5.
-    """
-    s = unicodedata.normalize("NFKC", text).strip()
-    for prefix in _PREFIXES:
-        if s.startswith(prefix):
-            s = s[len(prefix) :].strip()
-    percent = False
-    changed = True
-    while changed:  # strip units and "%" from the end, in any order ("59 %", "5.9 배")
-        changed = False
-        for suffix in (unit, *_UNITS, "%"):
-            if suffix and s.endswith(suffix):
-                percent = percent or suffix == "%"
-                s = s[: -len(suffix)].strip()
-                changed = True
-    if "," in s:
-        if "." in s:
-            s = s.replace(",", "")  # thousands separators
-        elif s.count(",") == 1:
-            s = s.replace(",", ".")  # a decimal comma
-        else:
-            return None
-    if not _NUMBER.fullmatch(s):
-        return None
-    value = float(s)
-    return value / 100 if percent and unit != "%" else value
-
 
 def grade(drill: Drill, text: str) -> bool | None:
-    """True if the answer is within the drill's tolerance, False if not, None if it is not a number."""
-    value = parse_answer(text, drill.unit)
-    if value is None:
-        return None
-    return abs(value - drill.answer) <= drill.tolerance * (1 + 1e-9)
+    """True if the typed answer is within the drill's tolerance, False if not, None if it is not a
+    number. Typed answers are read by studyapp.quiz.numbers (fractions, `%`, `1,000`, units), the
+    one reader the TUI, `--plain` and the exam share."""
+    from studyapp.quiz.numbers import parse_number, within
+
+    value = parse_number(text, drill.unit)
+    return None if value is None else within(value, drill.answer, drill.tolerance)

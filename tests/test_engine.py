@@ -94,9 +94,12 @@ def test_changed_text_is_shown_again_once(content, store, clock) -> None:
     assert is_due(schedules[question.id], edited, clock.now)
 
 
-def test_exam_mode_defers_feedback_and_cram_ignores_schedule(content, store) -> None:
-    exam = QuizSession(content, store, SessionOptions(mode="exam", count=5, seed=1))
-    assert exam.deferred_feedback and exam.total == 5
+def test_the_mock_exam_is_not_a_quiz_session_and_cram_ignores_schedule(content, store) -> None:
+    # `--mode exam` is the timed sitting of studyapp/quiz/exam.py, never a practice session.
+    with pytest.raises(StudyappError, match="unknown mode 'exam'"):
+        QuizSession(content, store, SessionOptions(mode="exam", count=5, seed=1))
+    with pytest.raises(StudyappError, match="unknown mode 'exam'"):
+        select_questions(content, store, SessionOptions(mode="exam"), store.clock(), UTC)
     cram = select_questions(content, store, ox(SessionOptions(mode="cram", topic="demo")), store.clock(), UTC)
     assert len(cram) == 20
 

@@ -24,13 +24,15 @@ from studyapp.progress.store import ProgressStore, StoreError
 from studyapp.quiz.questions import KIND_CHOICE, KIND_DRILL, KIND_OX, Question, all_questions
 from studyapp.quiz.scheduler import Grade, ItemSchedule
 
-MODES = ("due", "new", "wrong", "exam", "cram")
+# The modes of a practice session. `studyapp quiz --mode exam` is the timed mock exam, a sitting of
+# its own (studyapp/quiz/exam.py): it never goes through QuizSession.
+SESSION_MODES = ("due", "new", "wrong", "cram")
+MODES = (*SESSION_MODES[:3], "exam", SESSION_MODES[3])  # what `--mode` accepts
 # What a session asks: O/X statements, 4-choice questions built from them, calculation drills, or
 # a mix (O/X and drills with every third O/X item asked as a 4-choice question).
 QUIZ_KINDS = ("ox", "choice", "drill", "mixed")
 DEFAULT_COUNT = 20
 DEFAULT_NEW_PER_SESSION = 10
-EXAM_DEFAULT_COUNT = 30
 
 
 @dataclass(frozen=True)
@@ -139,12 +141,12 @@ def select_questions(
     now: datetime,
     tz: tzinfo | None = None,
 ) -> list[Question]:
-    if options.mode not in MODES:
-        raise StudyappError(f"unknown mode '{options.mode}'. Modes: {', '.join(MODES)}")
+    if options.mode not in SESSION_MODES:
+        raise StudyappError(f"unknown mode '{options.mode}'. Modes: {', '.join(SESSION_MODES)}")
     if options.count is not None and options.count < 1:
         raise StudyappError("--count must be at least 1")
     rng = random.Random(options.seed)
-    pool = all_questions(content, include_drills=options.include_drills and options.mode != "exam")
+    pool = all_questions(content, include_drills=options.include_drills)
     kind = options.kind
     if kind is not None and kind not in QUIZ_KINDS:
         raise StudyappError(f"unknown kind '{kind}'. Kinds: {', '.join(QUIZ_KINDS)}")
@@ -166,10 +168,6 @@ def select_questions(
         chosen = list(ordered)
         rng.shuffle(chosen)
         return interleave(chosen)[: options.count or len(chosen)]
-    if options.mode == "exam":
-        chosen = list(ordered)
-        rng.shuffle(chosen)
-        return interleave(chosen)[: options.count or EXAM_DEFAULT_COUNT]
     if options.mode == "wrong":
         wrong = [q for q in ordered if q.id in schedules and not schedules[q.id].last_correct]
         wrong.sort(key=lambda q: (q.misconception or "~", q.topic, q.id))  # grouped by misconception
@@ -205,6 +203,8 @@ class QuizSession:
         self.content = content
         self.store = store
         self.options = options or SessionOptions()
+        if self.options.mode not in SESSION_MODES:  # the mock exam is studyapp/quiz/exam.py
+            raise StudyappError(f"unknown mode '{self.options.mode}'. Modes: {', '.join(SESSION_MODES)}")
         self.session_id = uuid.uuid4().hex
         self.started_at = store.clock()
         self.queue = (
@@ -221,11 +221,6 @@ class QuizSession:
     @property
     def mode(self) -> str:
         return self.options.mode
-
-    @property
-    def deferred_feedback(self) -> bool:
-        """A mock exam shows no feedback until the end."""
-        return self.mode == "exam"
 
     @property
     def current(self) -> Question | None:

@@ -189,7 +189,6 @@ def run_plain(
     if session.finished:
         say(t("plain.none"))
         return EXIT_OK
-    deferred: list[Feedback] = []
     while not session.finished:
         question = session.current
         assert question is not None
@@ -214,8 +213,6 @@ def run_plain(
             except StoreError as exc:
                 print(f"studyapp: {t('plain.undo_failed', problem=exc)}", file=sys.stderr)
                 continue
-            if deferred and len(deferred) > len(session.answers):
-                deferred.pop()
             continue
         response, unsure = parse_response(line, question.kind)
         waiting = len(store.unsaved)
@@ -228,15 +225,8 @@ def run_plain(
             print(f"studyapp: {t('plain.not_saved', problem=feedback.save_problem)}", file=sys.stderr)
         elif waiting:
             print(f"studyapp: {t('plain.saved_later', count=waiting)}", file=sys.stderr)
-        if session.deferred_feedback:
-            deferred.append(feedback)
-        else:
-            say(*format_feedback(feedback, content, t))
+        say(*format_feedback(feedback, content, t))
         session.settle()
-    for feedback in deferred:
-        say(
-            "", f"[{feedback.question.id}] {feedback.question.prompt}", *format_feedback(feedback, content, t)
-        )
     lost = finish_unsaved(store)  # answers kept after a failed write: one last try
     if session.answers:
         try:

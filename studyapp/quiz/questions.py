@@ -56,13 +56,9 @@ class Question:
             except ValueError:
                 return None
             return None if picked is None else str(picked + 1) == self.answer
-        from studyapp.quiz.numbers import parse_number, within
+        from studyapp.drills import grade
 
-        # Read here, not in drills.parse_answer: fractions, percentages, `1,000` and simple
-        # arithmetic are accepted the same way in the TUI and in --plain (studyapp/quiz/numbers.py).
-        drill = _drill_index()[self.id]
-        value = parse_number(response, drill.unit)
-        return None if value is None else within(value, drill.answer, drill.tolerance)
+        return grade(_drill_index()[self.id], response)
 
 
 @lru_cache(maxsize=1)

@@ -234,25 +234,6 @@ async def test_q_without_answers_leaves_without_summary(make: Any, questions: li
         assert isinstance(app.screen, HomeScreen)
 
 
-async def test_exam_mode_defers_feedback_to_the_summary(
-    make: Any, store: ProgressStore, questions: list[Question]
-) -> None:
-    app = make()
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await start(app, pilot, questions, mode="exam")
-        await pilot.press("x")  # wrong
-        assert screen.state == ASKING and "오답" not in screen_text(app)  # no feedback in an exam
-        assert store.review_count() == 1  # but recorded at once
-        await pilot.press("x", "x")  # right, wrong: the last answer opens the results
-        await pilot.pause()
-        assert isinstance(app.screen, SummaryScreen)
-        text = flat(screen_text(app))
-        assert flat("모의고사 결과") in text and flat("1/3 정답") in text
-        assert flat("틀린 문항 다시 보기") in text
-        for miss in ("t-o1", "t-o2"):  # every miss reviewed with its explanation
-            assert flat(f"{miss} 해설") in text
-
-
 async def test_drill_reads_a_number_and_hints_on_garbage(
     make: Any, store: ProgressStore, content: Content
 ) -> None:

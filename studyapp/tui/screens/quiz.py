@@ -2,8 +2,8 @@
 question), feedback, undo, unsure.
 
 Every answer goes through `QuizSession.answer`, which commits to the store before it returns;
-only then is the feedback shown. In a mock exam (`session.deferred_feedback`) nothing is shown
-until the summary.
+only then is the feedback shown. (The mock exam, which keeps feedback for the end, has screens of
+its own: screens/exam.py and exam_result.py.)
 """
 
 from __future__ import annotations
@@ -87,7 +87,6 @@ class QuizScreen(StudyScreen):
         self.state = EMPTY if self.session.finished else ASKING
         self.unsure = False
         self.feedback: Feedback | None = None
-        self.deferred: list[Feedback] = []
         self._painted = False
 
     # -- layout --------------------------------------------------------------------------------
@@ -133,9 +132,7 @@ class QuizScreen(StudyScreen):
             kind = f" · {fit(label, 40)} ({in_group.index(question) + 1}/{len(in_group)})"
         hints = {KIND_DRILL: "quiz.drill_hint", KIND_CHOICE: "choice.hint"}
         hint = self.t(hints.get(question.kind, "quiz.ox_hint"))
-        if session.deferred_feedback:  # say why no feedback comes, from the first question on
-            hint = f"{hint}\n{self.t('quiz.exam_intro', total=session.total)}"
-        elif session.mode == "cram" and session.position == 0:
+        if session.mode == "cram" and session.position == 0:
             hint = f"{hint}\n{self.t('quiz.cram_note')}"  # cram answers move the schedule too
         return (
             f"{self._mode_label()} · {topic}{kind}",
@@ -178,8 +175,6 @@ class QuizScreen(StudyScreen):
         if action == "toggle_box":
             return self.state == ASKING and self.current_kind() == KIND_DRILL
         if action in ("card", "lab"):
-            if self.session.deferred_feedback:
-                return False  # a mock exam: no looking answers up in the cards or labs
             return self.state != EMPTY and self._shown_question() is not None
         if action == "undo":
             return self.state != EMPTY or bool(self.session.answers)
@@ -321,13 +316,6 @@ class QuizScreen(StudyScreen):
             self.notify(
                 feedback.save_problem, title=self.t("notify.not_saved"), severity="warning", markup=False
             )
-        if self.session.deferred_feedback:
-            self.deferred.append(feedback)
-            if self.session.finished:
-                self.action_end()
-            else:
-                self.show_current()
-            return
         self.show_feedback(feedback)
 
     def action_answer(self, response: str) -> None:
@@ -381,8 +369,6 @@ class QuizScreen(StudyScreen):
         if question is None:
             self.notify(self.t("notify.nothing_to_undo"), timeout=2)
             return
-        if self.deferred and len(self.deferred) > len(self.session.answers):
-            self.deferred.pop()
         self.unsure = False
         self.show_current()
         self.notify(self.t("notify.undone"), timeout=2)
@@ -398,7 +384,7 @@ class QuizScreen(StudyScreen):
         if not self.session.answers:
             self.study.close_session()
             return
-        self.study.push_screen(SummaryScreen(self.session, self.deferred))
+        self.study.push_screen(SummaryScreen(self.session))
 
     def action_restart(self, mode: str) -> None:
         if self.state != EMPTY:

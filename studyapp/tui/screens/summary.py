@@ -1,8 +1,5 @@
-"""The end of a session: right/wrong per topic, time, what is due next, and the misses.
-
-In a mock exam this is where the feedback arrives: a score per topic and a review of every miss
-(statement, your answer, the answer, the explanation and the misconception).
-"""
+"""The end of a session: right/wrong per topic, time, what is due next, and a review of every
+miss (statement, your answer, the answer, the explanation and the misconception)."""
 
 from __future__ import annotations
 
@@ -15,7 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from studyapp.quiz.engine import AnswerRecord, Feedback, QuizSession, SessionOptions
+from studyapp.quiz.engine import AnswerRecord, QuizSession, SessionOptions
 from studyapp.quiz.presenting import answer_text, due_phrase, elapsed_text, exam_note, percent, topic_path
 from studyapp.quiz.questions import KIND_OX
 from studyapp.tui.screens.base import StudyScreen, TitleBar
@@ -32,17 +29,14 @@ class SummaryScreen(StudyScreen):
         Binding("u,ㅕ", "undo", "key.undo", key_display="u"),
     ]
 
-    def __init__(self, session: QuizSession, deferred: list[Feedback] | None = None) -> None:
+    def __init__(self, session: QuizSession) -> None:
         super().__init__()
         self.session = session
-        self.deferred = deferred or []
         self.summary = session.summary()
 
     def compose(self) -> ComposeResult:
         t = self.t
         summary = self.summary
-        exam = self.session.deferred_feedback
-        title = t("summary.exam_title") if exam else t("summary.title")
         score = t(
             "summary.score",
             correct=summary.correct,
@@ -50,8 +44,7 @@ class SummaryScreen(StudyScreen):
             percent=percent(summary.correct / summary.answered if summary.answered else None),
             elapsed=elapsed_text(summary.elapsed_s, t),
         )
-        # "Mock exam results", not "Mock exam results · Mock exam".
-        yield TitleBar(title if exam else f"{title} · {t('quiz.mode.' + summary.mode)}", id="summary-title")
+        yield TitleBar(f"{t('summary.title')} · {t('quiz.mode.' + summary.mode)}", id="summary-title")
         with VerticalScroll(id="summary-body"):
             yield Static(Content(score), id="summary-score", markup=False)
             table: DataTable[Text] = DataTable(cursor_type="none", id="summary-topics", show_cursor=False)
@@ -65,9 +58,7 @@ class SummaryScreen(StudyScreen):
                 id="summary-due",
                 markup=False,
             )
-            yield Static(
-                Content(t("summary.review") if exam else t("summary.misses")), classes="heading", markup=False
-            )
+            yield Static(Content(t("summary.misses")), classes="heading", markup=False)
             if not summary.misses:
                 yield Static(Content(t("summary.no_misses")), classes="muted", markup=False)
             for record in summary.misses:
