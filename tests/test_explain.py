@@ -129,9 +129,9 @@ def test_next_step_names_the_explain_command(content, tmp_path: Path, clock) -> 
     row = readiness(content, fresh, "concurrency-models")
     # Quiz recall comes first; once it is there, the explain-it prompt is the step.
     assert row.next_step.startswith("복습")
-    from studyapp.progress.readiness import _next_step
+    from studyapp.progress.readiness import next_action, step_line
 
-    step = _next_step(row.entry, 1.0, {}, {}, 0.0, 0.0, {"prompts": True}, row.evidence)
+    step = step_line(row.entry, next_action(1.0, {}, {}, 0.0, 0.0, {"prompts": True}), row.evidence)
     assert step == "설명하기: studyapp explain concurrency-models"
 
 

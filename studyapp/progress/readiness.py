@@ -326,20 +326,6 @@ def step_line(entry: ChecklistEntry, step: NextStep, evidence: dict[str, Any]) -
     return lines.get(step.kind, "준비됨")
 
 
-def _next_step(
-    entry: ChecklistEntry,
-    quiz: float,
-    lab_evidence: dict[str, Any],
-    exercise_evidence: dict[str, Any],
-    self_score: float,
-    explain: float,
-    explain_evidence: dict[str, Any],
-    evidence: dict[str, Any],
-) -> str:
-    step = next_action(quiz, lab_evidence, exercise_evidence, self_score, explain, explain_evidence)
-    return step_line(entry, step, evidence)
-
-
 def _discover_exercises() -> dict[str, Any]:
     try:
         from studyapp.exercises.registry import discover
