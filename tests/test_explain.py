@@ -80,8 +80,8 @@ def test_the_flow_hides_the_model_answer_until_an_answer_is_written(content, sto
         session.set_point(0, True)  # no ticking before writing
     session.submit_answer("메모리는 peak와 추이를 본다.\nI/O 대기는 wall − CPU 시간.")
     session.set_point(0, True)
-    session.toggle_point(2)
-    session.toggle_point(2)
+    session.set_point(2, True)
+    session.set_point(2, False)  # ticked, then unticked
     session.set_point(3, True)
     result = session.finish(store)
     assert result.covered == (0, 3) and result.coverage == pytest.approx(2 / len(prompt.key_points))

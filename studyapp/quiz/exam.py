@@ -366,10 +366,6 @@ class ExamSession:
         self.save_problem = None
         return True
 
-    def clear_answer(self) -> None:
-        self._require_open()
-        self.answers.pop(self.position, None)
-
     def toggle_flag(self, index: int | None = None) -> bool:
         """Flag (or unflag) a question for review; returns whether it is flagged now."""
         self._require_open()

@@ -68,11 +68,6 @@ class ExplainSession:
         else:
             self.covered.discard(index)
 
-    def toggle_point(self, index: int) -> bool:
-        now = index not in self.covered
-        self.set_point(index, now)
-        return now
-
     @property
     def coverage(self) -> float:
         return len(self.covered) / len(self.prompt.key_points) if self.prompt.key_points else 0.0
