@@ -27,7 +27,7 @@ from studyapp.quiz.choice import (
 )
 from studyapp.quiz.engine import QuizSession, SessionOptions
 from studyapp.quiz.questions import KIND_CHOICE, KIND_DRILL, KIND_OX
-from studyapp.quiz.scheduler import Grade
+from studyapp.progress.scheduler import Grade
 from tests.conftest import REPO, FakeClock, run_cli
 
 AGAIN, HARD, GOOD = Grade.AGAIN, Grade.HARD, Grade.GOOD

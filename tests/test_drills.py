@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from studyapp.drills import Drill, all_drills, grade
+from studyapp.quiz.drills import Drill, all_drills, grade
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def recompute(drill_id: str) -> float:
-    """The answer from the parameters in the id, written independently of studyapp.drills."""
+    """The answer from the parameters in the id, written independently of studyapp.quiz.drills."""
     if m := re.fullmatch(r"drill-amdahl-speedup-(\d+)-(\d+)", drill_id):
         f, n = int(m[1]) / 100, int(m[2])
         return 1 / ((1 - f) + f / n)
@@ -132,7 +132,7 @@ def test_unparseable_is_none(text: str) -> None:
 
 def test_importing_drills_does_not_import_numpy() -> None:
     code = (
-        "import sys, studyapp.drills\n"
+        "import sys, studyapp.quiz.drills\n"
         "heavy = [m for m in ('numpy', 'torch', 'textual') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )

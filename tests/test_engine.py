@@ -9,7 +9,7 @@ import pytest
 
 from studyapp.content.loader import load_content
 from studyapp.errors import StudyappError
-from studyapp.progress.stats import due_forecast, progress_report, reviews_per_day, streak, topic_stats
+from studyapp.report.stats import due_forecast, progress_report, reviews_per_day, streak, topic_stats
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions, interleave, new_quota, select_questions
 from studyapp.quiz.questions import Question

@@ -402,7 +402,7 @@ def test_a_real_exercise_starter_fails_and_its_solution_passes(tmp_path: Path) -
 def test_exercise_modules_import_neither_textual_nor_torch() -> None:
     code = (
         "import sys, json\n"
-        "import studyapp.exercises.cli, studyapp.exercises.checker, studyapp.exercises.registry\n"
+        "import studyapp.cli.exercise, studyapp.exercises.checker, studyapp.exercises.registry\n"
         "import studyapp.exercises.workspace, studyapp.exercises.status, studyapp.progress.exercise_store\n"
         "print(json.dumps(sorted(sys.modules)))"
     )

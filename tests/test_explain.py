@@ -13,7 +13,7 @@ from studyapp import locations
 from studyapp.content.explain import check_explain, checklist_texts, load_explain
 from studyapp.content.loader import load_content
 from studyapp.errors import StudyappError
-from studyapp.progress.readiness import checklist_readiness
+from studyapp.report.readiness import checklist_readiness
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz import explain
 from tests.conftest import FakeClock, run_cli
@@ -129,7 +129,7 @@ def test_next_step_names_the_explain_command(content, tmp_path: Path, clock) -> 
     row = readiness(content, fresh, "concurrency-models")
     # Quiz recall comes first; once it is there, the explain-it prompt is the step.
     assert row.next_step.startswith("복습")
-    from studyapp.progress.readiness import next_action, step_line
+    from studyapp.report.readiness import next_action, step_line
 
     step = step_line(row.entry, next_action(1.0, {}, {}, 0.0, 0.0, {"prompts": True}), row.evidence)
     assert step == "설명하기: studyapp explain concurrency-models"

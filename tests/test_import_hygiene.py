@@ -11,24 +11,24 @@ from tests.conftest import REPO
 
 DOMAIN_MODULES = [
     "studyapp.cli",
-    "studyapp.commands",
+    "studyapp.cli.common",
     "studyapp.content.loader",
     "studyapp.content.render",
     "studyapp.content.similarity",
     "studyapp.quiz.choice",
     "studyapp.content.explain",
     "studyapp.quiz.exam",
-    "studyapp.quiz.exam_cli",
+    "studyapp.cli.exam",
     "studyapp.quiz.explain",
-    "studyapp.quiz.explain_cli",
+    "studyapp.cli.explain",
     "studyapp.progress.exams",
     "studyapp.tui.exam_strings",
     "studyapp.quiz.engine",
-    "studyapp.quiz.plain",
+    "studyapp.cli.plain",
     "studyapp.progress.store",
-    "studyapp.progress.stats",
-    "studyapp.progress.readiness",
-    "studyapp.progress.report",
+    "studyapp.report.stats",
+    "studyapp.report.readiness",
+    "studyapp.report.progress_report",
     "studyapp.labrunner.runner",
     "studyapp.labrunner.registry",
 ]
@@ -56,7 +56,7 @@ from studyapp.content.loader import load_content
 from studyapp import locations
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions
-from studyapp.progress.stats import progress_report
+from studyapp.report.stats import progress_report
 content = load_content(locations.content_dir())
 store = ProgressStore(Path(tempfile.mkdtemp()) / "p.db")
 session = QuizSession(content, store, SessionOptions(mode="cram", count=5, seed=1))

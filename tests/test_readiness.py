@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from studyapp.content.loader import load_content
-from studyapp.progress.readiness import WEIGHTS, checklist_readiness, overall
+from studyapp.report.readiness import WEIGHTS, checklist_readiness, overall
 from studyapp.progress.store import ProgressStore
 from tests.conftest import FakeClock
 from tests.helpers_content import CHECKLIST, write_content
@@ -128,7 +128,7 @@ def test_weights_put_exercises_first_and_labs_last() -> None:
     assert sum(WEIGHTS.values()) == pytest.approx(1.0)
     assert WEIGHTS["exercises"] > WEIGHTS["quiz"] > WEIGHTS["explain"] > WEIGHTS["labs"]
     # A bare self-check is weaker than an explain-it answer where prompts exist.
-    from studyapp.progress.readiness import SELF_CHECK_SHARE
+    from studyapp.report.readiness import SELF_CHECK_SHARE
 
     assert SELF_CHECK_SHARE * WEIGHTS["explain"] < WEIGHTS["explain"] < WEIGHTS["quiz"]
 
@@ -258,7 +258,7 @@ def test_without_prompts_a_self_check_fills_the_explain_slot(content, store) -> 
 def test_next_action_is_one_decision_for_the_cli_and_the_tui() -> None:
     """An unstarted exercise comes before an unrun lab, in `studyapp progress` and on the
     checklist screen alike (both render `Readiness.action`)."""
-    from studyapp.progress.readiness import NextStep, next_action
+    from studyapp.report.readiness import NextStep, next_action
 
     labs = {"amdahl": {"ok_runs": 0, "check_question": None}}
     exercises = {"amdahl": {"status": "not started", "score": 0.0, "stale": False}}

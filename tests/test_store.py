@@ -16,7 +16,7 @@ import pytest
 
 from studyapp.errors import StudyappError
 from studyapp.progress.store import APPLICATION_ID, SCHEMA_VERSION, ProgressStore
-from studyapp.quiz.scheduler import Grade
+from studyapp.progress.scheduler import Grade
 from tests.conftest import REPO, FakeClock
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from studyapp.errors import StudyappError
-from studyapp.quiz.scheduler import Grade, ItemSchedule, replay
+from studyapp.progress.scheduler import Grade, ItemSchedule, replay
 
 APPLICATION_ID = 0x53545944  # "STYD": marks a SQLite file as a studyapp progress store
 SCHEMA_VERSION = 2  # == len(MIGRATIONS)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from studyapp.content.model import Content, Item
 from studyapp.content.similarity import CHOICE_SCORE, SimilarityIndex
-from studyapp.quiz.scheduler import Grade, ItemSchedule
+from studyapp.progress.scheduler import Grade, ItemSchedule
 
 if TYPE_CHECKING:
     from studyapp.progress.store import ProgressStore

@@ -22,7 +22,7 @@ from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.progress.store import ProgressStore, StoreError
 from studyapp.quiz.questions import KIND_CHOICE, KIND_DRILL, KIND_OX, Question, all_questions
-from studyapp.quiz.scheduler import Grade, ItemSchedule
+from studyapp.progress.scheduler import Grade, ItemSchedule
 
 # The modes of a practice session. `studyapp quiz --mode exam` is the timed mock exam, a sitting of
 # its own (studyapp/quiz/exam.py): it never goes through QuizSession.

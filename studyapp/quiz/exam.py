@@ -192,7 +192,7 @@ def build_questions(content: Content, settings: ExamSettings) -> tuple[list[Exam
     if settings.kind == KIND_CHOICE:
         module = choice_module()
         if module is None:
-            notice = "exam.notice.no_choice"  # a Translator key (studyapp/quiz/exam_cli.py)
+            notice = "exam.notice.no_choice"  # a Translator key (studyapp/cli/exam.py)
         else:
             generated = module.generate_choice_questions(pool, settings.count, rng)
             if generated:

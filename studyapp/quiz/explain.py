@@ -1,6 +1,6 @@
 """Explain-it: write an answer in your own words, compare it with the model answer, tick the key
 points you covered. The stored result (date and coverage) is readiness evidence for the checklist
-item (studyapp/progress/readiness.py, docs/READINESS.md).
+item (studyapp/report/readiness.py, docs/READINESS.md).
 
 The flow is one `ExplainSession` per prompt: WRITING → (submit) → REVIEWING → (finish) → DONE.
 The model answer stays hidden until an answer was written, so the learner commits to their own

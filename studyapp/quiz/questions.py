@@ -56,14 +56,14 @@ class Question:
             except ValueError:
                 return None
             return None if picked is None else str(picked + 1) == self.answer
-        from studyapp.drills import grade
+        from studyapp.quiz.drills import grade
 
         return grade(_drill_index()[self.id], response)
 
 
 @lru_cache(maxsize=1)
 def _drill_index() -> dict[str, Any]:
-    from studyapp import drills
+    from studyapp.quiz import drills
 
     return {drill.id: drill for drill in drills.all_drills()}
 

@@ -7,7 +7,7 @@ palette and the help screen can name these screens before they are first opened.
 from __future__ import annotations
 
 from studyapp.i18n import Translator
-from studyapp.quiz import exam_cli, explain_cli
+from studyapp.cli import exam_cli, explain_cli
 
 EXPLAIN_STRINGS = {
     "ko": {

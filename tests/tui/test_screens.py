@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import DataTable
 
 from studyapp.content.model import Content
-from studyapp.progress.readiness import checklist_readiness, overall
+from studyapp.report.readiness import checklist_readiness, overall
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import SessionOptions
 from studyapp.tui.screens.cards import CardsScreen

@@ -10,8 +10,8 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from studyapp.progress.readiness import checklist_readiness, overall
-from studyapp.progress.stats import due_today, streak, topic_stats
+from studyapp.report.readiness import checklist_readiness, overall
+from studyapp.report.stats import due_today, streak, topic_stats
 from studyapp.quiz.presenting import bar, fit, pad, percent
 from studyapp.quiz.questions import all_questions
 from studyapp.tui.screens.base import StudyScreen, TitleBar

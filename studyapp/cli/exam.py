@@ -236,7 +236,7 @@ def run_exam_command(args: argparse.Namespace, t: Translator, content: Content, 
     session = session_from_args(content, store, args)
     if args.plain:
         return run_plain_exam(session, t, sys.stdin, sys.stdout)
-    from studyapp.commands import run_tui
+    from studyapp.cli.common import run_tui
 
     return run_tui(args, t, start="exam", content=content, store=store, options=session)
 

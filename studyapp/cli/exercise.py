@@ -66,7 +66,7 @@ def _translator(t: Translator) -> Translator:
 
 
 def _open_store(args: argparse.Namespace, read_only_ok: bool = False) -> Any:
-    from studyapp.commands import open_store
+    from studyapp.cli.common import open_store
 
     return open_store(args, read_only_ok=read_only_ok)
 

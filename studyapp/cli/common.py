@@ -96,7 +96,7 @@ def add_quiz_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     quiz.add_argument("--exam-date", type=_parse_exam_date, metavar="YYYY-MM-DD", help="store your exam date")
     quiz.add_argument("--no-drills", action="store_true", help="O/X items only, no calculation drills")
     quiz.add_argument("--seed", type=int, help=argparse.SUPPRESS)
-    from studyapp.quiz.exam_cli import add_exam_options
+    from studyapp.cli.exam import add_exam_options
 
     add_exam_options(quiz)  # --time-limit, --pass-mark, --retry, --schedule/--no-schedule
     quiz.set_defaults(handler=cmd_quiz)
@@ -147,7 +147,7 @@ def dump_choice_questions(args: argparse.Namespace, content: Any) -> int:
 
 
 def cmd_quiz(args: argparse.Namespace, t: Translator) -> int:
-    from studyapp.quiz import exam_cli
+    from studyapp.cli import exam_cli
 
     exam_cli.check_option_scope(args, t)
     if args.dump is not None and args.kind != "choice":
@@ -164,7 +164,7 @@ def cmd_quiz(args: argparse.Namespace, t: Translator) -> int:
         return exam_cli.run_exam_command(args, t, content, store)
     options = _session_options(args)
     if args.plain:
-        from studyapp.quiz.plain import run_plain
+        from studyapp.cli.plain import run_plain
 
         return run_plain(content, store, options, t, sys.stdin, sys.stdout)
     return run_tui(args, t, start="quiz", content=content, store=store, options=options)
@@ -187,7 +187,7 @@ def add_progress_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_progress(args: argparse.Namespace, t: Translator) -> int:
-    from studyapp.progress import report
+    from studyapp.report import progress_report as report
 
     content = load_content(args)
     store = open_store(args, read_only_ok=not (args.import_data or args.self_check or args.uncheck))
@@ -258,7 +258,7 @@ def _timeout_seconds(text: str) -> float:
 
 
 def cmd_lab(args: argparse.Namespace, t: Translator) -> int:
-    from studyapp.labrunner import cli as lab_cli
+    from studyapp.cli import lab as lab_cli
 
     if args.help and args.name in (None, "list"):
         args.lab_parser.print_help()

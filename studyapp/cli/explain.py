@@ -85,7 +85,7 @@ def resolve_prompts(
 
 
 def cmd_explain(args: argparse.Namespace, t: Translator) -> int:
-    from studyapp.commands import load_content, open_store, run_tui
+    from studyapp.cli.common import load_content, open_store, run_tui
 
     t.register(STRINGS)
     content = load_content(args)

@@ -13,8 +13,8 @@ from studyapp.atomicfile import write_text_atomically
 from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.i18n import Translator
-from studyapp.progress.readiness import checklist_readiness, overall
-from studyapp.progress.stats import progress_report
+from studyapp.report.readiness import checklist_readiness, overall
+from studyapp.report.stats import progress_report
 from studyapp.progress.store import ProgressStore
 
 STRINGS = {

@@ -66,15 +66,15 @@ def build_parser() -> argparse.ArgumentParser:
     cards.add_argument("topic", nargs="?", help="topic id (default: all)")
     cards.add_argument("--json", action="store_true", help="print the content model as JSON")
 
-    from studyapp.commands import add_lab_parser, add_progress_parser, add_quiz_parser
+    from studyapp.cli.common import add_lab_parser, add_progress_parser, add_quiz_parser
 
     add_quiz_parser(sub, common)
     add_lab_parser(sub, common)
     add_progress_parser(sub, common)
-    from studyapp.exercises.cli import add_exercise_parser
+    from studyapp.cli.exercise import add_exercise_parser
 
     add_exercise_parser(sub, common)
-    from studyapp.quiz.explain_cli import add_explain_parser
+    from studyapp.cli.explain import add_explain_parser
 
     add_explain_parser(sub, common)
     return parser
@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def load_content_for(args: argparse.Namespace) -> Any:
     """Load and check the content; broken content raises ContentError (one line per problem)."""
-    from studyapp.commands import load_content
+    from studyapp.cli.common import load_content
 
     return load_content(args)
 
@@ -173,7 +173,7 @@ def cmd_cards(args: argparse.Namespace, t: Translator) -> int:
 
 
 def cmd_home(args: argparse.Namespace, t: Translator) -> int:
-    from studyapp.commands import run_tui
+    from studyapp.cli.common import run_tui
 
     return run_tui(args, t, start="home")
 

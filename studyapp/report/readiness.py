@@ -29,7 +29,7 @@ from typing import Any
 from studyapp.content.model import ChecklistEntry, Content
 from studyapp.progress.store import LabRun, ProgressStore, Review, from_iso
 from studyapp.quiz.questions import Question, all_questions
-from studyapp.quiz.scheduler import ItemSchedule
+from studyapp.progress.scheduler import ItemSchedule
 
 WEIGHTS = {"exercises": 0.40, "quiz": 0.35, "explain": 0.20, "labs": 0.05}
 SELF_CHECK_SHARE = 0.5  # of the explain slot, for a bare self-check where explain-it prompts exist
