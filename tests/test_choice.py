@@ -13,6 +13,7 @@ import pytest
 
 from studyapp.content.loader import load_content
 from studyapp.content.similarity import SimilarityIndex
+from studyapp.progress.scheduler import Grade
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.choice import (
     KIND_CORRECT,
@@ -23,11 +24,9 @@ from studyapp.quiz.choice import (
     choice_credits,
     generate_choice_questions,
     grade_choice,
-    parse_pick,
 )
 from studyapp.quiz.engine import QuizSession, SessionOptions
-from studyapp.quiz.questions import KIND_CHOICE, KIND_DRILL, KIND_OX
-from studyapp.progress.scheduler import Grade
+from studyapp.quiz.questions import KIND_CHOICE, KIND_DRILL, KIND_OX, parse_pick
 from tests.conftest import REPO, FakeClock, run_cli
 
 AGAIN, HARD, GOOD = Grade.AGAIN, Grade.HARD, Grade.GOOD

@@ -9,10 +9,10 @@ import pytest
 
 from studyapp.content.loader import load_content
 from studyapp.errors import StudyappError
-from studyapp.report.stats import due_forecast, progress_report, reviews_per_day, streak, topic_stats
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions, interleave, new_quota, select_questions
 from studyapp.quiz.questions import Question
+from studyapp.report.stats import due_forecast, progress_report, reviews_per_day, streak, topic_stats
 from tests.conftest import FakeClock
 from tests.helpers_content import write_content
 

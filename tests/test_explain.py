@@ -13,9 +13,9 @@ from studyapp import locations
 from studyapp.content.explain import check_explain, checklist_texts, load_explain
 from studyapp.content.loader import load_content
 from studyapp.errors import StudyappError
-from studyapp.report.readiness import checklist_readiness
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz import explain
+from studyapp.report.readiness import checklist_readiness
 from tests.conftest import FakeClock, run_cli
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from studyapp.content.loader import load_content
-from studyapp.report.readiness import WEIGHTS, checklist_readiness, overall
 from studyapp.progress.store import ProgressStore
+from studyapp.report.readiness import WEIGHTS, checklist_readiness, overall
 from tests.conftest import FakeClock
 from tests.helpers_content import CHECKLIST, write_content
 

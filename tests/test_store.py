@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from studyapp.errors import StudyappError
-from studyapp.progress.store import APPLICATION_ID, SCHEMA_VERSION, ProgressStore
 from studyapp.progress.scheduler import Grade
+from studyapp.progress.store import APPLICATION_ID, SCHEMA_VERSION, ProgressStore
 from tests.conftest import REPO, FakeClock
 
 

@@ -13,9 +13,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import studyapp.exercises.strings  # noqa: F401  (registers the table)
 from studyapp import locations
+from studyapp.cli.common import open_store
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
+from studyapp.exercises import checker, workspace
+from studyapp.exercises.checker import PASSED, USAGE, run_check
+from studyapp.exercises.registry import get, ignored, scan
+from studyapp.exercises.status import all_statuses, has_passed
+from studyapp.exercises.strings import verdict_line
+from studyapp.exercises.workspace import default_workspace
 from studyapp.i18n import Translator
+from studyapp.progress import exercise_store
 
 
 def add_exercise_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -60,20 +69,15 @@ def add_exercise_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _translator(t: Translator) -> Translator:
-    import studyapp.exercises.strings  # noqa: F401  (registers the table)
-
     return t
 
 
 def _open_store(args: argparse.Namespace, read_only_ok: bool = False) -> Any:
-    from studyapp.cli.common import open_store
-
     return open_store(args, read_only_ok=read_only_ok)
 
 
 def _exercises() -> dict[str, Any]:
     """All exercises; a broken exercise.yaml is reported as one line each and skipped."""
-    from studyapp.exercises.registry import scan
 
     found = scan()
     for problem in found.problems:
@@ -83,8 +87,6 @@ def _exercises() -> dict[str, Any]:
 
 
 def _exercise(exercise_id: str) -> Any:
-    from studyapp.exercises.registry import get
-
     return get(exercise_id, _exercises())
 
 
@@ -106,9 +108,6 @@ def cmd_exercise(args: argparse.Namespace, t: Translator) -> int:
 
 
 def cmd_list(args: argparse.Namespace, t: Translator) -> int:
-    from studyapp.exercises.status import all_statuses
-    from studyapp.progress import exercise_store
-
     exercises = _exercises()
     if args.lab:
         exercises = {k: v for k, v in exercises.items() if v.lab == args.lab}
@@ -166,17 +165,11 @@ def cmd_list(args: argparse.Namespace, t: Translator) -> int:
 
 
 def _workspace_for(args: argparse.Namespace, store: Any, info: Any) -> Path:
-    from studyapp.exercises.workspace import default_workspace
-    from studyapp.progress import exercise_store
-
     recorded = exercise_store.workspace(store, info.id)
     return recorded or default_workspace(locations.data_dir(getattr(args, "data_dir", None)), info.id)
 
 
 def cmd_start(args: argparse.Namespace, t: Translator) -> int:
-    from studyapp.exercises import workspace
-    from studyapp.progress import exercise_store
-
     info = _exercise(args.id)
     store = _open_store(args)
     target = Path(args.dir) if args.dir else _workspace_for(args, store, info)  # the one started before
@@ -209,8 +202,6 @@ def _check_target(args: argparse.Namespace, t: Translator, store: Any, info: Any
 
 
 def exit_code_for(verdict: str) -> int:
-    from studyapp.exercises import checker
-
     return {
         checker.PASSED: EXIT_OK,
         checker.USAGE: EXIT_USAGE,
@@ -228,8 +219,6 @@ def check_and_record(
     timeout: float | None = None,
 ) -> Any:
     """Run the checker and store the check (all but refused runs: a missing dependency is no check)."""
-    from studyapp.exercises.checker import USAGE, run_check
-    from studyapp.progress import exercise_store
 
     outcome = run_check(info, path, quick=quick, on_event=on_event, cancel=cancel, timeout=timeout)
     if outcome.verdict != USAGE:
@@ -245,9 +234,6 @@ def _requirement_line(requirement: Any) -> str:
 
 
 def _print_verdict(outcome: Any, info: Any, t: Translator, already_printed: int) -> None:
-    from studyapp.exercises.checker import PASSED
-    from studyapp.exercises.strings import verdict_line
-
     for requirement in outcome.requirements[already_printed:]:  # listed only in the result line
         print(_requirement_line(requirement))
     if outcome.learner_traceback:
@@ -261,8 +247,6 @@ def _print_verdict(outcome: Any, info: Any, t: Translator, already_printed: int)
 
 
 def _one_check(args: argparse.Namespace, t: Translator, info: Any, path: Path, store: Any) -> int:
-    from studyapp.exercises.checker import USAGE
-
     if args.timeout is not None and args.timeout <= 0:
         raise StudyappError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
     printed: list[Any] = []
@@ -302,8 +286,6 @@ def cmd_check(args: argparse.Namespace, t: Translator) -> int:
 
 
 def _watch_filter(root: Path) -> Any:
-    from studyapp.exercises.registry import ignored
-
     def accept(change: Any, raw: str) -> bool:
         try:
             relative = Path(raw).resolve().relative_to(root)
@@ -348,8 +330,6 @@ def cmd_watch(args: argparse.Namespace, t: Translator) -> int:
 
 
 def cmd_hint(args: argparse.Namespace, t: Translator) -> int:
-    from studyapp.progress import exercise_store
-
     info = _exercise(args.id)
     hints = info.hints()
     if not hints:
@@ -365,9 +345,6 @@ def cmd_hint(args: argparse.Namespace, t: Translator) -> int:
 
 
 def cmd_solution(args: argparse.Namespace, t: Translator) -> int:
-    from studyapp.exercises.status import has_passed
-    from studyapp.progress import exercise_store
-
     info = _exercise(args.id)
     store = _open_store(args)
     if not has_passed(exercise_store.checks(store, info.id)) and not args.force:

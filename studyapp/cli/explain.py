@@ -14,44 +14,13 @@ import json
 import sys
 from typing import Any, TextIO
 
+from studyapp.cli.common import load_content, open_store, run_tui
 from studyapp.content.explain import ExplainPrompt, load_explain
 from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.explain import ExplainSession, find_prompt, latest_by_prompt, next_prompt
-
-STRINGS = {
-    "ko": {
-        "explain.none": "설명하기 문제가 없습니다 (content/explain.yaml).",
-        "explain.unknown": "알 수 없는 설명하기 문제 '{wanted}'. 가능한 것: {choices}",
-        "explain.header": "설명하기 [{id}] · 체크리스트 {number}. {text}",
-        "explain.write": "답을 여러 줄로 쓰세요. 빈 줄이나 '.'만 있는 줄로 끝냅니다.",
-        "explain.empty": "답이 비어 있어 기록하지 않았습니다.",
-        "explain.model": "모범 답안:",
-        "explain.points": "핵심 포인트 — 내 답에 들어 있으면 y, 없으면 n:",
-        "explain.ask": "  [{n}/{total}] {point} (y/n) > ",
-        "explain.yn": "  y 또는 n으로 답하세요.",
-        "explain.saved": "저장함: 핵심 포인트 {covered}/{total} ({percent}) · {date}",
-        "explain.stopped": "끝까지 답하지 않아 기록하지 않았습니다.",
-        "explain.list_row": "{id:<34} 체크리스트 {number:>2} · 최근 {latest}",
-        "explain.never": "아직 없음",
-    },
-    "en": {
-        "explain.none": "No explain-it prompts (content/explain.yaml).",
-        "explain.unknown": "unknown explain-it prompt '{wanted}'. Choices: {choices}",
-        "explain.header": "Explain it [{id}] · checklist {number}. {text}",
-        "explain.write": "Write your answer over several lines. End with an empty line or a line with only '.'.",
-        "explain.empty": "The answer is empty: nothing was recorded.",
-        "explain.model": "Model answer:",
-        "explain.points": "Key points — y if your answer covered it, n if not:",
-        "explain.ask": "  [{n}/{total}] {point} (y/n) > ",
-        "explain.yn": "  Answer y or n.",
-        "explain.saved": "Saved: key points {covered}/{total} ({percent}) · {date}",
-        "explain.stopped": "Stopped before the end: nothing was recorded.",
-        "explain.list_row": "{id:<34} checklist {number:>2} · latest {latest}",
-        "explain.never": "none yet",
-    },
-}
+from studyapp.quiz.explain_text import STRINGS
 
 _YES = {"y", "yes", "ㅛ", "o", "1", "예", "네"}
 _NO = {"n", "no", "ㅜ", "x", "0", "2", "아니오", "아니요"}
@@ -85,8 +54,6 @@ def resolve_prompts(
 
 
 def cmd_explain(args: argparse.Namespace, t: Translator) -> int:
-    from studyapp.cli.common import load_content, open_store, run_tui
-
     t.register(STRINGS)
     content = load_content(args)
     prompts = load_explain(content)

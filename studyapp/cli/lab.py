@@ -1,4 +1,5 @@
-"""`studyapp lab list` and `studyapp lab NAME`: progress on the terminal, then a readable report."""
+"""`studyapp lab list` and `studyapp lab NAME`: progress on the terminal, then a readable report
+(`studyapp.labrunner.render`, shared with the TUI)."""
 
 from __future__ import annotations
 
@@ -10,49 +11,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from studyapp.cli import common
+from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.i18n import Translator
 from studyapp.labrunner import registry
+from studyapp.labrunner.render import STRINGS, render_result
 from studyapp.labrunner.runner import (
     STATUS_CANCELLED,
     STATUS_OK,
     LabOutcome,
     ProgressEvent,
+    lab_command,
     run_and_record,
     sweep_stale_runs,
 )
 from studyapp.safetext import printable
-
-STRINGS = {
-    "ko": {
-        "lab.id": "실습",
-        "lab.title": "제목",
-        "lab.topics": "주제",
-        "lab.checklist": "체크리스트",
-        "lab.last": "최근 결과",
-        "lab.never": "실행 안 함",
-        "lab.check_question": "확인 문제 (O/X): {statement}",
-        "lab.answer_prompt": "o / x (Enter=건너뛰기) > ",
-        "lab.right": "정답입니다.",
-        "lab.wrong": "오답입니다. 정답: {answer}",
-        "lab.artifacts": "결과 파일",
-        "lab.findings": "해석",
-    },
-    "en": {
-        "lab.id": "lab",
-        "lab.title": "title",
-        "lab.topics": "topics",
-        "lab.checklist": "checklist",
-        "lab.last": "last result",
-        "lab.never": "never run",
-        "lab.check_question": "Check question (O/X): {statement}",
-        "lab.answer_prompt": "o / x (Enter to skip) > ",
-        "lab.right": "Right.",
-        "lab.wrong": "Wrong. Answer: {answer}",
-        "lab.artifacts": "artifacts",
-        "lab.findings": "findings",
-    },
-}
 
 
 def run_command(
@@ -83,7 +56,7 @@ def run_command(
         )
         print(json.dumps(payload, ensure_ascii=False))
     elif outcome.status == STATUS_OK:
-        from rich.console import Console
+        from rich.console import Console  # rich: 60-180 ms, only for a finished lab's report
 
         console = Console()
         for part in render_result(outcome, t):
@@ -99,8 +72,6 @@ def show_lab_help(info: registry.LabInfo) -> int:
     """The lab's own `--help`, run outside the protocol so argparse prints it as usual."""
     import os
     import subprocess
-
-    from studyapp.labrunner.runner import lab_command
 
     command = [*lab_command(info, [], quick=False, out_dir=Path(os.devnull))[:3], "--help"]
     env = {k: v for k, v in os.environ.items() if k != "STUDYAPP_LAB_PROTOCOL"}
@@ -194,64 +165,6 @@ def _list(args: argparse.Namespace, t: Translator, store: Any) -> int:
     return EXIT_OK
 
 
-def render_result(outcome: LabOutcome, t: Translator) -> list[Any]:
-    """Rich renderables for a result: summary, tables, plots, findings, artifacts."""
-    from rich.table import Table
-    from rich.text import Text
-
-    result = outcome.result or {}
-    parts: list[Any] = [Text(str(result.get("summary", "")), style="bold")]
-    for spec in result.get("tables", []):
-        table = Table(title=Text(str(spec.get("title", ""))), title_justify="left")
-        for column in spec.get("columns", []):
-            table.add_column(str(column))
-        for row in spec.get("rows", []):
-            table.add_row(*(Text(format_cell(v)) for v in row))
-        parts.append(table)
-    for plot in result.get("plots", []):
-        text = plot_text(plot)
-        if text:
-            parts.append(Text.from_ansi(text))
-    findings = result.get("findings", [])
-    if findings:
-        parts.append(Text(t("lab.findings"), style="bold"))
-        parts += [Text(f"• {finding}") for finding in findings]
-    artifacts = dict(result.get("artifacts") or {})
-    artifacts.setdefault("dir", str(outcome.artifact_dir))
-    parts.append(Text(t("lab.artifacts"), style="bold"))
-    parts += [Text(printable(f"  {name}: {path}")) for name, path in artifacts.items()]
-    return parts
-
-
-def format_cell(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return "" if value is None else str(value)
-
-
-def plot_text(plot: dict[str, Any], width: int = 70, height: int = 16) -> str:
-    """A terminal line plot of `plot` ({title, x, series, xlabel, ylabel}) via plotext."""
-    try:
-        import plotext as plt
-    except ImportError:
-        return ""
-    x = plot.get("x") or []
-    series = plot.get("series") or {}
-    if not x or not series:
-        return ""
-    plt.clear_figure()
-    plt.plotsize(width, height)
-    plt.theme("pro")  # coloured series, readable on dark and light terminals
-    for name, values in series.items():
-        points = [(a, b) for a, b in zip(x, values, strict=False) if isinstance(b, (int, float))]
-        if points:
-            plt.plot([p[0] for p in points], [p[1] for p in points], label=str(name), marker="dot")
-    plt.title(str(plot.get("title", "")))
-    plt.xlabel(str(plot.get("xlabel", "")))
-    plt.ylabel(str(plot.get("ylabel", "")))
-    return str(plt.build())
-
-
 def _ask_check_question(store: Any, info: registry.LabInfo, t: Translator) -> None:
     question = info.check_question
     assert question is not None
@@ -270,4 +183,47 @@ def _ask_check_question(store: Any, info: registry.LabInfo, t: Translator) -> No
         print(question.explanation)
 
 
-__all__ = ["exit_code", "plot_text", "render_result", "run_command"]
+def add_lab_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    lab = sub.add_parser(
+        "lab",
+        parents=[common],
+        add_help=False,  # `studyapp lab NAME --help` shows the lab's own options
+        help="run a hands-on lab (studyapp lab list | studyapp lab NAME [options])",
+        description="Run a lab. Options other than those below are passed to the lab itself; "
+        "`studyapp lab NAME --help` lists them.",
+    )
+    lab.add_argument("-h", "--help", action="store_true", help="this help, or the lab's options with NAME")
+    lab.add_argument("name", nargs="?", help="a lab id, or 'list'")
+    lab.add_argument("--quick", action="store_true", help="small settings, finishes in seconds")
+    lab.add_argument("--json", action="store_true", help="print one JSON result object on stdout")
+    lab.add_argument("--out", metavar="DIR", help="artifact directory (default DATA_DIR/runs/NAME/TIMESTAMP)")
+    lab.add_argument(
+        "--timeout", type=_timeout_seconds, metavar="SECONDS", help="stop the lab after this long"
+    )
+    lab.set_defaults(handler=cmd_lab, lab_args=[], lab_parser=lab)
+
+
+MAX_LAB_TIMEOUT_S = 24 * 3600.0
+
+
+def _timeout_seconds(text: str) -> float:
+    """--timeout: a positive, finite number of seconds (`nan` would switch the safety timeout off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= MAX_LAB_TIMEOUT_S:  # False for nan as well
+        raise argparse.ArgumentTypeError(
+            f"must be more than 0 and at most {MAX_LAB_TIMEOUT_S:.0f} seconds: {text!r}"
+        )
+    return value
+
+
+def cmd_lab(args: argparse.Namespace, t: Translator) -> int:
+    if args.help and args.name in (None, "list"):
+        args.lab_parser.print_help()
+        return EXIT_OK
+    if args.name is None:  # a usage mistake: one line on stderr, like every other one
+        raise StudyappError("lab: name a lab to run, or 'list' (studyapp lab list; studyapp lab --help)")
+    # 'lab list' only reads: it works on a read-only data directory like 'progress' does.
+    return run_command(args, t, lambda a: common.open_store(a, read_only_ok=a.name == "list"))

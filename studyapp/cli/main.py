@@ -1,8 +1,8 @@
-"""The `studyapp` command line.
+"""The `studyapp` command line: the parser, `check`, `topics`, `cards`, and the error frame.
 
-Thin by design: each command parses its options, loads what it needs and hands over to the
-engine (`studyapp.quiz`, `studyapp.progress`, `studyapp.labrunner`) or the TUI. This module
-imports neither Textual nor torch; heavy imports happen inside the command that needs them.
+Thin by design: each command (`studyapp.cli.quiz`, `.exam`, `.explain`, `.progress`, `.lab`,
+`.exercise`) parses its options, loads what it needs and hands over to the domain or the TUI.
+Nothing here imports Textual or torch; the TUI is imported by `cli.common.run_tui` only.
 Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.
 """
 
@@ -19,8 +19,21 @@ from pathlib import Path
 from typing import Any
 
 from studyapp import __version__, locations
+from studyapp.cli.common import load_content, run_tui
+from studyapp.cli.exercise import add_exercise_parser
+from studyapp.cli.explain import add_explain_parser
+from studyapp.cli.lab import add_lab_parser
+from studyapp.cli.progress import add_progress_parser
+from studyapp.cli.quiz import add_quiz_parser
+from studyapp.content.explain import check_explain, checklist_texts
+from studyapp.content.loader import check_content
+from studyapp.content.model import Content
+from studyapp.content.render import render_topic, topic_to_dict
+from studyapp.content.similarity import duplicate_problems
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
+from studyapp.exercises.registry import metadata_problems
 from studyapp.i18n import LANGS, Translator
+from studyapp.labrunner import registry
 
 
 class _Parser(argparse.ArgumentParser):
@@ -66,41 +79,25 @@ def build_parser() -> argparse.ArgumentParser:
     cards.add_argument("topic", nargs="?", help="topic id (default: all)")
     cards.add_argument("--json", action="store_true", help="print the content model as JSON")
 
-    from studyapp.cli.common import add_lab_parser, add_progress_parser, add_quiz_parser
-
     add_quiz_parser(sub, common)
     add_lab_parser(sub, common)
     add_progress_parser(sub, common)
-    from studyapp.cli.exercise import add_exercise_parser
-
     add_exercise_parser(sub, common)
-    from studyapp.cli.explain import add_explain_parser
-
     add_explain_parser(sub, common)
     return parser
 
 
-def load_content_for(args: argparse.Namespace) -> Any:
+def load_content_for(args: argparse.Namespace) -> Content:
     """Load and check the content; broken content raises ContentError (one line per problem)."""
-    from studyapp.cli.common import load_content
-
     return load_content(args)
 
 
 def cmd_check(args: argparse.Namespace, t: Translator) -> int:
-    from studyapp.content.loader import check_content
-    from studyapp.exercises.registry import metadata_problems
-    from studyapp.labrunner import registry
-
     root = locations.content_dir(args.content)
     content, problems = check_content(root, known_labs=set(registry.discover()))
     problems += metadata_problems(content, set(registry.discover()))  # labs/*/exercises/*/exercise.yaml
-    from studyapp.content.explain import check_explain, checklist_texts
-
     problems += check_explain(root, checklist_texts(content))[1]  # content/explain.yaml
     if content is not None:  # near-duplicate statements and siblings: studyapp/content/similarity.py
-        from studyapp.content.similarity import duplicate_problems
-
         problems += duplicate_problems(content, base=Path.cwd())
     errors = [p for p in problems if not p.warning]
     for problem in problems:
@@ -147,8 +144,6 @@ def cmd_topics(args: argparse.Namespace, t: Translator) -> int:
 
 
 def cmd_cards(args: argparse.Namespace, t: Translator) -> int:
-    from studyapp.content.render import render_topic, topic_to_dict
-
     content = load_content_for(args)
     if args.topic:
         topic = content.topics.get(args.topic)
@@ -173,8 +168,6 @@ def cmd_cards(args: argparse.Namespace, t: Translator) -> int:
 
 
 def cmd_home(args: argparse.Namespace, t: Translator) -> int:
-    from studyapp.cli.common import run_tui
-
     return run_tui(args, t, start="home")
 
 

@@ -15,6 +15,7 @@ from studyapp.content.model import Content
 from studyapp.errors import EXIT_OK, EXIT_USAGE
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore, StoreError
+from studyapp.quiz.choice import option_marks
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions, Summary, finish_unsaved
 from studyapp.quiz.presenting import answer_text, exam_note
 from studyapp.quiz.questions import KIND_CHOICE, KIND_OX, Question
@@ -101,7 +102,6 @@ def format_choice_options(question: Question) -> list[str]:
 def format_choice_feedback(feedback: Feedback, content: Content, t: Translator) -> list[str]:
     """Every option with ✓ (true statement) or ✗ (false), the key and the pick marked, and its
     explanation: one question teaches four facts."""
-    from studyapp.quiz.choice import option_marks
 
     question = feedback.question
     assert question.choice is not None

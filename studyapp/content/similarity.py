@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from studyapp.content.loader import Problem
 from studyapp.content.model import Content, Item
 
 if TYPE_CHECKING:  # the loader (and yaml) stays off the quiz path: cached content needs neither
@@ -225,7 +226,6 @@ def duplicate_problems(content: Content, base: Path | None = None) -> list[Probl
 
     Each pair is reported once, at the second item's line, naming both ids with `FILE:LINE`.
     """
-    from studyapp.content.loader import Problem
 
     problems: list[Problem] = []  # a sibling naming no other item is the loader's error
     index = SimilarityIndex(content.items.values())

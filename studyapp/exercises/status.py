@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from studyapp.exercises.registry import ExerciseInfo
+from studyapp.progress import exercise_store
 from studyapp.progress.exercise_store import DECISIVE, ExerciseCheck
 
 NOT_STARTED = "not started"
@@ -100,7 +101,6 @@ def exercise_status(
 
 def all_statuses(exercises: dict[str, ExerciseInfo], store: Any) -> dict[str, ExerciseStatus]:
     """Status of every exercise from one read of the store."""
-    from studyapp.progress import exercise_store
 
     grouped = exercise_store.checks_by_exercise(store)
     return {

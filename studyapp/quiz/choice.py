@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from studyapp.content.model import Content, Item
 from studyapp.content.similarity import CHOICE_SCORE, SimilarityIndex
 from studyapp.progress.scheduler import Grade, ItemSchedule
+from studyapp.quiz.questions import KIND_CHOICE, KIND_OX, OPTION_COUNT, Question, question_from_item
 
 if TYPE_CHECKING:
     from studyapp.progress.store import ProgressStore
@@ -37,7 +38,6 @@ KIND_CORRECT = "correct"  # "다음 중 옳은 것은?": the key is the one O it
 KIND_INCORRECT = "incorrect"  # "다음 중 옳지 않은 것은?": the key is the one X item
 KINDS = (KIND_CORRECT, KIND_INCORRECT)
 STEMS = {KIND_CORRECT: "다음 중 옳은 것은?", KIND_INCORRECT: "다음 중 옳지 않은 것은?"}
-OPTION_COUNT = 4
 # The key's answer for each kind, and the distractors' (the opposite).
 KEY_ANSWER = {KIND_CORRECT: "O", KIND_INCORRECT: "X"}
 
@@ -322,16 +322,6 @@ def option_marks(question: ChoiceQuestion, picked_index: int | None) -> list[Opt
     ]
 
 
-def parse_pick(response: str, option_count: int = OPTION_COUNT) -> int | None:
-    """`"3"` → 2 (0-based); `""` or `"?"` → None (no pick). ValueError for anything else."""
-    text = response.strip().replace("?", "").strip()
-    if not text:
-        return None
-    if text.isascii() and text.isdigit() and 1 <= int(text) <= option_count:
-        return int(text) - 1
-    raise ValueError(f"not an option number 1..{option_count}: {response!r}")
-
-
 # ---------------------------------------------------------------------------------------------
 # in a quiz session
 # ---------------------------------------------------------------------------------------------
@@ -341,7 +331,6 @@ MIXED_EVERY = 3  # in a mixed session every third O/X question is asked as a 4-c
 
 def as_question(question: ChoiceQuestion) -> Question:
     """The engine's `Question` for a 4-choice question (`Question.choice` holds the options)."""
-    from studyapp.quiz.questions import KIND_CHOICE, Question
 
     key = question.key
     checklist = tuple(dict.fromkeys(entry for item in question.options for entry in item.checklist))
@@ -373,7 +362,6 @@ def mix_into_queue(
     nothing is asked twice), preferring `studied` items (so a choice question does not pull in
     three brand-new items); an O/X question whose item already served as an option is dropped.
     """
-    from studyapp.quiz.questions import KIND_OX
 
     if kind not in ("choice", "mixed"):
         return list(queue)
@@ -419,7 +407,6 @@ def record_choice(
     the pick implies for that statement, so the notebook, stats and readiness read it like any
     other review of that item. Hard is stored as (correct, unsure), as an unsure O/X answer is.
     """
-    from studyapp.quiz.questions import question_from_item
 
     by_id = {item.id: item for item in question.options}
     schedules = []

@@ -28,6 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
+from studyapp.quiz.numbers import parse_number, within
+
 TOPIC = "bottleneck-analysis"
 
 
@@ -337,7 +339,6 @@ def grade(drill: Drill, text: str) -> bool | None:
     """True if the typed answer is within the drill's tolerance, False if not, None if it is not a
     number. Typed answers are read by studyapp.quiz.numbers (fractions, `%`, `1,000`, units), the
     one reader the TUI, `--plain` and the exam share."""
-    from studyapp.quiz.numbers import parse_number, within
 
     value = parse_number(text, drill.unit)
     return None if value is None else within(value, drill.answer, drill.tolerance)

@@ -20,9 +20,10 @@ from pathlib import Path
 from studyapp.atomicfile import write_text_atomically
 from studyapp.content.model import Content
 from studyapp.errors import StudyappError
-from studyapp.progress.store import ProgressStore, StoreError
-from studyapp.quiz.questions import KIND_CHOICE, KIND_DRILL, KIND_OX, Question, all_questions
 from studyapp.progress.scheduler import Grade, ItemSchedule
+from studyapp.progress.store import ProgressStore, StoreError
+from studyapp.quiz.choice import mix_into_queue, record_choice, shared_builder
+from studyapp.quiz.questions import KIND_CHOICE, KIND_DRILL, KIND_OX, Question, all_questions, parse_pick
 
 # The modes of a practice session. `studyapp quiz --mode exam` is the timed mock exam, a sitting of
 # its own (studyapp/quiz/exam.py): it never goes through QuizSession.
@@ -282,7 +283,6 @@ class QuizSession:
 
     def _answer_choice(self, question: Question, response: str, unsure: bool) -> Feedback | None:
         """A 4-choice answer: a digit 1-4, or none with unsure ("don't know"); one review per credit."""
-        from studyapp.quiz.choice import parse_pick, record_choice
 
         assert question.choice is not None
         try:
@@ -357,7 +357,6 @@ def with_choice_questions(
     kind = options.kind
     if kind not in ("choice", "mixed"):
         return selected
-    from studyapp.quiz.choice import mix_into_queue, shared_builder
 
     # Seeded apart from the selection so the same seed gives the same O/X order as before.
     rng = random.Random(None if options.seed is None else options.seed + 1)

@@ -12,6 +12,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from studyapp.content.model import Content, Item
+from studyapp.quiz import drills
+from studyapp.quiz.drills import grade
 
 if TYPE_CHECKING:
     from studyapp.quiz.choice import ChoiceQuestion
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
 KIND_OX = "ox"
 KIND_DRILL = "drill"
 KIND_CHOICE = "choice"  # 4지선다; graded per option item by studyapp.quiz.choice
+OPTION_COUNT = 4  # options of a 4-choice question
 
 
 @dataclass(frozen=True)
@@ -49,22 +52,27 @@ class Question:
                 return normalized == self.answer
             return None
         if self.kind == KIND_CHOICE:
-            from studyapp.quiz.choice import parse_pick
-
             try:
                 picked = parse_pick(response)
             except ValueError:
                 return None
             return None if picked is None else str(picked + 1) == self.answer
-        from studyapp.quiz.drills import grade
 
         return grade(_drill_index()[self.id], response)
 
 
+def parse_pick(response: str, option_count: int = OPTION_COUNT) -> int | None:
+    """`"3"` → 2 (0-based); `""` or `"?"` → None (no pick). ValueError for anything else."""
+    text = response.strip().replace("?", "").strip()
+    if not text:
+        return None
+    if text.isascii() and text.isdigit() and 1 <= int(text) <= option_count:
+        return int(text) - 1
+    raise ValueError(f"not an option number 1..{option_count}: {response!r}")
+
+
 @lru_cache(maxsize=1)
 def _drill_index() -> dict[str, Any]:
-    from studyapp.quiz import drills
-
     return {drill.id: drill for drill in drills.all_drills()}
 
 

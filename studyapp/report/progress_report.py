@@ -12,10 +12,15 @@ from typing import Any
 from studyapp.atomicfile import write_text_atomically
 from studyapp.content.model import Content
 from studyapp.errors import StudyappError
+from studyapp.exercises.registry import discover as discover_exercises
+from studyapp.exercises.status import all_statuses
 from studyapp.i18n import Translator
+from studyapp.labrunner.registry import discover
+from studyapp.progress import exams
+from studyapp.progress.exams import attempt_lines
+from studyapp.progress.store import ProgressStore
 from studyapp.report.readiness import checklist_readiness, overall
 from studyapp.report.stats import progress_report
-from studyapp.progress.store import ProgressStore
 
 STRINGS = {
     "ko": {
@@ -57,8 +62,6 @@ Translator().register(STRINGS)  # the table is shared: every Translator sees the
 
 
 def full_report(content: Content, store: ProgressStore) -> dict[str, Any]:
-    from studyapp.labrunner.registry import discover
-
     now = store.clock()
     labs = discover()
     data = progress_report(content, store, now)
@@ -74,8 +77,6 @@ def full_report(content: Content, store: ProgressStore) -> dict[str, Any]:
             "last_summary": latest.summary if latest else None,
             "last_run": latest.started_at.isoformat() if latest else None,
         }
-    from studyapp.exercises.registry import discover as discover_exercises
-    from studyapp.exercises.status import all_statuses
 
     exercises = discover_exercises()
     data["exercises"] = {k: v.to_dict() for k, v in all_statuses(exercises, store).items()}
@@ -84,7 +85,6 @@ def full_report(content: Content, store: ProgressStore) -> dict[str, Any]:
     )
     data["checklist"] = [r.to_dict() for r in readiness]
     data["readiness"] = round(overall(readiness), 4)
-    from studyapp.progress import exams
 
     data["exams"] = [attempt.to_dict() for attempt in exams.attempts(store)]  # mock-exam attempts
     return data
@@ -157,7 +157,6 @@ def print_report(data: dict[str, Any], t: Translator) -> None:
     if data.get("exercises"):
         shown = " ".join(f"{k}:{v['status'].replace(' ', '-')}" for k, v in data["exercises"].items())
         console.print(f"{t('progress.exercises')}: {shown}")
-    from studyapp.progress.exams import attempt_lines
 
     for line in attempt_lines(data.get("exams", []), t):
         console.print(Text(line))
@@ -192,7 +191,6 @@ def to_markdown(data: dict[str, Any], t: Translator) -> str:
         lines.append(f"- **{lab}**: {info['last_status'] or '-'} {info['last_summary'] or ''}".rstrip())
     lines += ["", f"## {t('progress.forecast')}", ""]
     lines += [f"- {d['date']}: {d['due']}" for d in data["due_forecast"]]
-    from studyapp.progress.exams import attempt_lines
 
     exam_lines = attempt_lines(data.get("exams", []), t)
     lines += ["", f"## {exam_lines[0]}", ""] + [f"- {line.strip()}" for line in exam_lines[1:]]

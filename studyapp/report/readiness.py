@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from studyapp.content.model import ChecklistEntry, Content
+from studyapp.exercises.status import all_statuses
+from studyapp.progress.scheduler import ItemSchedule
 from studyapp.progress.store import LabRun, ProgressStore, Review, from_iso
 from studyapp.quiz.questions import Question, all_questions
-from studyapp.progress.scheduler import ItemSchedule
 
 WEIGHTS = {"exercises": 0.40, "quiz": 0.35, "explain": 0.20, "labs": 0.05}
 SELF_CHECK_SHARE = 0.5  # of the explain slot, for a bare self-check where explain-it prompts exist
@@ -344,7 +345,6 @@ def checklist_readiness(
 ) -> list[Readiness]:
     """Readiness for every checklist item. `lab_questions`: labs that ask a check question;
     `exercises`: id → ExerciseInfo (default: every exercise under the labs directory)."""
-    from studyapp.exercises.status import all_statuses
 
     questions = all_questions(content)
     schedules = store.schedules()

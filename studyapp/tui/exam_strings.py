@@ -7,7 +7,7 @@ palette and the help screen can name these screens before they are first opened.
 from __future__ import annotations
 
 from studyapp.i18n import Translator
-from studyapp.cli import exam_cli, explain_cli
+from studyapp.quiz import exam_text, explain_text
 
 EXPLAIN_STRINGS = {
     "ko": {
@@ -141,7 +141,7 @@ EXAM_STRINGS = {
 
 
 def register(t: Translator) -> None:
-    t.register(explain_cli.STRINGS)
-    exam_cli.register(t)
+    t.register(explain_text.STRINGS)
+    exam_text.register(t)
     t.register(EXPLAIN_STRINGS)
     t.register(EXAM_STRINGS)

@@ -9,9 +9,9 @@ import pytest
 from textual.widgets import DataTable
 
 from studyapp.content.model import Content
-from studyapp.report.readiness import checklist_readiness, overall
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import SessionOptions
+from studyapp.report.readiness import checklist_readiness, overall
 from studyapp.tui.screens.cards import CardsScreen
 from studyapp.tui.screens.checklist import ChecklistScreen
 from studyapp.tui.screens.help import HelpScreen

@@ -12,8 +12,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from studyapp.report.readiness import Readiness, checklist_readiness, overall
 from studyapp.quiz.presenting import bar, fit, percent
+from studyapp.report.readiness import Readiness, checklist_readiness, overall
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 from studyapp.tui.widgets.text import Hanging

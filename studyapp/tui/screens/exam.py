@@ -21,7 +21,7 @@ from textual.widgets import Input, Static
 
 from studyapp.errors import StudyappError
 from studyapp.quiz.exam import DEFAULT_PASS_MARK, ExamSession, ExamSettings, format_clock
-from studyapp.cli.exam import archive_warning, intro_lines
+from studyapp.quiz.exam_text import archive_warning, intro_lines
 from studyapp.tui.exam_strings import register
 from studyapp.tui.screens.base import StudyModal, StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar

@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Static
 
 from studyapp.errors import StudyappError
 from studyapp.quiz.exam import KIND_CHOICE, ExamResult, ExamSession, QuestionResult, retry_time_limit
-from studyapp.cli.exam import archive_warning, score_line, time_used_line, topic_scores
+from studyapp.quiz.exam_text import archive_warning, score_line, time_used_line, topic_scores
 from studyapp.quiz.presenting import percent, topic_path
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.screens.exam import close_exam, register, replace_screen

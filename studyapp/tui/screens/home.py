@@ -10,10 +10,10 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from studyapp.report.readiness import checklist_readiness, overall
-from studyapp.report.stats import due_today, streak, topic_stats
 from studyapp.quiz.presenting import bar, fit, pad, percent
 from studyapp.quiz.questions import all_questions
+from studyapp.report.readiness import checklist_readiness, overall
+from studyapp.report.stats import due_today, streak, topic_stats
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 

@@ -624,7 +624,7 @@ def _cell(value: Any) -> str:
 def _plot(plot: dict[str, Any]) -> str:
     """plotext text for a result plot ({title, x, series, xlabel, ylabel}); '' without plotext."""
     try:
-        from studyapp.cli.lab import plot_text
+        from studyapp.labrunner.render import plot_text
     except ImportError:
         return ""
     try:

@@ -12,9 +12,9 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from studyapp.report.stats import due_forecast, due_today, reviews_per_day, streak, topic_stats
 from studyapp.quiz.presenting import bar, column_chart, pad, percent
 from studyapp.quiz.questions import all_questions
+from studyapp.report.stats import due_forecast, due_today, reviews_per_day, streak, topic_stats
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 

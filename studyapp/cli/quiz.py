@@ -1,0 +1,125 @@
+"""`studyapp quiz`: options, the 4-choice dump, and handing over to the TUI, the line mode or the
+mock exam (`studyapp.cli.exam`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from datetime import date
+from typing import Any
+
+from studyapp.cli import exam as exam_cli
+from studyapp.cli.common import load_content, open_store, run_tui
+from studyapp.cli.plain import run_plain
+from studyapp.content.model import Content
+from studyapp.errors import EXIT_OK, StudyappError
+from studyapp.i18n import Translator
+from studyapp.quiz.choice import generate_choice_questions
+from studyapp.quiz.engine import MODES, QUIZ_KINDS, SessionOptions, default_kind, topic_family
+
+
+def _parse_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+# An exam date further out than this is almost surely a mistyped year.
+_EXAM_DATE_HORIZON_DAYS = 3 * 366
+
+
+def _parse_exam_date(text: str) -> date:
+    """An exam date from today on: a past or far-off date would silently change the new-item quota."""
+    exam = _parse_date(text)
+    today = date.today()
+    if exam < today:
+        raise argparse.ArgumentTypeError(f"{exam.isoformat()} is in the past (today is {today.isoformat()})")
+    if (exam - today).days > _EXAM_DATE_HORIZON_DAYS:
+        raise argparse.ArgumentTypeError(f"{exam.isoformat()} is more than 3 years away; check the year")
+    return exam
+
+
+def add_quiz_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    quiz = sub.add_parser("quiz", parents=[common], help="drill O/X items with spaced repetition")
+    quiz.add_argument("--topic", help="only this topic (and its sub-topics)")
+    quiz.add_argument("--checklist", metavar="ID", help="only items linked to this checklist item")
+    quiz.add_argument("--mode", choices=MODES, default="due", help="due (default), new, wrong, exam, cram")
+    quiz.add_argument("--count", type=int, help="how many questions")
+    quiz.add_argument(
+        "--kind",
+        choices=QUIZ_KINDS,
+        help="ox, choice (4지선다), drill, or mixed (default: mixed; ox for --mode wrong; choice for --mode exam)",
+    )
+    quiz.add_argument(
+        "--dump",
+        type=_positive_int,
+        metavar="N",
+        help="print N generated 4-choice questions (with --kind choice) and exit; progress untouched",
+    )
+    quiz.add_argument("--json", action="store_true", help="with --dump: print JSON")
+    quiz.add_argument("--plain", action="store_true", help="line mode without the TUI (reads o/x from stdin)")
+    quiz.add_argument("--exam-date", type=_parse_exam_date, metavar="YYYY-MM-DD", help="store your exam date")
+    quiz.add_argument("--no-drills", action="store_true", help="O/X items only, no calculation drills")
+    quiz.add_argument("--seed", type=int, help=argparse.SUPPRESS)
+    exam_cli.add_exam_options(quiz)  # --time-limit, --pass-mark, --retry, --schedule/--no-schedule
+    quiz.set_defaults(handler=cmd_quiz)
+
+
+def _session_options(args: argparse.Namespace) -> SessionOptions:
+    return SessionOptions(
+        mode=args.mode,
+        topic=args.topic,
+        checklist=args.checklist,
+        count=args.count,
+        include_drills=not args.no_drills,
+        seed=args.seed,
+        kind=args.kind or default_kind(args.mode),
+    )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def dump_choice_questions(args: argparse.Namespace, content: Content) -> int:
+    """`quiz --kind choice --dump N [--json]`: generated questions for scripts; no store is opened."""
+    topics = topic_family(content, args.topic) if args.topic else None
+    questions = generate_choice_questions(content.items.values(), args.dump, random.Random(args.seed), topics)
+    if args.json:
+        print(json.dumps([q.to_dict() for q in questions], ensure_ascii=False, indent=2))
+        return EXIT_OK
+    for number, question in enumerate(questions, start=1):
+        print(f"{number}. [{question.topic}] {question.stem}")
+        for index, item in enumerate(question.options):
+            mark = "*" if index == question.answer_index else " "
+            print(f"  {mark}{index + 1}) {item.statement}  [{item.id}]")
+    return EXIT_OK
+
+
+def cmd_quiz(args: argparse.Namespace, t: Translator) -> int:
+    exam_cli.check_option_scope(args, t)
+    if args.dump is not None and args.kind != "choice":
+        raise StudyappError("quiz: --dump prints generated 4-choice questions; use it with --kind choice")
+    if args.json and args.dump is None:
+        raise StudyappError("quiz: --json goes with --dump N (the quiz itself is interactive)")
+    content = load_content(args)
+    if args.dump is not None:
+        return dump_choice_questions(args, content)
+    store = open_store(args)
+    if args.exam_date:
+        store.set_exam_date(args.exam_date)
+    if args.mode == "exam":  # the mock exam: studyapp/quiz/exam.py
+        return exam_cli.run_exam_command(args, t, content, store)
+    options = _session_options(args)
+    if args.plain:
+        return run_plain(content, store, options, t, sys.stdin, sys.stdout)
+    return run_tui(args, t, start="quiz", content=content, store=store, options=options)
