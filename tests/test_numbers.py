@@ -6,6 +6,7 @@ import pytest
 
 from studyapp import locations
 from studyapp.content.loader import load_content
+from studyapp.quiz.kinds import kind_of
 from studyapp.quiz.numbers import EXAMPLES, parse_number
 from studyapp.quiz.questions import KIND_DRILL, all_questions
 
@@ -53,7 +54,8 @@ def test_a_drill_is_graded_from_a_fraction() -> None:
     content = load_content(locations.content_dir())
     drills = [q for q in all_questions(content).values() if q.kind == KIND_DRILL]
     karp = next(q for q in drills if q.id == "drill-karp-flatt-300-4")  # e = (1/3 - 1/4) / (3/4) = 1/9
-    assert karp.grade("1/9") is True
-    assert karp.grade("(1/3-1/4)/(3/4)") is True
-    assert karp.grade("1/4") is False
-    assert karp.grade("ab") is None
+    drill = kind_of(karp)
+    assert drill.grade(karp, "1/9") is True
+    assert drill.grade(karp, "(1/3-1/4)/(3/4)") is True
+    assert drill.grade(karp, "1/4") is False
+    assert drill.grade(karp, "ab") is None

@@ -15,10 +15,9 @@ from studyapp.content.model import Content
 from studyapp.errors import EXIT_OK, EXIT_USAGE
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore, StoreError
-from studyapp.quiz.choice import option_marks
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions, Summary, finish_unsaved
-from studyapp.quiz.presenting import answer_text, exam_note
-from studyapp.quiz.questions import KIND_CHOICE, KIND_OX, Question
+from studyapp.quiz.kinds import kind_of
+from studyapp.quiz.questions import Question
 
 STRINGS = {
     "ko": {
@@ -29,7 +28,6 @@ STRINGS = {
         "plain.unreadable_num": "숫자로 답하세요 (예: 5.9, 1/9, 12.5%). 기록하지 않았습니다.",
         "plain.right": "맞음",
         "plain.wrong": "틀림",
-        "plain.answer": "정답은 {answer}",
         "plain.misconception": "오개념: {label}",
         "plain.exam_note": "시험 기준: {note}",
         "plain.next_due": "다음 복습: {when}",
@@ -45,10 +43,6 @@ STRINGS = {
         "plain.undo_failed": "되돌리지 못했습니다: {problem}",
         "plain.prompt_choice": "[1-4, 3?=모름 표시, ?=모르겠음, u=되돌리기, q=끝] > ",
         "plain.unreadable_choice": "1~4 중 번호로 답하세요 (모르면 ?). 기록하지 않았습니다.",
-        "plain.choice_answer": "정답은 {number}번",
-        "plain.choice_none": "(고르지 않음)",
-        "plain.choice_key": "← 정답",
-        "plain.choice_picked": "← 선택",
     },
     "en": {
         "plain.none": "Nothing to ask right now. Try another mode (--mode new, cram).",
@@ -58,7 +52,6 @@ STRINGS = {
         "plain.unreadable_num": "Answer with a number (e.g. 5.9, 1/9, 12.5%). Nothing was recorded.",
         "plain.right": "Right",
         "plain.wrong": "Wrong",
-        "plain.answer": "Answer: {answer}",
         "plain.misconception": "Misconception: {label}",
         "plain.exam_note": "Exam key: {note}",
         "plain.next_due": "Next review: {when}",
@@ -74,78 +67,40 @@ STRINGS = {
         "plain.undo_failed": "Could not undo: {problem}",
         "plain.prompt_choice": "[1-4, 3?=unsure, ?=don't know, u=undo, q=quit] > ",
         "plain.unreadable_choice": "Answer with an option number 1-4 (? if you don't know). Nothing was recorded.",
-        "plain.choice_answer": "Answer: {number}",
-        "plain.choice_none": "(no pick)",
-        "plain.choice_key": "← answer",
-        "plain.choice_picked": "← your pick",
     },
 }
 
-_KEY_ALIASES = {"1": "O", "2": "X", "o": "O", "x": "X", "ㅇ": "O", "ㅐ": "O", "ㅌ": "X"}
 
-
-def parse_response(line: str, kind: str = KIND_OX) -> tuple[str, bool]:
-    """`o`, `x?`, `?1`, `5.9` → (response, unsure). The o/x key aliases (`1` → O) apply to O/X
-    questions only: in a 4-choice question `1` is option 1, in a drill the number 1."""
+def parse_response(line: str, question: Question) -> tuple[str, bool]:
+    """`o`, `x?`, `?1`, `5.9` → (response, unsure). Key aliases are the kind's: `1` is O in an
+    O/X question, option 1 in a 4-choice question and the number 1 in a drill."""
     text = line.strip()
     unsure = "?" in text
     text = text.replace("?", "").strip()
-    return (_KEY_ALIASES.get(text.lower(), text) if kind == KIND_OX else text), unsure
-
-
-def format_choice_options(question: Question) -> list[str]:
-    """A 4-choice question's options, numbered 1-4 as the learner answers them."""
-    assert question.choice is not None
-    return [f"  {index + 1}) {item.statement}" for index, item in enumerate(question.choice.options)]
-
-
-def format_choice_feedback(feedback: Feedback, content: Content, t: Translator) -> list[str]:
-    """Every option with ✓ (true statement) or ✗ (false), the key and the pick marked, and its
-    explanation: one question teaches four facts."""
-
-    question = feedback.question
-    assert question.choice is not None
-    verdict = t("plain.right") if feedback.correct else t("plain.wrong")
-    answer = t("plain.choice_answer", number=question.choice.answer_index + 1)
-    head = f"{verdict} — {answer}"
-    if feedback.picked is None:
-        head += f" {t('plain.choice_none')}"
-    if feedback.unsure:
-        head += f" {t('plain.unsure')}"
-    lines = [head]
-    for mark in option_marks(question.choice, feedback.picked):
-        tags = [t("plain.choice_key")] if mark.is_key else []
-        tags += [t("plain.choice_picked")] if mark.picked else []
-        symbol = "✓" if mark.true_statement else "✗"
-        lines.append(
-            f" {symbol} {mark.number}) [{mark.item.answer}] {mark.item.statement} {' '.join(tags)}".rstrip()
-        )
-        lines.append(f"     {mark.item.explanation}")
-        note = getattr(mark.item, "exam_note", None)
-        if note:
-            lines.append(f"     {t('plain.exam_note', note=note)}")
-        if mark.picked and mark.item.misconception and not feedback.correct:
-            label = content.misconceptions.get(mark.item.misconception, mark.item.misconception)
-            lines.append(f"     {t('plain.misconception', label=label)}")
-    lines.append(t("plain.next_due", when=feedback.next_due.astimezone().strftime("%Y-%m-%d %H:%M")))
-    return lines
+    return kind_of(question).plain_response(text), unsure
 
 
 def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list[str]:
-    question = feedback.question
-    if question.kind == KIND_CHOICE:
-        return format_choice_feedback(feedback, content, t)
-    lines = [
-        f"{t('plain.right') if feedback.correct else t('plain.wrong')} — {t('plain.answer', answer=answer_text(question))}"
-        + (f" {t('plain.unsure')}" if feedback.unsure else "")
-    ]
-    lines.append(question.explanation)
-    note = exam_note(content, question)
-    if note:
-        lines.append(t("plain.exam_note", note=note))
-    if question.misconception:
-        label = content.misconceptions.get(question.misconception, question.misconception)
-        lines.append(t("plain.misconception", label=label))
+    """The verdict and the answer, then what the kind explains (one block for a statement, one
+    per option for a 4-choice question), then when it comes back."""
+    view = kind_of(feedback.question).feedback(feedback, content, t)
+    head = f"{t('plain.right') if feedback.correct else t('plain.wrong')} — {view.answer}"
+    if view.response and not feedback.correct:
+        head += f" ({view.response})"
+    if feedback.unsure:
+        head += f" {t('plain.unsure')}"
+    lines = [head]
+    for block in view.blocks:
+        indent = ""
+        if block.heading is not None:
+            symbol = "✓" if block.true_statement else "✗"
+            lines.append(f" {symbol} {block.heading} {' '.join(f'← {tag}' for tag in block.tags)}".rstrip())
+            indent = "     "
+        lines.append(f"{indent}{block.text}")
+        if block.exam_note:
+            lines.append(f"{indent}{t('plain.exam_note', note=block.exam_note)}")
+        if block.misconception:
+            lines.append(f"{indent}{t('plain.misconception', label=block.misconception)}")
     lines.append(t("plain.next_due", when=feedback.next_due.astimezone().strftime("%Y-%m-%d %H:%M")))
     return lines
 
@@ -160,12 +115,7 @@ def format_summary(summary: Summary, content: Content, t: Translator) -> list[st
     if summary.misses:
         lines.append(t("plain.misses"))
         for record in summary.misses:
-            question = record.question
-            if question.choice is not None:  # name the statement that was the key
-                key = question.choice.key
-                lines.append(f"  ✗ [{key.id}] {question.prompt} {key.statement} → {question.answer}")
-                continue
-            lines.append(f"  ✗ [{question.id}] {question.prompt} → {question.answer}")
+            lines.append(f"  ✗ {kind_of(record.question).miss_line(record.question)}")
     lines.append(t("plain.due_now", count=summary.due_now))
     return lines
 
@@ -197,11 +147,10 @@ def run_plain(
             f"({session.position + 1}/{session.total}) [{content.topics[question.topic].title}]",
             question.prompt,
         )
-        if question.kind == KIND_CHOICE:
-            say(*format_choice_options(question))
+        kind = kind_of(question)
+        say(*(f"  {line}" for line in kind.option_lines(question)))
         session.mark_shown()
-        prompts = {KIND_OX: "plain.prompt_ox", KIND_CHOICE: "plain.prompt_choice"}
-        stdout.write(t(prompts.get(question.kind, "plain.prompt_num")))
+        stdout.write(t(kind.plain_prompt_key))
         stdout.flush()
         line = stdin.readline()
         if not line or line.strip().lower() == "q":
@@ -214,12 +163,11 @@ def run_plain(
                 print(f"studyapp: {t('plain.undo_failed', problem=exc)}", file=sys.stderr)
                 continue
             continue
-        response, unsure = parse_response(line, question.kind)
+        response, unsure = parse_response(line, question)
         waiting = len(store.unsaved)
         feedback = session.answer(response, unsure)
         if feedback is None:
-            unreadable = {KIND_OX: "plain.unreadable", KIND_CHOICE: "plain.unreadable_choice"}
-            say(t(unreadable.get(question.kind, "plain.unreadable_num")))
+            say(t(kind.plain_unreadable_key))
             continue
         if feedback.save_problem:  # kept in memory; the session goes on
             print(f"studyapp: {t('plain.not_saved', problem=feedback.save_problem)}", file=sys.stderr)

@@ -392,6 +392,33 @@ def mix_into_queue(
     return result
 
 
+@dataclass(frozen=True)
+class StoredCredit:
+    """A credit as the store records it: the option's own item id, the O/X answer the pick
+    implies for that statement, and Hard stored as (correct, unsure) as an unsure O/X answer is."""
+
+    item_id: str
+    answer: str
+    correct: bool
+    unsure: bool
+    text_hash: str
+
+
+def stored_credits(question: ChoiceQuestion, picked_index: int | None, unsure: bool) -> list[StoredCredit]:
+    """One review per credited option item, key first (`choice_credits` in the store's shape)."""
+    by_id = {item.id: item for item in question.options}
+    return [
+        StoredCredit(
+            credit.item_id,
+            credit.implied_answer,
+            credit.correct,
+            credit.unsure or (unsure and not credit.correct),
+            question_from_item(by_id[credit.item_id]).text_hash,
+        )
+        for credit in choice_credits(question, picked_index, unsure)
+    ]
+
+
 def record_choice(
     store: ProgressStore,
     question: ChoiceQuestion,
@@ -399,30 +426,24 @@ def record_choice(
     unsure: bool,
     **review: Any,
 ) -> tuple[list[ItemSchedule], str | None]:
-    """Write one review per credited option item (key first); returns their new schedules and,
-    when a write failed, its one-line reason (those reviews are kept and retried by the store,
-    like any O/X answer: `ProgressStore.save_answer`).
-
-    Each review is stored under the option's own item id with kind "choice" and the O/X answer
-    the pick implies for that statement, so the notebook, stats and readiness read it like any
-    other review of that item. Hard is stored as (correct, unsure), as an unsure O/X answer is.
-    """
-
-    by_id = {item.id: item for item in question.options}
+    """Write `stored_credits` with kind "choice" (the mock exam's path; a quiz session stores the
+    same credits through `studyapp.quiz.kinds.choice`), so the notebook, stats and readiness read
+    them like any other review of that item. Returns the new schedules and, when a write failed,
+    its one-line reason (those reviews are kept and retried by the store)."""
     schedules = []
     problem: str | None = None
-    for credit in choice_credits(question, picked_index, unsure):
+    for credit in stored_credits(question, picked_index, unsure):
         saved = store.save_answer(
             store.new_review(
                 credit.item_id,
-                answer=credit.implied_answer,
+                answer=credit.answer,
                 correct=credit.correct,
-                unsure=credit.unsure or (unsure and not credit.correct),
+                unsure=credit.unsure,
                 kind="choice",
-                text_hash=question_from_item(by_id[credit.item_id]).text_hash,
+                text_hash=credit.text_hash,
                 **review,
             ),
-            checkpoint=False,  # the session checkpoints once the feedback is shown (settle)
+            checkpoint=False,  # the caller checkpoints once (the exam after all its answers)
         )
         schedules.append(saved.schedule)
         problem = problem or saved.problem

@@ -22,8 +22,9 @@ from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.progress.scheduler import Grade, ItemSchedule
 from studyapp.progress.store import ProgressStore, StoreError
-from studyapp.quiz.choice import mix_into_queue, record_choice, shared_builder
-from studyapp.quiz.questions import KIND_CHOICE, KIND_DRILL, KIND_OX, Question, all_questions, parse_pick
+from studyapp.quiz.choice import mix_into_queue, shared_builder
+from studyapp.quiz.kinds import kind_of
+from studyapp.quiz.questions import KIND_DRILL, KIND_OX, Question, all_questions
 
 # The modes of a practice session. `studyapp quiz --mode exam` is the timed mock exam, a sitting of
 # its own (studyapp/quiz/exam.py): it never goes through QuizSession.
@@ -240,77 +241,55 @@ class QuizSession:
         self.shown_at = self.store.clock()
 
     def answer(self, response: str, unsure: bool = False) -> Feedback | None:
-        """Grade and record the current question. None (nothing recorded) if unreadable."""
+        """Grade and record the current question. None (nothing recorded) if unreadable.
+
+        The question's kind reads the response and says which reviews to store: one for an O/X
+        item or a drill, one per credited option for a 4-choice question (key first)."""
         question = self.current
         if question is None:
             raise StudyappError("the session has no question left")
-        if question.kind == KIND_CHOICE:
-            return self._answer_choice(question, response, unsure)
-        correct = question.grade(response)
-        if correct is None:
+        graded = kind_of(question).read(question, response, unsure)
+        if graded is None:
             return None
         now = self.store.clock()
-        elapsed_ms = int((now - self.shown_at).total_seconds() * 1000)
-        review = self.store.new_review(
-            question.id,
-            answer=response.strip().upper() if question.kind != KIND_DRILL else response.strip(),
-            correct=correct,
-            unsure=unsure,
-            kind=question.kind,
-            mode=self.mode,
-            session_id=self.session_id,
-            response_ms=max(0, elapsed_ms),
-            text_hash=question.text_hash,
-            reviewed_at=now,
+        elapsed_ms = max(0, int((now - self.shown_at).total_seconds() * 1000))
+        saved = [
+            # Never raises for a failed write (see Feedback). The checkpoint waits for `settle()`.
+            self.store.save_answer(
+                self.store.new_review(
+                    credit.item_id,
+                    answer=credit.answer,
+                    correct=credit.correct,
+                    unsure=credit.unsure,
+                    kind=question.kind,
+                    mode=self.mode,
+                    session_id=self.session_id,
+                    response_ms=elapsed_ms,
+                    text_hash=credit.text_hash,
+                    reviewed_at=now,
+                ),
+                checkpoint=False,
+            )
+            for credit in graded.credits
+        ]
+        self.answers.append(
+            AnswerRecord(question, graded.shown, graded.correct, unsure, elapsed_ms, writes=len(saved))
         )
-        # Never raises for a failed write (see Feedback). The checkpoint waits for `settle()`.
-        saved = self.store.save_answer(review, checkpoint=False)
-        self.answers.append(AnswerRecord(question, response.strip(), correct, unsure, elapsed_ms))
         self.position += 1
         return Feedback(
             question,
-            response,
-            correct,
+            graded.shown,
+            graded.correct,
             unsure,
-            Grade.from_answer(correct, unsure),
-            saved.schedule.due,
-            save_problem=saved.problem,
+            Grade.from_answer(graded.correct, unsure),
+            saved[0].schedule.due,
+            save_problem=next((s.problem for s in saved if s.problem), None),
+            picked=graded.picked,
         )
 
     def settle(self) -> None:
         """Call once the feedback is shown: copies the answer from the -wal into progress.db."""
         self.store.checkpoint()
-
-    def _answer_choice(self, question: Question, response: str, unsure: bool) -> Feedback | None:
-        """A 4-choice answer: a digit 1-4, or none with unsure ("don't know"); one review per credit."""
-
-        assert question.choice is not None
-        try:
-            picked = parse_pick(response)
-        except ValueError:
-            return None
-        if picked is None and not unsure:
-            return None  # an empty answer is not "don't know" unless marked so
-        now = self.store.clock()
-        elapsed_ms = max(0, int((now - self.shown_at).total_seconds() * 1000))
-        schedules, problem = record_choice(
-            self.store,
-            question.choice,
-            picked,
-            unsure,
-            mode=self.mode,
-            session_id=self.session_id,
-            response_ms=elapsed_ms,
-            reviewed_at=now,
-        )
-        correct = question.choice.is_right(picked)
-        shown = "?" if picked is None else str(picked + 1)
-        self.answers.append(AnswerRecord(question, shown, correct, unsure, elapsed_ms, writes=len(schedules)))
-        self.position += 1
-        grade = Grade.from_answer(correct, unsure)
-        return Feedback(
-            question, shown, correct, unsure, grade, schedules[0].due, save_problem=problem, picked=picked
-        )
 
     def undo(self) -> Question | None:
         """Take back the last answer of this session; that question becomes current again."""

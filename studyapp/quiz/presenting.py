@@ -6,14 +6,14 @@ with `rich.cells.cell_len` (Hangul is two cells wide), never `len()`.
 
 from __future__ import annotations
 
-import math
 from datetime import datetime, tzinfo
 
 from rich.cells import cell_len
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
-from studyapp.quiz.questions import KIND_CHOICE, KIND_OX, Question
+from studyapp.quiz.kinds import kind_of
+from studyapp.quiz.questions import Question
 
 STRINGS = {
     "ko": {
@@ -43,24 +43,9 @@ ELLIPSIS = "…"
 
 
 def answer_text(question: Question) -> str:
-    """The correct answer as shown to the learner: O / X, or the number with its unit."""
-    if question.kind in (KIND_OX, KIND_CHOICE):  # O / X, or the option number 1-4
-        return question.answer
-    # A drill asks for N decimals and its tolerance is one unit of the last one.
-    decimals = max(0, round(-math.log10(question.tolerance))) if question.tolerance > 0 else 2
-    unit = unit_suffix(question.unit)
-    try:
-        return f"{float(question.answer):.{decimals}f}{unit}"
-    except ValueError:
-        return f"{question.answer}{unit}"
-
-
-# Units written against the number (`6.40배`, `25%`); any other unit gets a space (`50.0 items/s`).
-_TIGHT_UNITS = ("", "배", "%", "x", "×")
-
-
-def unit_suffix(unit: str) -> str:
-    return unit if unit in _TIGHT_UNITS else f" {unit}"
+    """The correct answer as shown to the learner: O / X, the option number, or the number with
+    its unit (each kind says how)."""
+    return kind_of(question).answer_text(question)
 
 
 def exam_note(content: Content, question: Question) -> str | None:

@@ -1,7 +1,8 @@
 """What the quiz asks: O/X items from the content, generated calculation drills, and 4-choice
 questions built from the items (`studyapp.quiz.choice`).
 
-All become a `Question`, so the engine, the TUI and the line mode handle them the same way.
+All become a `Question`; how each kind is graded, stored and explained is its `QuestionKind`
+(`studyapp.quiz.kinds`), so the engine, the TUI and the line mode handle them the same way.
 """
 
 from __future__ import annotations
@@ -9,11 +10,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from studyapp.content.model import Content, Item
 from studyapp.quiz import drills
-from studyapp.quiz.drills import grade
+from studyapp.quiz.drills import Drill
 
 if TYPE_CHECKING:
     from studyapp.quiz.choice import ChoiceQuestion
@@ -44,22 +45,6 @@ class Question:
         """Changes when the statement or answer changes, so an edited item is shown again once."""
         return hashlib.sha1(f"{self.prompt}\n{self.answer}".encode()).hexdigest()[:12]
 
-    def grade(self, response: str) -> bool | None:
-        """True/False, or None when the response cannot be read (ask again, record nothing)."""
-        if self.kind == KIND_OX:
-            normalized = response.strip().upper()
-            if normalized in ("O", "X"):
-                return normalized == self.answer
-            return None
-        if self.kind == KIND_CHOICE:
-            try:
-                picked = parse_pick(response)
-            except ValueError:
-                return None
-            return None if picked is None else str(picked + 1) == self.answer
-
-        return grade(_drill_index()[self.id], response)
-
 
 def parse_pick(response: str, option_count: int = OPTION_COUNT) -> int | None:
     """`"3"` → 2 (0-based); `""` or `"?"` → None (no pick). ValueError for anything else."""
@@ -72,7 +57,8 @@ def parse_pick(response: str, option_count: int = OPTION_COUNT) -> int | None:
 
 
 @lru_cache(maxsize=1)
-def _drill_index() -> dict[str, Any]:
+def drill_index() -> dict[str, Drill]:
+    """Every generated drill by id (built once: the drills are a pure function of the code)."""
     return {drill.id: drill for drill in drills.all_drills()}
 
 
@@ -93,7 +79,7 @@ def question_from_item(item: Item) -> Question:
 def all_questions(content: Content, include_drills: bool = True) -> dict[str, Question]:
     questions = {item.id: question_from_item(item) for item in content.items.values()}
     if include_drills:
-        for drill in _drill_index().values():
+        for drill in drill_index().values():
             if drill.topic in content.topics:
                 questions[drill.id] = Question(
                     id=drill.id,

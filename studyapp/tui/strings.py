@@ -277,6 +277,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "help.check_question": "실습 확인 문제",
         "help.tab_panes": "목차 ↔ 본문",
         "help.tab_tables": "결과 표로 이동, 옆으로 스크롤",
+        "key.pick": "고르기",
+        "key.dont_know": "모르겠음",
     },
     "en": {
         "key.help": "Help",
@@ -529,6 +531,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "help.check_question": "Lab check question",
         "help.tab_panes": "Outline ↔ text",
         "help.tab_tables": "To a result table, scroll it sideways",
+        "key.pick": "pick",
+        "key.dont_know": "don't know",
     },
 }
 

@@ -19,7 +19,7 @@ from textual.widgets import Static
 from studyapp.content.render import section_title
 from studyapp.quiz.engine import SessionOptions, select_questions
 from studyapp.quiz.presenting import answer_text, exam_note, topic_path
-from studyapp.quiz.questions import KIND_OX, Question
+from studyapp.quiz.questions import Question
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 from studyapp.tui.widgets.text import Hanging
@@ -92,7 +92,6 @@ class NotebookScreen(StudyScreen):
         store = self.study.store
         reviews = store.reviews(question.id)
         last = reviews[-1].answer if reviews else "?"
-        last = last.upper() if question.kind == KIND_OX else last
         box = NoteItem(question, tag)
         box.compose_add_child(Hanging("✗", question.prompt, classes="note-statement"))
         box.compose_add_child(

@@ -21,11 +21,13 @@ from textual.widgets import Static
 from studyapp.errors import StudyappError
 from studyapp.i18n import Translator
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions
+from studyapp.quiz.kinds import kind_of
+from studyapp.quiz.kinds.base import INPUT_NUMBER, INPUT_OX, INPUT_PICK
 from studyapp.quiz.numbers import EXAMPLES as NUMBER_EXAMPLES
-from studyapp.quiz.presenting import answer_text, due_phrase, exam_note, fit, topic_path
-from studyapp.quiz.questions import KIND_CHOICE, KIND_DRILL, KIND_OX, Question
-from studyapp.tui.screens import choice_view
+from studyapp.quiz.presenting import due_phrase, fit, topic_path
+from studyapp.quiz.questions import Question
 from studyapp.tui.screens.base import StudyScreen, TitleBar
+from studyapp.tui.screens.feedback_view import feedback_content
 from studyapp.tui.widgets.inputs import DrillInput
 from studyapp.tui.widgets.keybar import KeyBar
 from studyapp.tui.widgets.progress import SessionProgress
@@ -120,7 +122,8 @@ class QuizScreen(StudyScreen):
         if question is None:
             return self._mode_label(), "", self.t("quiz.empty"), self.t("quiz.empty_hint")
         topic = topic_path(self.study.content, question.topic)
-        kind = f" · {self.t('quiz.drill')}" if question.kind == KIND_DRILL else ""
+        question_kind = kind_of(question)
+        kind = f" · {self.t(question_kind.label_key)}" if question_kind.label_key else ""
         if self.options.checklist:  # say which filter made this session
             kind += f" · {self.t('quiz.checklist_filter', id=self.options.checklist)}"
         if session.mode == "wrong":  # the notebook's grouping, visible while retrying
@@ -130,19 +133,20 @@ class QuizScreen(StudyScreen):
             )
             in_group = [q for q in session.queue if q.misconception == tag]
             kind = f" · {fit(label, 40)} ({in_group.index(question) + 1}/{len(in_group)})"
-        hints = {KIND_DRILL: "quiz.drill_hint", KIND_CHOICE: "choice.hint"}
-        hint = self.t(hints.get(question.kind, "quiz.ox_hint"))
+        hint = self.t(question_kind.hint_key)
         if session.mode == "cram" and session.position == 0:
             hint = f"{hint}\n{self.t('quiz.cram_note')}"  # cram answers move the schedule too
         return (
             f"{self._mode_label()} · {topic}{kind}",
             self.t("quiz.progress", current=session.position + 1, total=session.total),
-            choice_view.question_text(question) if question.kind == KIND_CHOICE else question.prompt,
+            "\n".join([question.prompt, "", *options])
+            if (options := question_kind.option_lines(question))
+            else question.prompt,
             hint,
         )
 
     def on_screen_resume(self) -> None:
-        if self.state == ASKING and self.current_kind() == KIND_DRILL:
+        if self.state == ASKING and self.current_input() == INPUT_NUMBER:
             self.drill_input().focus()
 
     def drill_input(self) -> DrillInput:
@@ -159,21 +163,22 @@ class QuizScreen(StudyScreen):
     def question(self) -> Question | None:
         return self.session.current
 
-    def current_kind(self) -> str | None:
+    def current_input(self) -> str | None:
+        """How the current question is answered (the kind's INPUT_*), None when nothing is asked."""
         question = self.question
-        return question.kind if question else None
+        return kind_of(question).input if question else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "answer":
-            return self.state == ASKING and self.current_kind() == KIND_OX
+            return self.state == ASKING and self.current_input() == INPUT_OX
         if action == "pick":
-            return self.state == ASKING and self.current_kind() == KIND_CHOICE
+            return self.state == ASKING and self.current_input() == INPUT_PICK
         if action == "next":
             return self.state == FEEDBACK
         if action == "toggle_unsure":
             return self.state == ASKING
         if action == "toggle_box":
-            return self.state == ASKING and self.current_kind() == KIND_DRILL
+            return self.state == ASKING and self.current_input() == INPUT_NUMBER
         if action in ("card", "lab"):
             return self.state != EMPTY and self._shown_question() is not None
         if action == "undo":
@@ -221,7 +226,7 @@ class QuizScreen(StudyScreen):
         self.query_one("#quiz-progress", SessionProgress).fraction = (
             session.position / session.total if session.total else 0.0
         )
-        if question is not None and question.kind == KIND_DRILL:
+        if question is not None and kind_of(question).input == INPUT_NUMBER:
             field = self.drill_input()
             field.display = True
             field.disabled = False
@@ -245,7 +250,7 @@ class QuizScreen(StudyScreen):
         for field in self.query("#drill-input"):
             field.disabled = True
         self.query_one("#quiz-hint", Static).display = False
-        if feedback.question.kind == KIND_CHOICE:  # the feedback lists the options again, explained
+        if kind_of(feedback.question).option_lines(feedback.question):  # the feedback explains each option
             self.query_one("#statement", Static).update(Content(feedback.question.prompt))
         box = self.query_one("#feedback", Static)
         box.set_class(feedback.correct, "right")
@@ -256,44 +261,17 @@ class QuizScreen(StudyScreen):
         self.refresh_bindings()
 
     def _feedback_content(self, feedback: Feedback) -> Content:
-        """Right/wrong, the answer, the explanation, the misconception, when it comes back."""
+        """What the kind explains (feedback_view), then when it comes back."""
         t = self.t
-        question = feedback.question
-        if question.kind == KIND_CHOICE:
-            when = due_phrase(feedback.next_due, self.study.now(), t, self.study.tz)
-            return Content("\n").join(
-                [
-                    choice_view.feedback_content(feedback, self.study.content, t),
-                    Content(""),
-                    Content.styled(t("quiz.next_due", when=when), "$text-muted"),
-                    Content.styled(t("quiz.continue"), "italic $text-muted"),
-                ]
-            )
-        verdict_style = "bold $success" if feedback.correct else "bold $error"
-        parts: list[Content] = [
-            Content.assemble(
-                (t("quiz.right") if feedback.correct else t("quiz.wrong"), verdict_style),
-                "   ",
-                (t("quiz.answer", answer=answer_text(question)), "bold"),
-            )
-        ]
-        if not feedback.correct:
-            shown = feedback.response.strip()
-            shown = shown.upper() if question.kind == KIND_OX else shown
-            parts[0] = parts[0].append("   ").append(t("quiz.your_answer", answer=shown))
-        if feedback.unsure:
-            parts[0] = parts[0].append("  ").append(Content.styled(t("quiz.recorded_unsure"), "italic"))
-        parts += [Content(""), Content(question.explanation)]
-        note = exam_note(self.study.content, question)
-        if note:
-            parts.append(Content.styled(t("quiz.exam_note", note=note), "$accent"))
-        if question.misconception:
-            label = self.study.content.misconceptions.get(question.misconception, question.misconception)
-            parts += [Content(""), Content.styled(t("quiz.misconception", label=label), "$warning")]
+        view = kind_of(feedback.question).feedback(feedback, self.study.content, t)
         when = due_phrase(feedback.next_due, self.study.now(), t, self.study.tz)
-        parts.append(Content.styled(t("quiz.next_due", when=when), "$text-muted"))
-        parts.append(Content.styled(t("quiz.continue"), "italic $text-muted"))
-        return Content("\n").join(parts)
+        return Content("\n").join(
+            [
+                feedback_content(view, feedback, t),
+                Content.styled(t("quiz.next_due", when=when), "$text-muted"),
+                Content.styled(t("quiz.continue"), "italic $text-muted"),
+            ]
+        )
 
     # -- answering -----------------------------------------------------------------------------
     def submit(self, response: str) -> None:
@@ -303,10 +281,7 @@ class QuizScreen(StudyScreen):
         feedback = self.session.answer(response, unsure=self.unsure)  # commits before returning
         if feedback is None:
             hint = self.query_one("#quiz-hint", Static)
-            if self.current_kind() == KIND_DRILL:
-                message = self.t("quiz.unreadable_drill", examples=", ".join(NUMBER_EXAMPLES))
-            else:
-                message = self.t("quiz.unreadable_ox")
+            message = self.t(kind_of(self.question).unreadable_key, examples=", ".join(NUMBER_EXAMPLES))
             hint.update(Content(message))
             hint.add_class("warning")
             return

@@ -14,7 +14,6 @@ from textual.widgets import DataTable, Static
 
 from studyapp.quiz.engine import AnswerRecord, QuizSession, SessionOptions
 from studyapp.quiz.presenting import answer_text, due_phrase, elapsed_text, exam_note, percent, topic_path
-from studyapp.quiz.questions import KIND_OX
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.screens.quiz import QuizScreen
 from studyapp.tui.widgets.keybar import KeyBar
@@ -81,8 +80,7 @@ class SummaryScreen(StudyScreen):
                 f"{question.prompt} {question.choice.key.statement}" if question.choice else question.prompt
             )
             yield Hanging("✗", statement, classes="miss-statement")
-            yours = record.response.upper() if question.kind == KIND_OX else record.response
-            line = f"{t('quiz.your_answer', answer=yours)} · {t('quiz.answer', answer=answer_text(question))}"
+            line = f"{t('quiz.your_answer', answer=record.response)} · {t('quiz.answer', answer=answer_text(question))}"
             yield Static(Content(line), classes="miss-answer", markup=False)
             if full:
                 yield Static(Content(question.explanation), classes="miss-explanation", markup=False)

@@ -1,0 +1,109 @@
+"""What every question kind provides, so the engine and both front ends treat kinds alike.
+
+A kind says how an answer is typed (`input`), how a response is graded and stored (`read`), what
+the question looks like (`option_lines`, `answer_text`) and what the feedback teaches
+(`feedback`). The TUI and `--plain` render a `FeedbackView` without knowing which kind made it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from studyapp.content.model import Content
+from studyapp.i18n import Translator
+from studyapp.quiz.questions import Question
+
+if TYPE_CHECKING:
+    from studyapp.quiz.engine import Feedback
+
+# How a front end takes the answer: the o/x keys, an option number 1-4 (0: don't know), or a
+# number typed into a box.
+INPUT_OX = "ox"
+INPUT_PICK = "pick"
+INPUT_NUMBER = "number"
+
+
+@dataclass(frozen=True)
+class Credit:
+    """One review an answer stores: which item, the answer recorded for it, and how it went."""
+
+    item_id: str
+    answer: str
+    correct: bool
+    unsure: bool
+    text_hash: str | None
+
+
+@dataclass(frozen=True)
+class Graded:
+    """A readable response: right or wrong, as the feedback shows it, and the reviews to store."""
+
+    correct: bool
+    shown: str
+    credits: tuple[Credit, ...]
+    picked: int | None = None  # the 0-based option picked, for kinds with options
+
+
+@dataclass(frozen=True)
+class FeedbackBlock:
+    """One thing the feedback explains: the statement itself, or one option of several."""
+
+    text: str  # the explanation
+    heading: str | None = None  # an option: "1) [O] statement"
+    true_statement: bool | None = None  # ✓ or ✗ before the heading
+    tags: tuple[str, ...] = ()  # "answer", "your pick"
+    emphasised: bool = False  # the key or the pick
+    exam_note: str | None = None
+    misconception: str | None = None  # the misconception's label, where it explains this miss
+
+
+@dataclass(frozen=True)
+class FeedbackView:
+    answer: str  # "Answer: X", translated
+    response: str | None  # what the learner gave, shown on a miss ("You: O")
+    blocks: tuple[FeedbackBlock, ...]
+
+
+class QuestionKind:
+    """The base: subclasses set the class attributes and override what differs."""
+
+    name: ClassVar[str]
+    input: ClassVar[str] = INPUT_OX
+    label_key: ClassVar[str | None] = None  # a word after the topic in the title ("Calculation")
+    hint_key: ClassVar[str] = "quiz.ox_hint"  # the keys, under the question
+    unreadable_key: ClassVar[str] = "quiz.unreadable_ox"
+    plain_prompt_key: ClassVar[str] = "plain.prompt_ox"
+    plain_unreadable_key: ClassVar[str] = "plain.unreadable"
+    # The kind's own interface strings ({"ko": {...}, "en": {...}}), registered with the kind.
+    strings: ClassVar[dict[str, dict[str, str]]] = {}
+
+    def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
+        """Grade a response; None when it cannot be read (ask again, record nothing)."""
+        raise NotImplementedError
+
+    def grade(self, question: Question, response: str) -> bool | None:
+        graded = self.read(question, response, unsure=False)
+        return None if graded is None else graded.correct
+
+    def plain_response(self, text: str) -> str:
+        """A line-mode answer as `read` takes it (key aliases of the kind, if any)."""
+        return text
+
+    def option_lines(self, question: Question) -> list[str]:
+        """The numbered options, for kinds that have them."""
+        return []
+
+    def answer_text(self, question: Question) -> str:
+        return question.answer
+
+    def feedback(self, feedback: Feedback, content: Content, t: Translator) -> FeedbackView:
+        raise NotImplementedError
+
+    def miss_line(self, question: Question) -> str:
+        """A missed question in a summary list."""
+        return f"[{question.id}] {question.prompt} → {question.answer}"
+
+
+def misconception_label(content: Content, tag: str | None) -> str | None:
+    return content.misconceptions.get(tag, tag) if tag else None

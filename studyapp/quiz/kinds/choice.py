@@ -1,0 +1,112 @@
+"""4지선다: four statements of one topic, "옳은 것은?" or "옳지 않은 것은?"; 1-4 picks, 0 is
+"don't know". Each option's item is graded into its own schedule (studyapp.quiz.choice)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from studyapp.content.model import Content
+from studyapp.i18n import Translator
+from studyapp.quiz.choice import option_marks, stored_credits
+from studyapp.quiz.kinds.base import (
+    INPUT_PICK,
+    Credit,
+    FeedbackBlock,
+    FeedbackView,
+    Graded,
+    QuestionKind,
+    misconception_label,
+)
+from studyapp.quiz.questions import KIND_CHOICE, Question, parse_pick
+
+if TYPE_CHECKING:
+    from studyapp.quiz.engine import Feedback
+
+
+class ChoiceKind(QuestionKind):
+    name: ClassVar[str] = KIND_CHOICE
+    input: ClassVar[str] = INPUT_PICK
+    hint_key: ClassVar[str] = "choice.hint"
+    unreadable_key: ClassVar[str] = "choice.unreadable"
+    plain_prompt_key: ClassVar[str] = "plain.prompt_choice"
+    plain_unreadable_key: ClassVar[str] = "plain.unreadable_choice"
+    strings: ClassVar[dict[str, dict[str, str]]] = {
+        "ko": {
+            "choice.hint": "1 · 2 · 3 · 4: 고르기    0: 모르겠음    ?: 모름 표시",
+            "choice.unreadable": "1~4 중 번호로 고르세요 (모르면 0).",
+            "choice.answer": "정답은 {number}번",
+            "choice.your_pick": "내 선택: {number}번",
+            "choice.no_pick": "고르지 않음",
+            "choice.key": "정답",
+            "choice.picked": "내 선택",
+        },
+        "en": {
+            "choice.hint": "1 · 2 · 3 · 4: pick    0: don't know    ?: unsure",
+            "choice.unreadable": "Pick an option number 1-4 (0 if you don't know).",
+            "choice.answer": "Answer: {number}",
+            "choice.your_pick": "You: {number}",
+            "choice.no_pick": "no pick",
+            "choice.key": "answer",
+            "choice.picked": "your pick",
+        },
+    }
+
+    def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
+        choice = question.choice
+        assert choice is not None
+        try:
+            picked = parse_pick(response)
+        except ValueError:
+            return None
+        if picked is None and not unsure:
+            return None  # an empty answer is not "don't know" unless marked so
+        credits = tuple(
+            Credit(credit.item_id, credit.answer, credit.correct, credit.unsure, credit.text_hash)
+            for credit in stored_credits(choice, picked, unsure)
+        )
+        shown = "?" if picked is None else str(picked + 1)
+        return Graded(choice.is_right(picked), shown, credits, picked)
+
+    def option_lines(self, question: Question) -> list[str]:
+        assert question.choice is not None
+        return [f"{index + 1}) {item.statement}" for index, item in enumerate(question.choice.options)]
+
+    def feedback(self, feedback: Feedback, content: Content, t: Translator) -> FeedbackView:
+        """Every option: ✓ (a true statement) or ✗, the key and the pick marked, and why — one
+        question teaches four facts."""
+        choice = feedback.question.choice
+        assert choice is not None
+        blocks = []
+        for mark in option_marks(choice, feedback.picked):
+            tags = ([t("choice.key")] if mark.is_key else []) + ([t("choice.picked")] if mark.picked else [])
+            explains_miss = mark.picked and not feedback.correct
+            blocks.append(
+                FeedbackBlock(
+                    mark.item.explanation,
+                    heading=f"{mark.number}) [{mark.item.answer}] {mark.item.statement}",
+                    true_statement=mark.true_statement,
+                    tags=tuple(tags),
+                    emphasised=mark.is_key or mark.picked,
+                    exam_note=mark.item.exam_note,
+                    misconception=misconception_label(content, mark.item.misconception)
+                    if explains_miss
+                    else None,
+                )
+            )
+        response = (
+            t("choice.no_pick")
+            if feedback.picked is None
+            else t("choice.your_pick", number=feedback.picked + 1)
+        )
+        return FeedbackView(
+            answer=t("choice.answer", number=choice.answer_index + 1), response=response, blocks=tuple(blocks)
+        )
+
+    def miss_line(self, question: Question) -> str:
+        """Name the statement that was the key."""
+        assert question.choice is not None
+        key = question.choice.key
+        return f"[{key.id}] {question.prompt} {key.statement} → {question.answer}"
+
+
+KIND = ChoiceKind()

@@ -1,0 +1,71 @@
+"""Calculation drills: a number typed into a box (fractions, %, units read by quiz.numbers)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, ClassVar
+
+from studyapp.content.model import Content
+from studyapp.i18n import Translator
+from studyapp.quiz.drills import grade
+from studyapp.quiz.kinds.base import (
+    INPUT_NUMBER,
+    Credit,
+    FeedbackBlock,
+    FeedbackView,
+    Graded,
+    QuestionKind,
+    misconception_label,
+)
+from studyapp.quiz.questions import KIND_DRILL, Question, drill_index
+
+if TYPE_CHECKING:
+    from studyapp.quiz.engine import Feedback
+
+# Units written against the number (`6.40배`, `25%`); any other unit gets a space (`50.0 items/s`).
+_TIGHT_UNITS = ("", "배", "%", "x", "×")
+
+
+def unit_suffix(unit: str) -> str:
+    return unit if unit in _TIGHT_UNITS else f" {unit}"
+
+
+class DrillKind(QuestionKind):
+    name: ClassVar[str] = KIND_DRILL
+    input: ClassVar[str] = INPUT_NUMBER
+    label_key: ClassVar[str | None] = "quiz.drill"
+    hint_key: ClassVar[str] = "quiz.drill_hint"
+    unreadable_key: ClassVar[str] = "quiz.unreadable_drill"
+    plain_prompt_key: ClassVar[str] = "plain.prompt_num"
+    plain_unreadable_key: ClassVar[str] = "plain.unreadable_num"
+
+    def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
+        typed = response.strip()
+        correct = grade(drill_index()[question.id], typed)
+        if correct is None:
+            return None
+        return Graded(correct, typed, (Credit(question.id, typed, correct, unsure, question.text_hash),))
+
+    def answer_text(self, question: Question) -> str:
+        """The number with its unit, to the decimals asked: the tolerance is one unit of the last."""
+        decimals = max(0, round(-math.log10(question.tolerance))) if question.tolerance > 0 else 2
+        unit = unit_suffix(question.unit)
+        try:
+            return f"{float(question.answer):.{decimals}f}{unit}"
+        except ValueError:
+            return f"{question.answer}{unit}"
+
+    def feedback(self, feedback: Feedback, content: Content, t: Translator) -> FeedbackView:
+        question = feedback.question
+        return FeedbackView(
+            answer=t("quiz.answer", answer=self.answer_text(question)),
+            response=t("quiz.your_answer", answer=feedback.response.strip()),
+            blocks=(
+                FeedbackBlock(
+                    question.explanation, misconception=misconception_label(content, question.misconception)
+                ),
+            ),
+        )
+
+
+KIND = DrillKind()
