@@ -23,10 +23,11 @@ from studyapp.quiz.exam import (
     KIND_OX,
     ExamSession,
     ExamSettings,
-    format_clock,
     parse_pass_mark,
     parse_time_limit,
+    retry_questions,
 )
+from studyapp.timetext import format_clock
 from tests.conftest import REPO, FakeClock, run_cli
 
 
@@ -148,7 +149,7 @@ def test_retry_asks_exactly_the_misses(content, store, clock) -> None:
     exam.answer(wrong(exam.current))
     result = exam.submit()
     missed_ids = [m.question.item_ids for m in result.misses]
-    questions = exams.retry_questions(content, exams.find_attempt(store, result.attempt_id))
+    questions = retry_questions(content, exams.find_attempt(store, result.attempt_id))
     assert [q.item_ids for q in questions] == missed_ids  # wrong and unanswered, in order
     retry = ExamSession(
         content, store, ExamSettings(kind=KIND_OX, retry_of=result.attempt_id), questions=questions
@@ -297,7 +298,7 @@ def test_a_scheduled_choice_exam_credits_every_option_and_retries_as_asked(conte
     reviews = store.reviews()
     assert len(reviews) == 2 + 4 and {r.kind for r in reviews} == {"choice"}
     assert sum(not r.correct for r in reviews) == 2
-    questions = exams.retry_questions(content, exams.find_attempt(store, result.attempt_id))
+    questions = retry_questions(content, exams.find_attempt(store, result.attempt_id))
     assert [q.item_ids for q in questions] == [m.question.item_ids for m in result.misses]
     assert questions[0].stem == result.misses[0].question.stem and questions[0].source is not None
 
@@ -329,11 +330,11 @@ def test_a_failing_archive_write_keeps_the_sitting_going(content, store, clock, 
     original = exams.save_progress
     calls = {"n": 0}
 
-    def flaky(progress, session) -> None:
+    def flaky(progress, attempt) -> None:
         calls["n"] += 1
         if calls["n"] == 1:
             raise StoreError("database or disk is full")
-        original(progress, session)
+        original(progress, attempt)
 
     monkeypatch.setattr(exams, "save_progress", flaky)
     assert exam.answer("O")  # the write fails: the answer is kept, the learner is told

@@ -29,6 +29,7 @@ DOMAIN_MODULES = [
     "studyapp.progress.db",
     "studyapp.progress.store",
     "studyapp.progress.transfer",
+    "studyapp.timetext",
     "studyapp.progress.stats",
     "studyapp.progress.readiness",
     "studyapp.progress.report",
@@ -82,6 +83,14 @@ def _imports_of(relative: str) -> set[str]:
             names.add(node.module)
             names.update(f"{node.module}.{alias.name}" for alias in node.names)
     return names
+
+
+def test_the_exam_archive_stores_rows_without_the_quiz() -> None:
+    """progress/exams.py keeps the rows an exam hands it; the exam's types stay in quiz/."""
+    assert not {
+        name for name in _imports_of("studyapp/progress/exams.py") if name.startswith("studyapp.quiz")
+    }
+    assert "studyapp.quiz.exam" not in _modules_after("import studyapp.progress.exams")
 
 
 def test_the_store_modules_import_one_way() -> None:

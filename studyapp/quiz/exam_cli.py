@@ -27,13 +27,14 @@ from studyapp.quiz.exam import (
     ExamResult,
     ExamSession,
     ExamSettings,
-    format_clock,
     parse_pass_mark,
     parse_time_limit,
+    retry_questions,
     retry_time_limit,
 )
 from studyapp.quiz.presenting import percent, topic_path
 from studyapp.safetext import printable
+from studyapp.timetext import format_clock
 
 STRINGS = {
     "ko": {
@@ -210,7 +211,7 @@ def session_from_args(content: Content, store: ProgressStore, args: argparse.Nam
         from studyapp.progress import exams
 
         attempt = exams.find_attempt(store, args.retry)
-        questions = exams.retry_questions(content, attempt)
+        questions = retry_questions(content, attempt)
         if args.count is not None:
             questions = questions[: args.count]
         old = attempt.settings
