@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -25,7 +26,10 @@ DOMAIN_MODULES = [
     "studyapp.tui.exam_strings",
     "studyapp.quiz.engine",
     "studyapp.cli.plain",
+    "studyapp.progress.db",
     "studyapp.progress.store",
+    "studyapp.progress.transfer",
+    "studyapp.timetext",
     "studyapp.report.stats",
     "studyapp.report.readiness",
     "studyapp.report.progress_report",
@@ -66,3 +70,31 @@ progress_report(content, store, store.clock())
 """
     loaded = _modules_after(code)
     assert not {"torch", "numpy", "pytest", "textual"} & loaded
+
+
+def _imports_of(relative: str) -> set[str]:
+    """Every module a source file names in an import, at top level or inside a function."""
+    tree = ast.parse((REPO / relative).read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_the_exam_archive_stores_rows_without_the_quiz() -> None:
+    """progress/exams.py keeps the rows an exam hands it; the exam's types stay in quiz/."""
+    assert not {
+        name for name in _imports_of("studyapp/progress/exams.py") if name.startswith("studyapp.quiz")
+    }
+    assert "studyapp.quiz.exam" not in _modules_after("import studyapp.progress.exams")
+
+
+def test_the_store_modules_import_one_way() -> None:
+    """db <- store <- transfer: the file, the repository over it, the export format over both."""
+    assert not {n for n in _imports_of("studyapp/progress/db.py") if n.startswith("studyapp.progress")}
+    store_imports = _imports_of("studyapp/progress/store.py")
+    assert not {n for n in store_imports if n.startswith("studyapp.progress.transfer")}

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from studyapp.progress.store import ProgressStore, validate_export
+from studyapp.progress.store import ProgressStore
+from studyapp.progress.transfer import export_data, import_data, validate_export
 from tests.conftest import FakeClock, run_cli
 
 
@@ -66,7 +67,7 @@ def fill_every_table(store: ProgressStore, clock: FakeClock) -> None:
 def test_export_carries_every_table_and_round_trips(tmp_path: Path, clock: FakeClock) -> None:
     source = ProgressStore(tmp_path / "a" / "progress.db", clock)
     fill_every_table(source, clock)
-    data = source.export_data()
+    data = export_data(source)
     for name in (
         "reviews",
         "lab_runs",
@@ -79,13 +80,13 @@ def test_export_carries_every_table_and_round_trips(tmp_path: Path, clock: FakeC
     ):
         assert data[name], name
     target = ProgressStore(tmp_path / "b" / "progress.db", clock)
-    added = target.import_data(json.loads(json.dumps(data)))
+    added = import_data(target, json.loads(json.dumps(data)))
     assert added == {name: len(data[name]) for name in added}
-    again = target.export_data()
+    again = export_data(target)
     for name in added:
         assert again[name] == data[name], name
     assert target.schedules() == source.schedules()
-    assert target.import_data(data) == {name: 0 for name in added}  # a second import adds nothing
+    assert import_data(target, data) == {name: 0 for name in added}  # a second import adds nothing
 
 
 # Each bad variant: (what the review called it, how to spoil a good export).
@@ -140,24 +141,24 @@ def test_every_bad_field_refuses_the_whole_file(tmp_path: Path, clock: FakeClock
     `quiz` or `lab list` for good), skipped silently, or end in an internal error."""
     source = ProgressStore(tmp_path / "a" / "progress.db", clock)
     fill_every_table(source, clock)
-    good = json.loads(json.dumps(source.export_data()))
+    good = json.loads(json.dumps(export_data(source)))
     target = ProgressStore(tmp_path / "b" / "progress.db", clock)
     target.record_answer("pa-003", answer="O", correct=True)
-    before = target.export_data()
+    before = export_data(target)
     for name, spoil in BAD_VARIANTS.items():
         data = copy.deepcopy(good)
         spoil(data)
         with pytest.raises(Exception) as raised:
-            target.import_data(data)
+            import_data(target, data)
         assert type(raised.value).__name__ in ("StudyappError", "StoreError"), (name, raised.value)
         assert "\n" not in str(raised.value), name
-        assert target.export_data() == before, name
+        assert export_data(target) == before, name
 
 
 def test_validation_accepts_what_export_writes(clock: FakeClock, tmp_path: Path) -> None:
     store = ProgressStore(tmp_path / "progress.db", clock)
     fill_every_table(store, clock)
-    validate_export(json.loads(json.dumps(store.export_data())), latest=clock.now)
+    validate_export(json.loads(json.dumps(export_data(store))), latest=clock.now)
 
 
 @pytest.fixture

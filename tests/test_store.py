@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from studyapp.errors import StudyappError
+from studyapp.progress.db import APPLICATION_ID, SCHEMA_VERSION
 from studyapp.progress.scheduler import Grade
-from studyapp.progress.store import APPLICATION_ID, SCHEMA_VERSION, ProgressStore
+from studyapp.progress.store import ProgressStore
+from studyapp.progress.transfer import export_data, import_data
 from tests.conftest import REPO, FakeClock
 
 
@@ -160,9 +162,9 @@ def test_export_import_merges_without_duplicates(tmp_path: Path, clock: FakeCloc
     clock.advance(days=1)
     desktop.record_answer("a", answer="O", correct=False)
     desktop.set_self_check("amdahl", True)
-    exported = desktop.export_data()
-    assert laptop.import_data(exported)["reviews"] == 1
-    assert laptop.import_data(json.loads(json.dumps(exported)))["reviews"] == 0  # idempotent
+    exported = export_data(desktop)
+    assert import_data(laptop, exported)["reviews"] == 1
+    assert import_data(laptop, json.loads(json.dumps(exported)))["reviews"] == 0  # idempotent
     assert laptop.review_count() == 2
     assert laptop.schedules()["a"].reviews == 2 and not laptop.schedules()["a"].last_correct
     assert "amdahl" in laptop.self_checks()
@@ -171,10 +173,10 @@ def test_export_import_merges_without_duplicates(tmp_path: Path, clock: FakeCloc
 def test_malformed_import_changes_nothing(tmp_path: Path, clock: FakeClock) -> None:
     store = ProgressStore(tmp_path / "p.db", clock)
     store.record_answer("a", answer="O", correct=True)
-    good = store.export_data()
+    good = export_data(store)
     bad = dict(good, reviews=[*good["reviews"], {"uid": "x", "item_id": "b"}])
     with pytest.raises(StudyappError, match="reviews\\[1\\]"):
-        store.import_data(bad)
+        import_data(store, bad)
     with pytest.raises(StudyappError, match="not a studyapp progress export"):
-        store.import_data({"reviews": []})
+        import_data(store, {"reviews": []})
     assert store.review_count() == 1

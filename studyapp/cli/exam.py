@@ -30,12 +30,13 @@ from studyapp.quiz.exam import (
     KIND_OX,
     ExamSession,
     ExamSettings,
-    format_clock,
     parse_pass_mark,
     parse_time_limit,
+    retry_questions,
     retry_time_limit,
 )
 from studyapp.quiz.exam_text import archive_warning, intro_lines, register, result_lines
+from studyapp.timetext import format_clock
 
 # ---------------------------------------------------------------------------------------------
 # options
@@ -106,7 +107,7 @@ def session_from_args(content: Content, store: ProgressStore, args: argparse.Nam
     settings = settings_from_args(args)
     if args.retry:
         attempt = exams.find_attempt(store, args.retry)
-        questions = exams.retry_questions(content, attempt)
+        questions = retry_questions(content, attempt)
         if args.count is not None:
             questions = questions[: args.count]
         old = attempt.settings

@@ -14,7 +14,8 @@ from typing import TextIO
 from studyapp.content.model import Content
 from studyapp.errors import EXIT_OK, EXIT_USAGE
 from studyapp.i18n import Translator
-from studyapp.progress.store import ProgressStore, StoreError
+from studyapp.progress.db import StoreError
+from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions, Summary, finish_unsaved
 from studyapp.quiz.kinds import kind_of
 from studyapp.quiz.questions import Question

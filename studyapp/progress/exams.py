@@ -1,4 +1,4 @@
-"""Mock-exam attempts in the store (table `exam_attempts`): archived, listed, retried.
+"""Mock-exam attempts in the store (table `exam_attempts`): archived, listed, found.
 
 An attempt row is written when the exam starts, its answers are saved after every answer (a
 killed terminal loses at most the answer being typed), and it is finished on submit with the
@@ -6,28 +6,35 @@ score, pass/fail and time used. `questions_json` keeps every question as it was 
 option item ids and texts, the key, the learner's response, the flag), so `progress` can list it
 and `--retry` can ask the misses again exactly, even after the bank changed.
 
+This module stores and returns rows (`ExamAttempt`): the exam (`studyapp.quiz.exam.ExamSession`)
+hands its attempt over as one, and turning an archived row back into questions is
+`studyapp.quiz.exam.retry_questions`. It knows nothing of the exam's own types.
+
 All access goes through `ProgressStore.transaction()` (WAL, one atomic write each).
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.progress.store import ProgressStore, from_iso, to_iso
-
-if TYPE_CHECKING:
-    from studyapp.quiz.exam import ExamQuestion, ExamResult, ExamSession
+from studyapp.timetext import format_clock
 
 SHORT_ID = 8  # attempts are named by the first characters of their uid
 
 
 @dataclass(frozen=True)
 class ExamAttempt:
+    """One attempt as archived: what the exam hands over to be stored, and what is read back.
+
+    `settings` and `questions` are plain JSON data (`settings_json`, `questions_json`); the
+    result fields are None until the attempt is submitted."""
+
     uid: str
     started_at: datetime
     finished_at: datetime | None
@@ -75,72 +82,50 @@ class ExamAttempt:
         }
 
 
-def _question_rows(session: ExamSession) -> list[dict[str, Any]]:
-    result = session.result
-    rows = []
-    for index, question in enumerate(session.questions):
-        row = question.to_dict()
-        row["number"] = index + 1
-        row["response"] = session.answers.get(index)
-        row["flagged"] = index in session.flags
-        row["correct"] = result.questions[index].correct if result else None
-        rows.append(row)
-    return rows
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
 
 
-def _settings(session: ExamSession, extra: dict[str, Any] | None = None) -> str:
-    data = session.settings.to_dict()
-    data["time_limit_s"] = session.time_limit_s
-    data["built_kind"] = session.kind
-    data.update(extra or {})
-    return json.dumps(data, ensure_ascii=False)
-
-
-def _questions_json(session: ExamSession) -> str:
-    return json.dumps(_question_rows(session), ensure_ascii=False)
-
-
-def _insert_row(db: Any, session: ExamSession, questions_json: str) -> None:
+def _insert_row(db: sqlite3.Connection, attempt: ExamAttempt, questions_json: str) -> None:
     """The attempt's row, unless it is there already (then the caller's UPDATE brings it up to date)."""
-    assert session.started_at is not None
     db.execute(
         "INSERT OR IGNORE INTO exam_attempts(uid, started_at, settings_json, total, questions_json)"
         " VALUES (?,?,?,?,?)",
-        (session.attempt_id, to_iso(session.started_at), _settings(session), session.total, questions_json),
+        (attempt.uid, to_iso(attempt.started_at), _json(attempt.settings), attempt.total, questions_json),
     )
 
 
-def begin_attempt(store: ProgressStore, session: ExamSession) -> None:
+def begin_attempt(store: ProgressStore, attempt: ExamAttempt) -> None:
     with store.transaction() as db:
-        _insert_row(db, session, _questions_json(session))
+        _insert_row(db, attempt, _json(attempt.questions))
 
 
-def save_progress(store: ProgressStore, session: ExamSession) -> None:
+def save_progress(store: ProgressStore, attempt: ExamAttempt) -> None:
     """The answers so far (after each answer): an interrupted sitting keeps them. The row is
     created here too when the write at the start failed (a full disk that has space again)."""
-    questions_json = _questions_json(session)
+    questions_json = _json(attempt.questions)
     with store.transaction() as db:
-        _insert_row(db, session, questions_json)
-        db.execute(
-            "UPDATE exam_attempts SET questions_json = ? WHERE uid = ?", (questions_json, session.attempt_id)
-        )
+        _insert_row(db, attempt, questions_json)
+        db.execute("UPDATE exam_attempts SET questions_json = ? WHERE uid = ?", (questions_json, attempt.uid))
 
 
-def finish_attempt(store: ProgressStore, session: ExamSession, result: ExamResult) -> None:
-    questions_json = _questions_json(session)
+def finish_attempt(store: ProgressStore, attempt: ExamAttempt) -> None:
+    """The submitted attempt: its result fields (finished_at, score, passed) must be set."""
+    assert attempt.finished_at is not None and attempt.passed is not None
+    questions_json = _json(attempt.questions)
     with store.transaction() as db:
-        _insert_row(db, session, questions_json)
+        _insert_row(db, attempt, questions_json)
         db.execute(
             "UPDATE exam_attempts SET finished_at = ?, settings_json = ?, score = ?, passed = ?,"
             " time_used_s = ?, questions_json = ? WHERE uid = ?",
             (
-                to_iso(result.finished_at),
-                _settings(session, {"auto_submitted": result.auto_submitted}),
-                result.score,
-                int(result.passed),
-                result.time_used_s,
+                to_iso(attempt.finished_at),
+                _json(attempt.settings),
+                attempt.score,
+                int(attempt.passed),
+                attempt.time_used_s,
                 questions_json,
-                session.attempt_id,
+                attempt.uid,
             ),
         )
 
@@ -194,75 +179,6 @@ def find_attempt(store: ProgressStore, wanted: str) -> ExamAttempt:
     raise StudyappError(f"'{wanted}' names {len(matches)} attempts: give more of the id")
 
 
-def retry_questions(content: Content, attempt: ExamAttempt) -> list[ExamQuestion]:
-    """The misses of `attempt` as questions again (unanswered ones included), with today's
-    explanations. A miss whose items were removed from the bank since is left out."""
-    from studyapp.quiz.exam import KIND_CHOICE, ExamQuestion, exam_options, from_choice, ox_question
-
-    if not attempt.finished:
-        raise StudyappError(f"attempt {attempt.short_id} was never submitted: there are no misses to retry")
-    questions: list[ExamQuestion] = []
-    for row in attempt.misses:
-        ids = [i for i in row.get("item_ids", []) if isinstance(i, str)]
-        if not ids or any(i not in content.items for i in ids):
-            continue
-        items = [content.items[i] for i in ids]
-        if row.get("kind") != KIND_CHOICE or len(items) == 1:
-            questions.append(ox_question(items[0]))
-            continue
-        key_answer = items[_answer_index(row, items)].answer
-        if sum(item.answer == key_answer for item in items) != 1:
-            # The bank changed since (an answer key flipped): ask the statements one by one.
-            questions.extend(ox_question(item) for item in items)
-            continue
-        source = _rebuild_choice(row, items)
-        if source is not None:
-            questions.append(from_choice(source))
-            continue
-        questions.append(
-            ExamQuestion(
-                kind=KIND_CHOICE,
-                topic=str(row.get("topic") or items[0].topic),
-                stem=str(row.get("stem") or ""),
-                answer=str(row.get("answer")),
-                options=exam_options(items),
-                item_ids=tuple(ids),
-            )
-        )
-    if not questions:
-        raise StudyappError(f"attempt {attempt.short_id} has no misses left to retry")
-    return questions
-
-
-def _answer_index(row: dict[str, Any], items: list[Any]) -> int:
-    try:
-        index = int(row.get("answer", "")) - 1
-    except (ValueError, TypeError):
-        return 0
-    return index if 0 <= index < len(items) else 0
-
-
-def _rebuild_choice(row: dict[str, Any], items: list[Any]) -> Any | None:
-    """The ChoiceQuestion as asked (for FSRS credit with --schedule), when the generator exists."""
-    from studyapp.quiz.exam import choice_module
-
-    module = choice_module()
-    if module is None or not hasattr(module, "ChoiceQuestion"):
-        return None
-    try:
-        answer_index = int(row.get("answer", "")) - 1
-        kind = "correct" if items[answer_index].answer == "O" else "incorrect"
-        return module.ChoiceQuestion(
-            stem=str(row.get("stem") or module.STEMS[kind]),
-            kind=kind,
-            options=tuple(items),
-            answer_index=answer_index,
-            topic=str(row.get("topic") or items[0].topic),
-        )
-    except (ValueError, TypeError, IndexError, KeyError, AttributeError):
-        return None
-
-
 # ---------------------------------------------------------------------------------------------
 # `studyapp progress`
 # ---------------------------------------------------------------------------------------------
@@ -295,8 +211,6 @@ STRINGS = {
 
 def attempt_lines(rows: list[dict[str, Any]], t: Any) -> list[str]:
     """`progress`'s list of attempts (newest last), from `ExamAttempt.to_dict()` rows."""
-    from studyapp.quiz.exam import format_clock
-
     t.register(STRINGS)
     if not rows:
         return [t("exams.none")]

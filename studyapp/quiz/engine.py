@@ -20,8 +20,10 @@ from pathlib import Path
 from studyapp.atomicfile import write_text_atomically
 from studyapp.content.model import Content
 from studyapp.errors import StudyappError
+from studyapp.progress.db import StoreError
 from studyapp.progress.scheduler import Grade, ItemSchedule
-from studyapp.progress.store import ProgressStore, StoreError
+from studyapp.progress.store import ProgressStore
+from studyapp.progress.transfer import unsaved_export
 from studyapp.quiz.choice import mix_into_queue, shared_builder
 from studyapp.quiz.kinds import kind_of
 from studyapp.quiz.questions import KIND_DRILL, KIND_OX, Question, all_questions
@@ -364,7 +366,7 @@ def finish_unsaved(store: ProgressStore) -> str | None:
     except StoreError as exc:
         problem = str(exc)
     count = len(store.unsaved)
-    text = json.dumps(store.unsaved_export(), ensure_ascii=False, indent=1)
+    text = json.dumps(unsaved_export(store), ensure_ascii=False, indent=1)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     for folder in (store.path.parent, Path(tempfile.gettempdir())):
         target = folder / f"unsaved-answers-{stamp}.json"

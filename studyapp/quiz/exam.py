@@ -7,8 +7,9 @@ explanation is shown until the exam is submitted — by the learner or by the cl
 the score, pass/fail against the pass mark (60 % by default), the score per topic, the time used
 and a review of every miss with its explanations.
 
-Each attempt is archived in the store (studyapp/progress/exams.py): written when it starts, kept
-up to date after each answer (an interrupted sitting is not lost), finished on submit. By default
+Each attempt is archived in the store (studyapp/progress/exams.py, as the rows `archive_row`
+builds): written when it starts, kept up to date after each answer (an interrupted sitting is not
+lost), finished on submit; `retry_questions` asks an archived attempt's misses again. By default
 an exam does not touch the FSRS schedule (`schedule=False`): a mock exam measures, it does not
 drill, and 30 answers in one sitting would bunch the reviews. `--schedule` opts in; then each
 answer is recorded like a quiz answer (a 4-choice answer credits every option's item the way
@@ -204,6 +205,71 @@ def build_questions(content: Content, settings: ExamSettings) -> tuple[list[Exam
     return [ox_question(content.items[q.id]) for q in chosen], notice
 
 
+def retry_questions(content: Content, attempt: exams.ExamAttempt) -> list[ExamQuestion]:
+    """The misses of an archived `attempt` as questions again (unanswered ones included), with
+    today's explanations. A miss whose items were removed from the bank since is left out."""
+    if not attempt.finished:
+        raise StudyappError(f"attempt {attempt.short_id} was never submitted: there are no misses to retry")
+    questions: list[ExamQuestion] = []
+    for row in attempt.misses:
+        ids = [i for i in row.get("item_ids", []) if isinstance(i, str)]
+        if not ids or any(i not in content.items for i in ids):
+            continue
+        items = [content.items[i] for i in ids]
+        if row.get("kind") != KIND_CHOICE or len(items) == 1:
+            questions.append(ox_question(items[0]))
+            continue
+        key_answer = items[_answer_index(row, items)].answer
+        if sum(item.answer == key_answer for item in items) != 1:
+            # The bank changed since (an answer key flipped): ask the statements one by one.
+            questions.extend(ox_question(item) for item in items)
+            continue
+        source = _rebuild_choice(row, items)
+        if source is not None:
+            questions.append(from_choice(source))
+            continue
+        questions.append(
+            ExamQuestion(
+                kind=KIND_CHOICE,
+                topic=str(row.get("topic") or items[0].topic),
+                stem=str(row.get("stem") or ""),
+                answer=str(row.get("answer")),
+                options=exam_options(items),
+                item_ids=tuple(ids),
+            )
+        )
+    if not questions:
+        raise StudyappError(f"attempt {attempt.short_id} has no misses left to retry")
+    return questions
+
+
+def _answer_index(row: dict[str, Any], items: list[Item]) -> int:
+    try:
+        index = int(row.get("answer", "")) - 1
+    except (ValueError, TypeError):
+        return 0
+    return index if 0 <= index < len(items) else 0
+
+
+def _rebuild_choice(row: dict[str, Any], items: list[Item]) -> Any | None:
+    """The ChoiceQuestion as asked (for FSRS credit with --schedule), when the generator exists."""
+    module = choice_module()
+    if module is None or not hasattr(module, "ChoiceQuestion"):
+        return None
+    try:
+        answer_index = int(row.get("answer", "")) - 1
+        kind = "correct" if items[answer_index].answer == "O" else "incorrect"
+        return module.ChoiceQuestion(
+            stem=str(row.get("stem") or module.STEMS[kind]),
+            kind=kind,
+            options=tuple(items),
+            answer_index=answer_index,
+            topic=str(row.get("topic") or items[0].topic),
+        )
+    except (ValueError, TypeError, IndexError, KeyError, AttributeError):
+        return None
+
+
 # ---------------------------------------------------------------------------------------------
 # the sitting
 # ---------------------------------------------------------------------------------------------
@@ -356,10 +422,40 @@ class ExamSession:
         self._archive(exams.save_progress)
         return True
 
-    def _archive(self, write: Callable[..., None], *args: Any) -> bool:
+    def archive_row(self) -> exams.ExamAttempt:
+        """This attempt as the archive keeps it: the settings, every question as asked with its
+        response and flag and, once submitted, the result."""
+        assert self.started_at is not None
+        result = self.result
+        settings = self.settings.to_dict()
+        settings["time_limit_s"] = self.time_limit_s
+        settings["built_kind"] = self.kind
+        if result is not None:
+            settings["auto_submitted"] = result.auto_submitted
+        questions = []
+        for index, question in enumerate(self.questions):
+            row = question.to_dict()
+            row["number"] = index + 1
+            row["response"] = self.answers.get(index)
+            row["flagged"] = index in self.flags
+            row["correct"] = result.questions[index].correct if result else None
+            questions.append(row)
+        return exams.ExamAttempt(
+            uid=self.attempt_id,
+            started_at=self.started_at,
+            finished_at=result.finished_at if result else None,
+            settings=settings,
+            score=result.score if result else None,
+            total=self.total,
+            passed=result.passed if result else None,
+            time_used_s=result.time_used_s if result else None,
+            questions=questions,
+        )
+
+    def _archive(self, write: Callable[[ProgressStore, exams.ExamAttempt], None]) -> bool:
         """Run one archive write; a failing store is remembered in `save_problem`, never raised."""
         try:
-            write(self.store, self, *args)
+            write(self.store, self.archive_row())
         except (StudyappError, sqlite3.Error, OSError) as exc:
             self.save_problem = str(exc) or type(exc).__name__
             return False
@@ -419,7 +515,7 @@ class ExamSession:
             started_at=self.started_at,
             finished_at=finished_at,
         )
-        self._archive(exams.finish_attempt, self.result)
+        self._archive(exams.finish_attempt)
         if self.settings.schedule and self.save_problem is None:
             try:
                 self._schedule(results, finished_at)
@@ -463,14 +559,6 @@ class ExamSession:
 def retry_time_limit(per_question_s: float, count: int) -> float:
     """A retry of `count` misses keeps the original time per question, but gets a minute at least."""
     return max(60.0, per_question_s * count)
-
-
-def format_clock(seconds: float) -> str:
-    """`mm:ss` (or `h:mm:ss`) for a countdown; rounds up so 0:00 means the time is really up."""
-    whole = int(-(-seconds // 1)) if seconds > 0 else 0
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
 def parse_time_limit(text: str) -> float:

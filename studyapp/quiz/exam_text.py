@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
-from studyapp.quiz.exam import KIND_CHOICE, KIND_OX, ExamResult, ExamSession, QuestionResult, format_clock
+from studyapp.quiz.exam import KIND_CHOICE, KIND_OX, ExamResult, ExamSession, QuestionResult
 from studyapp.quiz.presenting import percent, topic_path
 from studyapp.safetext import printable
+from studyapp.timetext import format_clock
 
 STRINGS = {
     "ko": {

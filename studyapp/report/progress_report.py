@@ -19,6 +19,7 @@ from studyapp.labrunner.registry import discover
 from studyapp.progress import exams
 from studyapp.progress.exams import attempt_lines
 from studyapp.progress.store import ProgressStore
+from studyapp.progress.transfer import export_data, import_data
 from studyapp.report.readiness import checklist_readiness, overall
 from studyapp.report.stats import progress_report
 
@@ -216,7 +217,7 @@ def write_atomically(path: Path, text: str) -> Path:
 
 def export_file(store: ProgressStore, path: Path) -> Path:
     """Write all progress as JSON, atomically (a temp file renamed into place)."""
-    data = store.export_data()
+    data = export_data(store)
     return write_atomically(path, json.dumps(data, ensure_ascii=False, indent=1))
 
 
@@ -247,7 +248,7 @@ def import_file(store: ProgressStore, path: Path) -> dict[str, int]:
     except RecursionError:
         raise StudyappError(f"{path}: not a progress export (JSON nested too deeply)") from None
     try:
-        added = store.import_data(data)
+        added = import_data(store, data)
     except StudyappError as exc:
         raise StudyappError(f"{path}: {exc}") from None
     main = ("reviews", "lab_runs", "lab_answers", "self_checks")

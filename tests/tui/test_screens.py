@@ -318,7 +318,7 @@ async def test_a_failing_write_is_a_toast_and_the_app_goes_on(
 ) -> None:
     """Disk full while toggling a self-check or the session size: one toast, no traceback, the app
     keeps running and nothing claims to be saved (issue 9)."""
-    from studyapp.progress.store import StoreWriteError
+    from studyapp.progress.db import StoreWriteError
 
     def full_disk(*_args: object, **_kwargs: object) -> None:
         raise StoreWriteError(f"the disk holding {store.path} is full")

@@ -20,8 +20,9 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from studyapp.errors import StudyappError
-from studyapp.quiz.exam import DEFAULT_PASS_MARK, ExamSession, ExamSettings, format_clock
+from studyapp.quiz.exam import DEFAULT_PASS_MARK, ExamSession, ExamSettings
 from studyapp.quiz.exam_text import archive_warning, intro_lines
+from studyapp.timetext import format_clock
 from studyapp.tui.exam_strings import register
 from studyapp.tui.screens.base import StudyModal, StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar

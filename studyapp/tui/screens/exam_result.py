@@ -13,7 +13,14 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from studyapp.errors import StudyappError
-from studyapp.quiz.exam import KIND_CHOICE, ExamResult, ExamSession, QuestionResult, retry_time_limit
+from studyapp.quiz.exam import (
+    KIND_CHOICE,
+    ExamResult,
+    ExamSession,
+    QuestionResult,
+    retry_questions,
+    retry_time_limit,
+)
 from studyapp.quiz.exam_text import archive_warning, score_line, time_used_line, topic_scores
 from studyapp.quiz.presenting import percent, topic_path
 from studyapp.tui.screens.base import StudyScreen, TitleBar
@@ -131,7 +138,7 @@ class ExamResultScreen(StudyScreen):
         store = self.study.store
         try:
             attempt = exams.find_attempt(store, self.result.attempt_id)
-            questions = exams.retry_questions(self.study.content, attempt)
+            questions = retry_questions(self.study.content, attempt)
         except StudyappError as exc:
             self.notify(str(exc), severity="warning", markup=False)
             return

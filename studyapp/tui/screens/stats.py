@@ -113,13 +113,13 @@ class StatsScreen(StudyScreen):
         """The latest mock exam's misses as a new exam (any attempt: `studyapp quiz --mode exam --retry ID`)."""
         from studyapp.errors import StudyappError
         from studyapp.progress import exams
-        from studyapp.quiz.exam import ExamSession, ExamSettings
+        from studyapp.quiz.exam import ExamSession, ExamSettings, retry_questions
         from studyapp.tui.screens.exam import ExamIntroScreen
 
         store = self.study.store
         try:
             attempt = exams.find_attempt(store, "last")
-            questions = exams.retry_questions(self.study.content, attempt)
+            questions = retry_questions(self.study.content, attempt)
         except StudyappError as exc:
             self.notify(str(exc), severity="warning", markup=False)
             return
