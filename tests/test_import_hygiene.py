@@ -23,7 +23,7 @@ DOMAIN_MODULES = [
     "studyapp.quiz.explain",
     "studyapp.cli.explain",
     "studyapp.progress.exams",
-    "studyapp.tui.exam_strings",
+    "studyapp.i18n",
     "studyapp.quiz.engine",
     "studyapp.cli.plain",
     "studyapp.progress.db",

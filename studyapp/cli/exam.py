@@ -35,7 +35,7 @@ from studyapp.quiz.exam import (
     retry_questions,
     retry_time_limit,
 )
-from studyapp.quiz.exam_text import archive_warning, intro_lines, register, result_lines
+from studyapp.quiz.exam_text import archive_warning, intro_lines, result_lines
 from studyapp.timetext import format_clock
 
 # ---------------------------------------------------------------------------------------------
@@ -127,7 +127,6 @@ def session_from_args(content: Content, store: ProgressStore, args: argparse.Nam
 
 
 def run_exam_command(args: argparse.Namespace, t: Translator, content: Content, store: ProgressStore) -> int:
-    register(t)
     session = session_from_args(content, store, args)
     if args.plain:
         return run_plain_exam(session, t, sys.stdin, sys.stdout)
@@ -164,7 +163,6 @@ def question_lines(session: ExamSession, t: Translator) -> list[str]:
 
 
 def run_plain_exam(session: ExamSession, t: Translator, stdin: TextIO, stdout: TextIO) -> int:
-    register(t)
 
     def say(*lines: str) -> None:
         for line in lines:
@@ -233,6 +231,5 @@ def run_plain_exam(session: ExamSession, t: Translator, stdin: TextIO, stdout: T
 
 def check_option_scope(args: argparse.Namespace, t: Translator) -> None:
     """Exam-only options given with another mode: a usage error, not silently ignored."""
-    register(t)
     if args.mode != "exam" and uses_exam_options(args):
         raise StudyappError(t("exam.option_scope"))

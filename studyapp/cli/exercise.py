@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import studyapp.exercises.strings  # noqa: F401  (registers the table)
 from studyapp import locations
 from studyapp.cli.common import open_store
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError

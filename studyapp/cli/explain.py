@@ -20,7 +20,6 @@ from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.explain import ExplainSession, find_prompt, latest_by_prompt, next_prompt
-from studyapp.quiz.explain_text import STRINGS
 
 _YES = {"y", "yes", "ㅛ", "o", "1", "예", "네"}
 _NO = {"n", "no", "ㅜ", "x", "0", "2", "아니오", "아니요"}
@@ -54,7 +53,6 @@ def resolve_prompts(
 
 
 def cmd_explain(args: argparse.Namespace, t: Translator) -> int:
-    t.register(STRINGS)
     content = load_content(args)
     prompts = load_explain(content)
     if not prompts:
@@ -130,7 +128,6 @@ def read_answer(stdin: TextIO) -> str:
 def run_plain_explain(
     content: Any, store: ProgressStore, prompt: ExplainPrompt, t: Translator, stdin: TextIO, stdout: TextIO
 ) -> int:
-    t.register(STRINGS)
 
     def say(*lines: str) -> None:
         for line in lines:

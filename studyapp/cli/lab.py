@@ -15,7 +15,7 @@ from studyapp.cli import common
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.i18n import Translator
 from studyapp.labrunner import registry
-from studyapp.labrunner.render import STRINGS, render_result
+from studyapp.labrunner.render import render_result
 from studyapp.labrunner.runner import (
     STATUS_CANCELLED,
     STATUS_OK,
@@ -31,7 +31,6 @@ from studyapp.safetext import printable
 def run_command(
     args: argparse.Namespace, t: Translator, open_store: Callable[[argparse.Namespace], Any]
 ) -> int:
-    t.register(STRINGS)
     store = open_store(args)
     if args.name == "list":
         sweep_stale_runs(store)  # runs of a studyapp that was killed are not "running" for ever

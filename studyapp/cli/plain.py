@@ -20,57 +20,6 @@ from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions, Summary,
 from studyapp.quiz.kinds import kind_of
 from studyapp.quiz.questions import Question
 
-STRINGS = {
-    "ko": {
-        "plain.none": "지금 풀 문항이 없습니다. 다른 모드(--mode new, cram)를 써 보세요.",
-        "plain.prompt_ox": "[o/x, o?/x?=모름 표시, u=되돌리기, q=끝] > ",
-        "plain.prompt_num": "[숫자, u=되돌리기, q=끝] > ",
-        "plain.unreadable": "o 또는 x로 답하세요 (모름 표시는 o? / x?).",
-        "plain.unreadable_num": "숫자로 답하세요 (예: 5.9, 1/9, 12.5%). 기록하지 않았습니다.",
-        "plain.right": "맞음",
-        "plain.wrong": "틀림",
-        "plain.misconception": "오개념: {label}",
-        "plain.exam_note": "시험 기준: {note}",
-        "plain.next_due": "다음 복습: {when}",
-        "plain.undone": "마지막 답을 되돌렸습니다.",
-        "plain.nothing_to_undo": "되돌릴 답이 없습니다.",
-        "plain.summary": "요약: {correct}/{answered} 정답, {minutes:.1f}분",
-        "plain.topic_line": "  {topic}: 맞음 {right}, 틀림 {wrong}",
-        "plain.due_now": "지금 복습할 문항: {count}",
-        "plain.misses": "틀린 문항:",
-        "plain.unsure": "(모름 표시)",
-        "plain.not_saved": "답을 아직 저장하지 못했습니다: {problem}. 기억해 두었다가 다음 답과 끝날 때 다시 저장합니다.",
-        "plain.saved_later": "저장하지 못했던 답 {count}개를 이제 저장했습니다.",
-        "plain.undo_failed": "되돌리지 못했습니다: {problem}",
-        "plain.prompt_choice": "[1-4, 3?=모름 표시, ?=모르겠음, u=되돌리기, q=끝] > ",
-        "plain.unreadable_choice": "1~4 중 번호로 답하세요 (모르면 ?). 기록하지 않았습니다.",
-    },
-    "en": {
-        "plain.none": "Nothing to ask right now. Try another mode (--mode new, cram).",
-        "plain.prompt_ox": "[o/x, o?/x?=unsure, u=undo, q=quit] > ",
-        "plain.prompt_num": "[number, u=undo, q=quit] > ",
-        "plain.unreadable": "Answer with o or x (o? / x? marks it unsure).",
-        "plain.unreadable_num": "Answer with a number (e.g. 5.9, 1/9, 12.5%). Nothing was recorded.",
-        "plain.right": "Right",
-        "plain.wrong": "Wrong",
-        "plain.misconception": "Misconception: {label}",
-        "plain.exam_note": "Exam key: {note}",
-        "plain.next_due": "Next review: {when}",
-        "plain.undone": "Last answer undone.",
-        "plain.nothing_to_undo": "Nothing to undo.",
-        "plain.summary": "Summary: {correct}/{answered} right, {minutes:.1f} min",
-        "plain.topic_line": "  {topic}: right {right}, wrong {wrong}",
-        "plain.due_now": "Due now: {count}",
-        "plain.misses": "Missed:",
-        "plain.unsure": "(unsure)",
-        "plain.not_saved": "Answer not saved yet: {problem}. It is kept and saved with your next answer or at the end.",
-        "plain.saved_later": "Saved the {count} answer(s) that were waiting.",
-        "plain.undo_failed": "Could not undo: {problem}",
-        "plain.prompt_choice": "[1-4, 3?=unsure, ?=don't know, u=undo, q=quit] > ",
-        "plain.unreadable_choice": "Answer with an option number 1-4 (? if you don't know). Nothing was recorded.",
-    },
-}
-
 
 def parse_response(line: str, question: Question) -> tuple[str, bool]:
     """`o`, `x?`, `?1`, `5.9` → (response, unsure). Key aliases are the kind's: `1` is O in an
@@ -129,7 +78,6 @@ def run_plain(
     stdin: TextIO,
     stdout: TextIO,
 ) -> int:
-    t.register(STRINGS)
     session = QuizSession(content, store, options)
 
     def say(*lines: str) -> None:

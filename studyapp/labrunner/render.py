@@ -8,37 +8,6 @@ from studyapp.i18n import Translator
 from studyapp.labrunner.runner import LabOutcome
 from studyapp.safetext import printable
 
-STRINGS = {
-    "ko": {
-        "lab.id": "실습",
-        "lab.title": "제목",
-        "lab.topics": "주제",
-        "lab.checklist": "체크리스트",
-        "lab.last": "최근 결과",
-        "lab.never": "실행 안 함",
-        "lab.check_question": "확인 문제 (O/X): {statement}",
-        "lab.answer_prompt": "o / x (Enter=건너뛰기) > ",
-        "lab.right": "정답입니다.",
-        "lab.wrong": "오답입니다. 정답: {answer}",
-        "lab.artifacts": "결과 파일",
-        "lab.findings": "해석",
-    },
-    "en": {
-        "lab.id": "lab",
-        "lab.title": "title",
-        "lab.topics": "topics",
-        "lab.checklist": "checklist",
-        "lab.last": "last result",
-        "lab.never": "never run",
-        "lab.check_question": "Check question (O/X): {statement}",
-        "lab.answer_prompt": "o / x (Enter to skip) > ",
-        "lab.right": "Right.",
-        "lab.wrong": "Wrong. Answer: {answer}",
-        "lab.artifacts": "artifacts",
-        "lab.findings": "findings",
-    },
-}
-
 
 def render_result(outcome: LabOutcome, t: Translator) -> list[Any]:
     """Rich renderables for a result: summary, tables, plots, findings, artifacts."""
@@ -46,7 +15,6 @@ def render_result(outcome: LabOutcome, t: Translator) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
 
-    Translator().register(STRINGS)
     result = outcome.result or {}
     parts: list[Any] = [Text(str(result.get("summary", "")), style="bold")]
     for spec in result.get("tables", []):

@@ -183,35 +183,9 @@ def find_attempt(store: ProgressStore, wanted: str) -> ExamAttempt:
 # `studyapp progress`
 # ---------------------------------------------------------------------------------------------
 
-STRINGS = {
-    "ko": {
-        "exams.title": "모의고사 기록",
-        "exams.none": "모의고사 기록 없음 (studyapp quiz --mode exam)",
-        "exams.row": "{id}  {date}  {score}  {verdict}  {time}{extra}",
-        "exams.pass": "합격",
-        "exams.fail": "불합격",
-        "exams.unfinished": "미제출 (답 {answered}/{total})",
-        "exams.retry_of": " · {id}의 오답 다시",
-        "exams.auto": " · 시간 종료",
-        "exams.hint": "틀린 문항 다시: studyapp quiz --mode exam --retry ID",
-    },
-    "en": {
-        "exams.title": "Mock exams",
-        "exams.none": "No mock exams yet (studyapp quiz --mode exam)",
-        "exams.row": "{id}  {date}  {score}  {verdict}  {time}{extra}",
-        "exams.pass": "pass",
-        "exams.fail": "fail",
-        "exams.unfinished": "not submitted (answered {answered}/{total})",
-        "exams.retry_of": " · retry of {id}",
-        "exams.auto": " · time ran out",
-        "exams.hint": "Retry the misses: studyapp quiz --mode exam --retry ID",
-    },
-}
-
 
 def attempt_lines(rows: list[dict[str, Any]], t: Any) -> list[str]:
     """`progress`'s list of attempts (newest last), from `ExamAttempt.to_dict()` rows."""
-    t.register(STRINGS)
     if not rows:
         return [t("exams.none")]
     lines = [t("exams.title")]

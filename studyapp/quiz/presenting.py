@@ -15,27 +15,6 @@ from studyapp.i18n import Translator
 from studyapp.quiz.kinds import kind_of
 from studyapp.quiz.questions import Question
 
-STRINGS = {
-    "ko": {
-        "when.now": "지금",
-        "when.minutes": "{n}분 후",
-        "when.hours": "{n}시간 후",
-        "when.days": "{n}일 후 ({date})",
-        "when.none": "없음",
-        "elapsed": "{minutes}분 {seconds}초",
-        "elapsed.short": "{seconds}초",
-    },
-    "en": {
-        "when.now": "now",
-        "when.minutes": "in {n} min",
-        "when.hours": "in {n} h",
-        "when.days": "in {n} days ({date})",
-        "when.none": "none",
-        "elapsed": "{minutes} min {seconds} s",
-        "elapsed.short": "{seconds} s",
-    },
-}
-
 BAR_FULL = "█"
 BAR_EMPTY = "░"
 _EIGHTHS = " ▏▎▍▌▋▊▉"

@@ -23,44 +23,6 @@ from studyapp.progress.transfer import export_data, import_data
 from studyapp.report.readiness import checklist_readiness, overall
 from studyapp.report.stats import progress_report
 
-STRINGS = {
-    "ko": {
-        "progress.title": "학습 현황",
-        "progress.reviews": "답한 횟수 {total}회 · 정답률 {accuracy} · 오늘 복습 {due}개 · 연속 {streak}일",
-        "progress.topic": "주제",
-        "progress.mastery": "숙달",
-        "progress.seen": "본 문항",
-        "progress.accuracy": "최근 정답률",
-        "progress.due": "오늘 복습",
-        "progress.readiness": "체크리스트 준비도 {value}",
-        "progress.next": "다음 할 일",
-        "progress.labs": "실습",
-        "progress.forecast": "7일 복습 예보",
-        "progress.raise_with": "올릴 과제",
-        "progress.exercises": "과제",
-        "progress.exported": "저장함: {path}",
-        "progress.imported": "가져옴: 답 {reviews}개, 실습 기록 {lab_runs}개, 확인 문제 {lab_answers}개, 자기 점검 {self_checks}개, 모의고사·설명·과제 기록 {other}개",
-    },
-    "en": {
-        "progress.title": "Progress",
-        "progress.reviews": "{total} answers · accuracy {accuracy} · due today {due} · streak {streak} d",
-        "progress.topic": "topic",
-        "progress.mastery": "mastery",
-        "progress.seen": "seen",
-        "progress.accuracy": "recent accuracy",
-        "progress.due": "due today",
-        "progress.readiness": "checklist readiness {value}",
-        "progress.next": "next step",
-        "progress.labs": "labs",
-        "progress.forecast": "7-day due forecast",
-        "progress.raise_with": "exercises to pass",
-        "progress.exercises": "exercises",
-        "progress.exported": "written: {path}",
-        "progress.imported": "imported: {reviews} answers, {lab_runs} lab runs, {lab_answers} lab answers, {self_checks} self-checks, {other} exam/explain/exercise records",
-    },
-}
-Translator().register(STRINGS)  # the table is shared: every Translator sees these
-
 
 def full_report(content: Content, store: ProgressStore) -> dict[str, Any]:
     now = store.clock()

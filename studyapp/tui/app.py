@@ -28,7 +28,7 @@ from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions, default_kind
 from studyapp.quiz.questions import Question
-from studyapp.tui.strings import register_strings, translate_bindings
+from studyapp.tui.strings import translate_bindings
 
 # Set to make the app exit right after the first question has been painted (startup benchmark).
 EXIT_AFTER_FIRST_PAINT = "STUDYAPP_EXIT_AFTER_FIRST_PAINT"
@@ -146,11 +146,6 @@ class StudyApp(App[int]):
         self.content = content
         self.store = store
         self.t = Translator(lang)
-        register_strings(self.t)
-        import studyapp.exercises.strings  # noqa: F401  (the exercises' strings: palette, home key)
-        from studyapp.tui import exam_strings
-
-        exam_strings.register(self.t)  # the exam and explain-it screens' keys (home, palette, help)
 
         self.start = start
         self.options = options

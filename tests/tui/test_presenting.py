@@ -10,7 +10,6 @@ from rich.cells import cell_len
 from studyapp.i18n import Translator
 from studyapp.quiz.presenting import answer_text, bar, column_chart, due_phrase, elapsed_text, fit, pad
 from studyapp.quiz.questions import Question
-from studyapp.tui.strings import STRINGS, register_strings
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 KST = timezone(timedelta(hours=9))
@@ -18,9 +17,7 @@ KST = timezone(timedelta(hours=9))
 
 @pytest.fixture
 def t() -> Translator:
-    translator = Translator("ko")
-    register_strings(translator)
-    return translator
+    return Translator("ko")
 
 
 @pytest.mark.parametrize("width", range(0, 14))
@@ -81,7 +78,3 @@ def test_column_chart_shape() -> None:
     assert len(rows) == 2 and all(len(r) == 4 for r in rows)
     assert rows[-1][0] == " " and rows[-1][1] != " "  # a small non-zero value stays visible
     assert rows[0][3] == "█"
-
-
-def test_every_ui_string_exists_in_both_languages() -> None:
-    assert set(STRINGS["ko"]) == set(STRINGS["en"])

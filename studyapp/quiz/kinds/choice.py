@@ -30,26 +30,6 @@ class ChoiceKind(QuestionKind):
     unreadable_key: ClassVar[str] = "choice.unreadable"
     plain_prompt_key: ClassVar[str] = "plain.prompt_choice"
     plain_unreadable_key: ClassVar[str] = "plain.unreadable_choice"
-    strings: ClassVar[dict[str, dict[str, str]]] = {
-        "ko": {
-            "choice.hint": "1 · 2 · 3 · 4: 고르기    0: 모르겠음    ?: 모름 표시",
-            "choice.unreadable": "1~4 중 번호로 고르세요 (모르면 0).",
-            "choice.answer": "정답은 {number}번",
-            "choice.your_pick": "내 선택: {number}번",
-            "choice.no_pick": "고르지 않음",
-            "choice.key": "정답",
-            "choice.picked": "내 선택",
-        },
-        "en": {
-            "choice.hint": "1 · 2 · 3 · 4: pick    0: don't know    ?: unsure",
-            "choice.unreadable": "Pick an option number 1-4 (0 if you don't know).",
-            "choice.answer": "Answer: {number}",
-            "choice.your_pick": "You: {number}",
-            "choice.no_pick": "no pick",
-            "choice.key": "answer",
-            "choice.picked": "your pick",
-        },
-    }
 
     def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
         choice = question.choice

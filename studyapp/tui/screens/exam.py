@@ -23,7 +23,6 @@ from studyapp.errors import StudyappError
 from studyapp.quiz.exam import DEFAULT_PASS_MARK, ExamSession, ExamSettings
 from studyapp.quiz.exam_text import archive_warning, intro_lines
 from studyapp.timetext import format_clock
-from studyapp.tui.exam_strings import register
 from studyapp.tui.screens.base import StudyModal, StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 from studyapp.tui.widgets.text import Hanging
@@ -67,7 +66,6 @@ class ExamIntroScreen(StudyScreen):
 
     def __init__(self, session: ExamSession) -> None:
         super().__init__()
-        register(self.t)
         self.session = session
 
     def compose(self) -> ComposeResult:
@@ -157,7 +155,6 @@ class ExamScreen(StudyScreen):
 
     def __init__(self, session: ExamSession) -> None:
         super().__init__()
-        register(self.t)
         self.session = session
         self._submitting = False
 

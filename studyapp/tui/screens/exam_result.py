@@ -24,7 +24,7 @@ from studyapp.quiz.exam import (
 from studyapp.quiz.exam_text import archive_warning, score_line, time_used_line, topic_scores
 from studyapp.quiz.presenting import percent, topic_path
 from studyapp.tui.screens.base import StudyScreen, TitleBar
-from studyapp.tui.screens.exam import close_exam, register, replace_screen
+from studyapp.tui.screens.exam import close_exam, replace_screen
 from studyapp.tui.widgets.keybar import KeyBar
 from studyapp.tui.widgets.text import Hanging
 
@@ -38,7 +38,6 @@ class ExamResultScreen(StudyScreen):
 
     def __init__(self, session: ExamSession, result: ExamResult) -> None:
         super().__init__()
-        register(self.t)
         self.session = session
         self.result = result
 

@@ -23,7 +23,6 @@ from textual.widgets import Static, TextArea
 from studyapp.content.explain import ExplainPrompt
 from studyapp.errors import StudyappError
 from studyapp.quiz.explain import DONE, REVIEWING, WRITING, ExplainSession, history, next_prompt
-from studyapp.tui.exam_strings import register
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 
@@ -82,7 +81,6 @@ class ExplainScreen(StudyScreen):
         """`prompts`: those this screen can switch between; `start`: the prompt id to open on
         (default: the one to practise next)."""
         super().__init__()
-        register(self.t)
         self.prompts = prompts
         chosen = next((p for p in prompts if p.id == start), None) or next_prompt(prompts, self.study.store)
         if chosen is None:

@@ -19,7 +19,6 @@ from textual.css.query import NoMatches
 from textual.widgets import Static
 
 from studyapp.errors import StudyappError
-from studyapp.i18n import Translator
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions
 from studyapp.quiz.kinds import kind_of
 from studyapp.quiz.kinds.base import INPUT_NUMBER, INPUT_OX, INPUT_PICK
@@ -34,13 +33,6 @@ from studyapp.tui.widgets.progress import SessionProgress
 
 # Registered here rather than in tui/strings.py (issue 9, store helper): the toast's title when an
 # answer could not be written yet.
-Translator().register(
-    {
-        "ko": {"notify.not_saved": "아직 저장 못 함 — 기억해 두고 다시 저장합니다"},
-        "en": {"notify.not_saved": "Not saved yet — kept, will retry"},
-    }
-)
-
 ASKING = "asking"
 FEEDBACK = "feedback"
 EMPTY = "empty"
