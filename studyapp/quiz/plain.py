@@ -165,7 +165,7 @@ def format_summary(summary: Summary, content: Content, t: Translator) -> list[st
                 key = question.choice.key
                 lines.append(f"  ✗ [{key.id}] {question.prompt} {key.statement} → {question.answer}")
                 continue
-            lines.append(f"  ✗ [{question.id}] {question.prompt} → {question.answer}")
+            lines.append(f"  ✗ [{question.id}] {question.prompt} → {answer_text(question)}")
     lines.append(t("plain.due_now", count=summary.due_now))
     return lines
 

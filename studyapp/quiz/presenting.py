@@ -55,8 +55,8 @@ def answer_text(question: Question) -> str:
         return f"{question.answer}{unit}"
 
 
-# Units written against the number (`6.40배`, `25%`); any other unit gets a space (`50.0 items/s`).
-_TIGHT_UNITS = ("", "배", "%", "x", "×")
+# Units written against the number (`6.40배`, `25%`, `9.0건`); any other unit gets a space (`40.0 items/s`).
+_TIGHT_UNITS = ("", "배", "%", "x", "×", "건")
 
 
 def unit_suffix(unit: str) -> str:
