@@ -119,8 +119,17 @@ def test_grade_parses_the_ways_people_type() -> None:
     efficiency = next(d for d in DRILLS if d.id == "drill-amdahl-efficiency-90-8")  # 0.588
     assert grade(efficiency, "59%") is True and grade(efficiency, "59 %") is True
     assert grade(efficiency, "0.59") is True
-    pipeline = next(d for d in DRILLS if d.id == "drill-pipeline-throughput-5-20-10")
-    assert grade(pipeline, "50 items/s") is True and grade(pipeline, "50") is True
+    pipeline = next(d for d in DRILLS if d.id == "drill-pipeline-throughput-6-25-10")
+    assert grade(pipeline, "40 items/s") is True and grade(pipeline, "40") is True
+    # The prompts ask in Korean (초당 몇 개, 몇 건, 몇 ms), so the Korean counters are read too (review B D2).
+    for text in ("40개", "초당 40개", "40개/초", "초당 40.0 개"):
+        assert grade(pipeline, text) is True, text
+    little = next(d for d in DRILLS if d.id == "drill-little-120-75")  # 9.0
+    for text in ("9건", "9 건", "약 9건", "9.0"):
+        assert grade(little, text) is True, text
+    fill = next(d for d in DRILLS if d.id == "drill-pipeline-fill-4-12-6-n50")  # 610
+    for text in ("610 밀리초", "610ms", "610"):
+        assert grade(fill, text) is True, text
 
 
 @pytest.mark.parametrize(
@@ -162,3 +171,30 @@ def test_no_drill_repeats_the_numbers_of_an_item() -> None:
         for item in items:
             found = _numbers_in(item.statement)
             assert not (parameters | {answer}) <= found, f"{drill.id} repeats {item.id}: {item.statement}"
+
+
+def test_plain_summary_lists_a_missed_drill_as_asked() -> None:
+    """The --plain summary's missed list shows the answer rounded as asked, with its unit, not the
+    raw float "8.333333333333334" (review B D3)."""
+    from studyapp import locations
+    from studyapp.content.loader import load_content
+    from studyapp.quiz.engine import AnswerRecord, Summary
+    from studyapp.quiz.plain import format_summary
+    from studyapp.quiz.questions import all_questions
+
+    content = load_content(locations.content_dir())
+    questions = all_questions(content)
+    missed = [questions["drill-amdahl-limit-88"], questions["drill-little-120-75"]]
+    summary = Summary(
+        mode="review",
+        answered=2,
+        correct=0,
+        per_topic={},
+        misses=[AnswerRecord(q, "1", False, False, None) for q in missed],
+        elapsed_s=1.0,
+        due_now=0,
+        next_due=None,
+    )
+    lines = format_summary(summary, content, lambda key, **values: key)
+    assert any(line.endswith("→ 8.33배") for line in lines), lines
+    assert any(line.endswith("→ 9.0건") for line in lines), lines

@@ -18,7 +18,7 @@ answer from the id alone:
 The parameters are chosen so that no drill repeats the numbers of an O/X item in
 content/items/bottleneck-analysis.yaml (a learner who met the item would get the drill for free):
 e.g. the items use Amdahl's limit for 90 %, Gustafson 10 % on 8, Karp–Flatt 1.6 on 2 and the
-5/20/10 ms pipeline with a doubled middle stage, so the drills do not.
+5/20/10 ms pipeline (its 50 items/s, its doubled middle stage), so the drills do not.
 
 Standard library only: the quiz path must not import numpy, torch or Textual.
 """
@@ -41,7 +41,7 @@ class Drill:
     prompt: str  # Korean
     answer: float
     tolerance: float  # absolute
-    unit: str  # "배", "", "items/s"
+    unit: str  # "배", "", "items/s", "ms", "건"
     explanation: str  # Korean, the formula with the numbers substituted
 
 
@@ -71,6 +71,15 @@ def _approx(x: float, decimals: int) -> str:
     return f"= {shown}" if abs(float(shown) - x) < 1e-9 else f"≈ {shown}"
 
 
+def _one_over(x: float) -> str:
+    """'= 1 / 0.15625' when x has at most 5 decimals, '≈ 1 / 0.1094' when it is rounded: an '=' after
+    a rounded divisor would claim 1 / 0.1563 = 6.40 (review B D5)."""
+    for decimals in range(1, 6):
+        if abs(round(x, decimals) - x) < 1e-12:
+            return f"= 1 / {_fmt(x, decimals)}"
+    return f"≈ 1 / {_fmt(x, 4)}"
+
+
 # ---------------------------------------------------------------------------------------------
 # Drill makers: one per kind. Each computes the answer and writes the worked explanation.
 # ---------------------------------------------------------------------------------------------
@@ -84,6 +93,7 @@ def _amdahl(parallel_pct: int, workers: int) -> float:
 def amdahl_speedup(parallel_pct: int, workers: int) -> Drill:
     p = parallel_pct / 100
     s = _amdahl(parallel_pct, workers)
+    denominator = (1 - p) + p / workers
     return Drill(
         id=f"drill-amdahl-speedup-{parallel_pct}-{workers}",
         topic=TOPIC,
@@ -95,7 +105,7 @@ def amdahl_speedup(parallel_pct: int, workers: int) -> Drill:
         unit="배",
         explanation=(
             f"Amdahl의 법칙: S = 1 / ((1 − P) + P/N) = 1 / ({_fmt(1 - p, 2)} + {_fmt(p, 2)}/{workers}) "
-            f"= 1 / {_fmt((1 - p) + p / workers, 4)} {_approx(s, 2)}배. 순차 구간 {_pct(100 - parallel_pct)}는 작업자 수와 "
+            f"{_one_over(denominator)} {_approx(s, 2)}배. 순차 구간 {_pct(100 - parallel_pct)}는 작업자 수와 "
             f"상관없이 그대로 걸리므로 {workers}배가 되지 못한다."
         ),
     )
@@ -188,8 +198,8 @@ def gustafson(serial_pct: int, workers: int) -> Drill:
         unit="배",
         explanation=(
             f"Gustafson의 법칙: S = N − s(N − 1) = {workers} − {_fmt(s, 2)} × {workers - 1} {_approx(speedup, 2)}배. "
-            f"문제 크기를 고정하는 Amdahl과 달리 작업량이 작업자 수에 맞춰 늘어나므로, S는 N에 대해 기울기 "
-            f"(1 − s) = {_fmt(1 - s, 2)}로 선형으로 커진다. s는 작업자 1명 실행 기준인 Amdahl의 순차 비율과 다르다."
+            f"문제 크기를 고정하는 Amdahl과 달리 작업량이 작업자 수에 맞춰 늘어나므로, S는 N에 대해 선형으로 "
+            f"커지고 그 기울기는 (1 − s) = {_fmt(1 - s, 2)}이다. s는 작업자 1명 실행 기준인 Amdahl의 순차 비율과 다르다."
         ),
     )
 
@@ -206,7 +216,7 @@ def pipeline_throughput(stages_ms: tuple[int, ...]) -> Drill:
         topic=TOPIC,
         checklist=("pipeline-bottleneck",),
         prompt=f"{len(stages_ms)}단계 파이프라인의 단계별 처리 시간이 {_ms(list(stages_ms))}이다(단계마다 작업자 1명, "
-        f"단계들은 동시에 실행). 정상 상태 처리량은 몇 items/s인가? ({_DECIMALS_NOTE[1]})",
+        f"단계들은 동시에 실행). 정상 상태 처리량은 초당 몇 개인가? (items/s, {_DECIMALS_NOTE[1]})",
         answer=rate,
         tolerance=_tolerance(1),
         unit="items/s",
@@ -238,8 +248,8 @@ def pipeline_parallel(stages_ms: tuple[int, ...], workers: int) -> Drill:
         topic=TOPIC,
         checklist=("pipeline-bottleneck",),
         prompt=f"단계별 처리 시간이 {_ms(list(stages_ms))}인 파이프라인에서 가장 느린 단계에만 작업자 {workers}명을 "
-        f"두어 병렬 처리하면(다른 단계는 작업자 1명, 단계들은 동시에 실행) 정상 상태 처리량은 몇 items/s인가? "
-        f"({_DECIMALS_NOTE[1]})",
+        f"두어 병렬 처리하면(다른 단계는 작업자 1명, 단계들은 동시에 실행) 정상 상태 처리량은 초당 몇 개인가? "
+        f"(items/s, {_DECIMALS_NOTE[1]})",
         answer=rate,
         tolerance=_tolerance(1),
         unit="items/s",
@@ -274,7 +284,7 @@ def pipeline_fill(stages_ms: tuple[int, ...], items: int) -> Drill:
             f"첫 항목이 모든 단계를 지나는 채움 시간 {' + '.join(str(t) for t in stages_ms)} = {fill} ms 뒤에, "
             f"나머지 {items - 1}개가 가장 느린 {slowest} ms 단계의 속도로 하나씩 나온다: "
             f"{fill} + {items - 1} × {slowest} = {total} ms. 평균 처리량 {items} / {total / 1000:g} s "
-            f"≈ {_fmt(items * 1000 / total, 1)} items/s는 정상 상태 1000 / {slowest} ≈ {_fmt(1000 / slowest, 1)} "
+            f"{_approx(items * 1000 / total, 1)} items/s는 정상 상태 1000 / {slowest} {_approx(1000 / slowest, 1)} "
             "items/s보다 낮고, 항목이 많을수록 그 값에 다가간다."
         ),
     )
@@ -291,7 +301,7 @@ def little(arrivals_per_s: int, stay_ms: int) -> Drill:
         f"머문다. 리틀의 법칙에 따르면 서비스 안에 머무는 요청은 평균 몇 건인가? ({_DECIMALS_NOTE[1]})",
         answer=in_system,
         tolerance=_tolerance(1),
-        unit="",
+        unit="건",
         explanation=(
             f"리틀의 법칙 L = λW = {arrivals_per_s}건/s × {stay_ms / 1000:g} s {_approx(in_system, 1)}건. "
             "W는 초로 바꿔 곱한다. 같은 식으로 동시 요청 수와 처리량을 재면 평균 응답 시간 W = L / λ를 구할 수 있다."
@@ -318,7 +328,7 @@ def all_drills() -> list[Drill]:
         for s, n in measured
     ]
     drills += [gustafson(s, n) for s, n in ((15, 8), (5, 16), (20, 4), (30, 32))]
-    drills += [pipeline_throughput(t) for t in ((5, 20, 10), (8, 12, 4, 6), (15, 15, 30), (2, 5, 3))]
+    drills += [pipeline_throughput(t) for t in ((6, 25, 10), (8, 12, 4, 6), (15, 15, 30), (2, 5, 3))]
     drills += [pipeline_parallel(t, k) for t, k in (((5, 30, 15), 3), ((10, 40, 25), 2), ((30, 10, 12), 3))]
     drills += [pipeline_fill(t, n) for t, n in (((4, 12, 6), 50), ((10, 25, 15), 20), ((3, 8, 5, 2), 10))]
     drills += [little(lam, w) for lam, w in ((120, 75), (64, 90), (30, 500))]

@@ -22,8 +22,9 @@ import re
 import unicodedata
 
 MAX_LENGTH = 60
-PREFIXES = ("약", "≈", "~", "=", "대략", "about")
-UNITS = ("items/s", "item/s", "개/s", "개/초", "/s", "배", "x", "×", "times")
+PREFIXES = ("약", "≈", "~", "=", "대략", "about", "초당")
+# Korean counters too: drills ask "초당 몇 개인가?", "몇 건인가?", "몇 ms가 걸리는가?" (`83.3개`, `9건`, `610 밀리초`).
+UNITS = ("items/s", "item/s", "개/s", "개/초", "/s", "배", "x", "×", "times", "개", "건", "밀리초")
 # Examples of answers the parser accepts; the error message quotes these (tests check each).
 EXAMPLES = ("5.9", "1/9", "12.5%")
 

@@ -215,6 +215,6 @@ async def test_checklist_session_title_names_its_filter_and_units_are_spaced(
         await pilot.pause()
         assert "checklist amdahl" in screen_lines(app)[0]
     drills = all_questions(content)
-    assert answer_text(drills["drill-pipeline-throughput-5-20-10"]) == "50.0 items/s"
+    assert answer_text(drills["drill-pipeline-throughput-6-25-10"]) == "40.0 items/s"
     assert answer_text(drills["drill-amdahl-speedup-90-8"]).endswith("배")
     assert " 배" not in answer_text(drills["drill-amdahl-speedup-90-8"])

@@ -102,7 +102,7 @@ class QuestionKind:
 
     def miss_line(self, question: Question) -> str:
         """A missed question in a summary list."""
-        return f"[{question.id}] {question.prompt} → {question.answer}"
+        return f"[{question.id}] {question.prompt} → {self.answer_text(question)}"
 
 
 def misconception_label(content: Content, tag: str | None) -> str | None:

@@ -22,8 +22,8 @@ from studyapp.quiz.questions import KIND_DRILL, Question, drill_index
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
 
-# Units written against the number (`6.40배`, `25%`); any other unit gets a space (`50.0 items/s`).
-_TIGHT_UNITS = ("", "배", "%", "x", "×")
+# Units written against the number (`6.40배`, `25%`, `9.0건`); any other unit gets a space (`40.0 items/s`).
+_TIGHT_UNITS = ("", "배", "%", "x", "×", "건")
 
 
 def unit_suffix(unit: str) -> str:
