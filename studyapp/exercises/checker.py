@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from studyapp import locations
-from studyapp.child import STOPPED_CANCELLED, STOPPED_TIMEOUT, ChildStartError, child_env, run_child
+from studyapp.child import (
+    STOPPED_CANCELLED,
+    STOPPED_TIMEOUT,
+    ChildRun,
+    ChildStartError,
+    child_env,
+    run_child,
+)
 from studyapp.exercises.registry import ExerciseInfo
 
 # Verdicts of a check. The first three come from the checker; the rest are what studyapp saw.
@@ -178,6 +185,35 @@ def checker_env(info: ExerciseInfo) -> dict[str, str]:
     )
 
 
+@dataclass
+class _CheckReport:
+    """What a checker said on the protocol: progress, requirements as they are decided, a result."""
+
+    on_event: Callable[[CheckEvent], None] | None
+    requirements: list[Requirement] = field(default_factory=list)
+    progress: list[str] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+
+    def read(self, message: dict[str, Any]) -> bool:
+        """Take one protocol message; False for a nameless requirement (not the protocol)."""
+        kind = message["type"]
+        if kind == "progress":
+            text = one_line(message.get("message"))
+            self.progress.append(text)
+            if self.on_event is not None:
+                self.on_event(CheckEvent("progress", text))
+        elif kind == "requirement":
+            requirement = _requirement(message)
+            if requirement is None:
+                return False
+            self.requirements.append(requirement)
+            if self.on_event is not None:
+                self.on_event(CheckEvent("requirement", requirement.message, requirement))
+        elif kind == "result":
+            self.result = message
+        return True  # other types: a newer checker's extras, ignored on purpose
+
+
 def run_check(
     info: ExerciseInfo,
     workspace: Path,
@@ -216,30 +252,7 @@ def run_check(
         )
     if not workspace.is_dir():
         return outcome(USAGE, f"no workspace at {workspace}")
-
-    requirements: list[Requirement] = []
-    progress: list[str] = []
-    result: dict[str, Any] | None = None
-
-    def on_message(message: dict[str, Any]) -> bool:
-        nonlocal result
-        kind = message["type"]
-        if kind == "progress":
-            text = one_line(message.get("message"))
-            progress.append(text)
-            if on_event is not None:
-                on_event(CheckEvent("progress", text))
-        elif kind == "requirement":
-            requirement = _requirement(message)
-            if requirement is None:
-                return False
-            requirements.append(requirement)
-            if on_event is not None:
-                on_event(CheckEvent("requirement", requirement.message, requirement))
-        elif kind == "result":
-            result = message
-        return True  # other types: a newer checker's extras, ignored on purpose
-
+    report = _CheckReport(on_event)
     try:
         run = run_child(
             checker_command(info, workspace, quick),
@@ -247,46 +260,62 @@ def run_check(
             cwd=workspace,
             limit=limit,
             cancel=cancel,
-            on_message=on_message,
+            on_message=report.read,
         )
     except ChildStartError as exc:
         return outcome(ERROR, f"cannot start the checker: {exc}")
-    code, garbage, stderr_tail = run.exit_code, run.unreadable_lines, run.stderr_tail
-    common: dict[str, Any] = {"exit_code": code, "garbage_lines": garbage, "progress": progress}
+    verdict, message, requirements, traceback = _verdict(run, report, workspace, limit)
+    return outcome(
+        verdict,
+        message,
+        requirements=requirements,
+        learner_traceback=traceback,
+        exit_code=run.exit_code,
+        garbage_lines=run.unreadable_lines,
+        progress=report.progress,
+    )
 
+
+def _verdict(
+    run: ChildRun, report: _CheckReport, workspace: Path, limit: float
+) -> tuple[str, str, list[Requirement], str | None]:
+    """Verdict, one line for the learner, the requirements and the learner's traceback.
+
+    The checker's own verdict is trusted only as far as its requirements bear it out.
+    """
+    requirements, result, code, garbage = (
+        report.requirements,
+        report.result,
+        run.exit_code,
+        run.unreadable_lines,
+    )
     if run.stopped_for == STOPPED_CANCELLED:
-        return outcome(
-            INTERRUPTED,
-            "check interrupted; nothing about your code was decided",
-            requirements=requirements,
-            **common,
-        )
+        return INTERRUPTED, "check interrupted; nothing about your code was decided", requirements, None
     if run.stopped_for == STOPPED_TIMEOUT:
-        return outcome(
-            TIMEOUT,
+        message = (
             f"the check did not finish within {limit:g} s (an endless loop in your code? "
-            "run `studyapp exercise check` again, or check the README)",
-            requirements=requirements,
-            **common,
+            "run `studyapp exercise check` again, or check the README)"
         )
+        return TIMEOUT, message, requirements, None
     if result is None:
+        tail = run.stderr_tail
         if code == 2:
-            last = stderr_tail[-1] if stderr_tail else "the checker refused to run (exit 2)"
-            return outcome(USAGE, one_line(last), requirements=requirements, **common)
+            return (
+                USAGE,
+                one_line(tail[-1] if tail else "the checker refused to run (exit 2)"),
+                requirements,
+                None,
+            )
         if code == 130:
-            return outcome(INTERRUPTED, "the checker was interrupted", requirements=requirements, **common)
+            return INTERRUPTED, "the checker was interrupted", requirements, None
         why = (
             f"it printed {garbage} line(s) that are not the checker protocol"
             if garbage
             else f"it ended with exit code {code} without a verdict"
         )
-        last = f": {one_line(stderr_tail[-1], 160)}" if stderr_tail else ""
-        return outcome(
-            ERROR,
-            f"the checker stopped without a verdict ({why}{last}); this is a fault of the exercise, not your code",
-            requirements=requirements,
-            **common,
-        )
+        last = f": {one_line(tail[-1], 160)}" if tail else ""
+        message = f"the checker stopped without a verdict ({why}{last}); this is a fault of the exercise, not your code"
+        return ERROR, message, requirements, None
 
     reported = result.get("requirements")
     if not requirements and isinstance(reported, list):
@@ -297,7 +326,6 @@ def run_check(
         verdict = FAILED if failing or code not in (0, None) else ERROR
     if verdict == PASSED and (failing or not requirements):
         verdict = FAILED if failing else ERROR  # a pass must be every requirement, and at least one
-    traceback = trim_traceback(result.get("learner_traceback"), workspace)
     if verdict == PASSED:
         message = f"all {len(requirements)} requirements pass"
     elif verdict == FAILED:
@@ -310,4 +338,4 @@ def run_check(
         message = (
             "the checker gave no verdict studyapp understands; this is a fault of the exercise, not your code"
         )
-    return outcome(verdict, message, requirements=requirements, learner_traceback=traceback, **common)
+    return verdict, message, requirements, trim_traceback(result.get("learner_traceback"), workspace)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from studyapp import locations
-from studyapp.child import STOPPED_CANCELLED, STOPPED_TIMEOUT, child_env, run_child
+from studyapp.child import STOPPED_CANCELLED, STOPPED_TIMEOUT, ChildRun, child_env, run_child
 from studyapp.errors import StudyappError
 from studyapp.labrunner.registry import LabInfo
 from studyapp.safetext import printable, printable_data
@@ -74,6 +74,7 @@ RUN_LOCK = ".lab-run.lock"
 STALE_GRACE = timedelta(minutes=2)  # a run just recorded may not hold its lock yet
 INTERRUPTED_SUMMARY = "interrupted: studyapp ended before the lab finished"
 LOW_SPACE_BYTES = 1024 * 1024
+STDERR_LOG = "lab-stderr.log"  # in the artifact directory: the lab's stderr, whole
 
 
 class OutDirError(StudyappError):
@@ -200,6 +201,36 @@ def _lab_env(data_dir: Path | None = None) -> dict[str, str]:
     return env
 
 
+@dataclass
+class _LabReport:
+    """What a lab said on the protocol: progress as it goes, then a result or an error."""
+
+    on_progress: Callable[[ProgressEvent], None] | None
+    events: list[ProgressEvent] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+
+    def read(self, message: dict[str, Any]) -> bool:
+        """Take one protocol message; False for one that is not the lab protocol."""
+        kind = message["type"]
+        if kind == "progress":
+            event = ProgressEvent(
+                printable(str(message.get("phase", ""))),
+                _fraction(message.get("fraction")),
+                printable(str(message.get("message", ""))),
+            )
+            self.events.append(event)
+            if self.on_progress is not None:
+                self.on_progress(event)
+        elif kind == "result" and isinstance(message.get("result"), dict):
+            self.result = message["result"]
+        elif kind == "error":
+            self.error = message
+        else:
+            return False
+        return True
+
+
 def run_lab(
     info: LabInfo,
     lab_args: Sequence[str] = (),
@@ -215,50 +246,31 @@ def run_lab(
     out_dir = out_dir or default_out_dir(info.id)
     prepare_out_dir(out_dir)
     limit = timeout or (info.quick_timeout_s if quick else info.timeout_s)
-    stderr_log = out_dir / "lab-stderr.log"
-    events: list[ProgressEvent] = []
-    result: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-
-    def on_message(message: dict[str, Any]) -> bool:
-        nonlocal result, error
-        kind = message["type"]
-        if kind == "progress":
-            event = ProgressEvent(
-                printable(str(message.get("phase", ""))),
-                _fraction(message.get("fraction")),
-                printable(str(message.get("message", ""))),
-            )
-            events.append(event)
-            if on_progress is not None:
-                on_progress(event)
-        elif kind == "result" and isinstance(message.get("result"), dict):
-            result = message["result"]
-        elif kind == "error":
-            error = message
-        else:
-            return False
-        return True
-
+    report = _LabReport(on_progress)
     try:
-        err = stderr_log.open("wb")
+        err = (out_dir / STDERR_LOG).open("wb")
     except OSError as exc:
         raise OutDirError(f"cannot use --out {out_dir}: {exc.strerror or exc}") from None
     run_lock = _hold_run_lock(out_dir)
     try:
         with err:
-            command = lab_command(info, lab_args, quick, out_dir)
             run = run_child(
-                command,
+                lab_command(info, lab_args, quick, out_dir),
                 env=_lab_env(data_dir),
                 limit=limit,
                 cancel=cancel,
-                on_message=on_message,
+                on_message=report.read,
                 stderr_log=err,
             )
     finally:
         _release_run_lock(run_lock, out_dir)
-    elapsed, code, garbage = run.elapsed_s, run.exit_code, run.unreadable_lines
+    return _lab_outcome(info, run, report, out_dir, limit)
+
+
+def _lab_outcome(info: LabInfo, run: ChildRun, report: _LabReport, out_dir: Path, limit: float) -> LabOutcome:
+    """The run's status and one line for the learner; an ok result is also saved as result.json."""
+    elapsed, code, garbage, result = run.elapsed_s, run.exit_code, run.unreadable_lines, report.result
+    stderr_log = out_dir / STDERR_LOG
     if result is not None:
         try:
             result = printable_data(result)  # shown on a terminal and in the TUI: no control characters
@@ -276,7 +288,7 @@ def run_lab(
             elapsed,
             reason,
             stderr_log,
-            events,
+            report.events,
         )
 
     if run.stopped_for == STOPPED_CANCELLED:
@@ -295,6 +307,7 @@ def run_lab(
                 "crash",
             )
         return outcome(STATUS_OK, printable(str(result.get("summary", ""))))
+    error = report.error
     if code == EXIT_INTERRUPTED or (error and error.get("kind") == "cancelled"):
         return outcome(STATUS_CANCELLED, f"{info.id}: cancelled", "cancelled")
     full_disk = _full_disk_note(out_dir)
