@@ -8,15 +8,9 @@ prints garbage, crashes, hangs past the timeout, is interrupted — the run ends
 
 from __future__ import annotations
 
-import collections
-import contextlib
 import importlib.util
-import json
 import os
-import queue
 import re
-import signal
-import subprocess
 import sys
 import threading
 import time
@@ -26,8 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from studyapp import locations
+from studyapp.child import (
+    STOPPED_CANCELLED,
+    STOPPED_TIMEOUT,
+    ChildRun,
+    ChildStartError,
+    child_env,
+    run_child,
+)
 from studyapp.exercises.registry import ExerciseInfo
-from studyapp.labrunner.runner import stop_process_group
 
 # Verdicts of a check. The first three come from the checker; the rest are what studyapp saw.
 PASSED = "passed"
@@ -39,7 +40,6 @@ INTERRUPTED = "interrupted"
 USAGE = "usage"  # bad usage or a missing dependency (checker exit 2)
 
 MESSAGE_LIMIT = 300
-STDERR_LINES = 40
 
 
 @dataclass(frozen=True)
@@ -160,14 +160,6 @@ def trim_traceback(text: str | None, workspace: Path) -> str | None:
     return "\n".join(kept[-40:])
 
 
-def _parse(raw: bytes) -> dict[str, Any] | None:
-    try:
-        message = json.loads(raw.decode("utf-8", errors="replace"))
-    except ValueError:
-        return None
-    return message if isinstance(message, dict) and isinstance(message.get("type"), str) else None
-
-
 def _requirement(message: dict[str, Any]) -> Requirement | None:
     name = message.get("name")
     if not isinstance(name, str) or not name.strip():
@@ -183,26 +175,43 @@ def checker_command(info: ExerciseInfo, workspace: Path, quick: bool) -> list[st
 
 
 def checker_env(info: ExerciseInfo) -> dict[str, str]:
-    env = dict(os.environ)
-    env["STUDYAPP_EXERCISE_PROTOCOL"] = "jsonl"
-    env["PYTHONUNBUFFERED"] = "1"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # keep the learner's folder free of __pycache__
-    env.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
     # The labs root that holds this exercise's lab (so `from labs._exercise import ...` works).
     root = str(info.path.parent.parent.parent.parent)
-    paths = [root]
-    if str(locations.labs_root()) != root:
-        paths.append(str(locations.labs_root()))
-    if env.get("PYTHONPATH"):
-        paths.append(env["PYTHONPATH"])
-    env["PYTHONPATH"] = os.pathsep.join(paths)
-    return env
+    paths = [root] if str(locations.labs_root()) == root else [root, str(locations.labs_root())]
+    return child_env(
+        paths,
+        STUDYAPP_EXERCISE_PROTOCOL="jsonl",
+        PYTHONDONTWRITEBYTECODE="1",  # keep the learner's folder free of __pycache__
+    )
 
 
-def _stop_leftovers(process: subprocess.Popen[bytes]) -> None:
-    """Stop what the checker started and left running (its process group outlives it)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
+@dataclass
+class _CheckReport:
+    """What a checker said on the protocol: progress, requirements as they are decided, a result."""
+
+    on_event: Callable[[CheckEvent], None] | None
+    requirements: list[Requirement] = field(default_factory=list)
+    progress: list[str] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+
+    def read(self, message: dict[str, Any]) -> bool:
+        """Take one protocol message; False for a nameless requirement (not the protocol)."""
+        kind = message["type"]
+        if kind == "progress":
+            text = one_line(message.get("message"))
+            self.progress.append(text)
+            if self.on_event is not None:
+                self.on_event(CheckEvent("progress", text))
+        elif kind == "requirement":
+            requirement = _requirement(message)
+            if requirement is None:
+                return False
+            self.requirements.append(requirement)
+            if self.on_event is not None:
+                self.on_event(CheckEvent("requirement", requirement.message, requirement))
+        elif kind == "result":
+            self.result = message
+        return True  # other types: a newer checker's extras, ignored on purpose
 
 
 def run_check(
@@ -243,144 +252,70 @@ def run_check(
         )
     if not workspace.is_dir():
         return outcome(USAGE, f"no workspace at {workspace}")
-
-    lines: queue.Queue[bytes | None] = queue.Queue()
-    stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+    report = _CheckReport(on_event)
     try:
-        process = subprocess.Popen(
+        run = run_child(
             checker_command(info, workspace, quick),
-            cwd=workspace,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
             env=checker_env(info),
-            start_new_session=True,  # Ctrl+C reaches studyapp, which stops the whole group
+            cwd=workspace,
+            limit=limit,
+            cancel=cancel,
+            on_message=report.read,
         )
-    except OSError as exc:
+    except ChildStartError as exc:
         return outcome(ERROR, f"cannot start the checker: {exc}")
+    verdict, message, requirements, traceback = _verdict(run, report, workspace, limit)
+    return outcome(
+        verdict,
+        message,
+        requirements=requirements,
+        learner_traceback=traceback,
+        exit_code=run.exit_code,
+        garbage_lines=run.unreadable_lines,
+        progress=report.progress,
+    )
 
-    def pump_stdout() -> None:
-        assert process.stdout is not None
-        for raw in process.stdout:
-            lines.put(raw)
-        lines.put(None)
 
-    def pump_stderr() -> None:
-        assert process.stderr is not None
-        for raw in process.stderr:
-            text = raw.decode("utf-8", errors="replace").rstrip()
-            if text:
-                stderr_tail.append(text)
+def _verdict(
+    run: ChildRun, report: _CheckReport, workspace: Path, limit: float
+) -> tuple[str, str, list[Requirement], str | None]:
+    """Verdict, one line for the learner, the requirements and the learner's traceback.
 
-    readers = [
-        threading.Thread(target=pump_stdout, daemon=True),
-        threading.Thread(target=pump_stderr, daemon=True),
-    ]
-    for reader in readers:
-        reader.start()
-
-    requirements: list[Requirement] = []
-    progress: list[str] = []
-    result: dict[str, Any] | None = None
-    garbage = 0
-    stopped_for = ""
-    exited_at: float | None = None
-    try:
-        while True:
-            if cancel is not None and cancel.is_set():
-                stopped_for = INTERRUPTED
-                break
-            if time.monotonic() - started > limit:
-                stopped_for = TIMEOUT
-                break
-            try:
-                raw = lines.get(timeout=0.05)
-            except queue.Empty:
-                # A process the checker left behind may hold stdout open after the checker exited:
-                # the checker's exit, not the end of the pipe, ends the run (after a short drain).
-                if process.poll() is not None:
-                    exited_at = exited_at or time.monotonic()
-                    if time.monotonic() - exited_at > 1.0:
-                        break
-                continue
-            if raw is None:
-                break
-            if not raw.strip():
-                continue
-            message = _parse(raw)
-            if message is None:
-                garbage += 1
-                continue
-            kind = message["type"]
-            if kind == "progress":
-                text = one_line(message.get("message"))
-                progress.append(text)
-                if on_event is not None:
-                    on_event(CheckEvent("progress", text))
-            elif kind == "requirement":
-                requirement = _requirement(message)
-                if requirement is None:
-                    garbage += 1
-                    continue
-                requirements.append(requirement)
-                if on_event is not None:
-                    on_event(CheckEvent("requirement", requirement.message, requirement))
-            elif kind == "result":
-                result = message
-            # other types: a newer checker's extras, ignored on purpose
-    except KeyboardInterrupt:
-        stopped_for = INTERRUPTED
-    finally:
-        if stopped_for:
-            stop_process_group(process)
-        else:
-            try:
-                process.wait(timeout=max(1.0, limit - (time.monotonic() - started)))
-            except subprocess.TimeoutExpired:
-                stopped_for = TIMEOUT
-                stop_process_group(process)
-            except KeyboardInterrupt:
-                stopped_for = INTERRUPTED
-                stop_process_group(process)
-    _stop_leftovers(process)
-    for reader in readers:
-        reader.join(timeout=1)
-    code = process.returncode
-    common: dict[str, Any] = {"exit_code": code, "garbage_lines": garbage, "progress": progress}
-
-    if stopped_for == INTERRUPTED:
-        return outcome(
-            INTERRUPTED,
-            "check interrupted; nothing about your code was decided",
-            requirements=requirements,
-            **common,
-        )
-    if stopped_for == TIMEOUT:
-        return outcome(
-            TIMEOUT,
+    The checker's own verdict is trusted only as far as its requirements bear it out.
+    """
+    requirements, result, code, garbage = (
+        report.requirements,
+        report.result,
+        run.exit_code,
+        run.unreadable_lines,
+    )
+    if run.stopped_for == STOPPED_CANCELLED:
+        return INTERRUPTED, "check interrupted; nothing about your code was decided", requirements, None
+    if run.stopped_for == STOPPED_TIMEOUT:
+        message = (
             f"the check did not finish within {limit:g} s (an endless loop in your code? "
-            "run `studyapp exercise check` again, or check the README)",
-            requirements=requirements,
-            **common,
+            "run `studyapp exercise check` again, or check the README)"
         )
+        return TIMEOUT, message, requirements, None
     if result is None:
+        tail = run.stderr_tail
         if code == 2:
-            last = stderr_tail[-1] if stderr_tail else "the checker refused to run (exit 2)"
-            return outcome(USAGE, one_line(last), requirements=requirements, **common)
+            return (
+                USAGE,
+                one_line(tail[-1] if tail else "the checker refused to run (exit 2)"),
+                requirements,
+                None,
+            )
         if code == 130:
-            return outcome(INTERRUPTED, "the checker was interrupted", requirements=requirements, **common)
+            return INTERRUPTED, "the checker was interrupted", requirements, None
         why = (
             f"it printed {garbage} line(s) that are not the checker protocol"
             if garbage
             else f"it ended with exit code {code} without a verdict"
         )
-        last = f": {one_line(stderr_tail[-1], 160)}" if stderr_tail else ""
-        return outcome(
-            ERROR,
-            f"the checker stopped without a verdict ({why}{last}); this is a fault of the exercise, not your code",
-            requirements=requirements,
-            **common,
-        )
+        last = f": {one_line(tail[-1], 160)}" if tail else ""
+        message = f"the checker stopped without a verdict ({why}{last}); this is a fault of the exercise, not your code"
+        return ERROR, message, requirements, None
 
     reported = result.get("requirements")
     if not requirements and isinstance(reported, list):
@@ -391,7 +326,6 @@ def run_check(
         verdict = FAILED if failing or code not in (0, None) else ERROR
     if verdict == PASSED and (failing or not requirements):
         verdict = FAILED if failing else ERROR  # a pass must be every requirement, and at least one
-    traceback = trim_traceback(result.get("learner_traceback"), workspace)
     if verdict == PASSED:
         message = f"all {len(requirements)} requirements pass"
     elif verdict == FAILED:
@@ -404,4 +338,4 @@ def run_check(
         message = (
             "the checker gave no verdict studyapp understands; this is a fault of the exercise, not your code"
         )
-    return outcome(verdict, message, requirements=requirements, learner_traceback=traceback, **common)
+    return verdict, message, requirements, trim_traceback(result.get("learner_traceback"), workspace)

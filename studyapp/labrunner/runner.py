@@ -8,15 +8,10 @@ A lab that crashes, prints garbage, hangs past its timeout or is cancelled ends 
 
 from __future__ import annotations
 
-import atexit
 import errno
 import json
-import os
-import queue
 import shutil
-import signal
 import sqlite3
-import subprocess
 import sys
 import threading
 import time
@@ -27,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from studyapp import locations
+from studyapp.child import STOPPED_CANCELLED, STOPPED_TIMEOUT, ChildRun, child_env, run_child
 from studyapp.errors import StudyappError
 from studyapp.labrunner.registry import LabInfo
 from studyapp.safetext import printable, printable_data
@@ -72,17 +68,13 @@ class LabOutcome:
         return self.message
 
 
-# The lab processes this studyapp started and has not reaped: stopped at exit, whatever ends the
-# app (ctrl+q in the TUI, an exception), so no lab outlives the app that shows it.
-_LIVE: set[subprocess.Popen[bytes]] = set()
-_LIVE_LOCK = threading.Lock()
-
 # A run holds an exclusive lock on this file in its artifact directory while it runs; a "running"
 # record whose lock is free belongs to a studyapp that was killed (see `sweep_stale_runs`).
 RUN_LOCK = ".lab-run.lock"
 STALE_GRACE = timedelta(minutes=2)  # a run just recorded may not hold its lock yet
 INTERRUPTED_SUMMARY = "interrupted: studyapp ended before the lab finished"
 LOW_SPACE_BYTES = 1024 * 1024
+STDERR_LOG = "lab-stderr.log"  # in the artifact directory: the lab's stderr, whole
 
 
 class OutDirError(StudyappError):
@@ -99,16 +91,6 @@ def prepare_out_dir(out_dir: Path) -> None:
         raise OutDirError(f"cannot use --out {out_dir}: it is a file, not a directory") from None
     except OSError as exc:
         raise OutDirError(f"cannot use --out {out_dir}: {exc.strerror or exc}") from None
-
-
-def _stop_all_at_exit() -> None:
-    with _LIVE_LOCK:
-        live = list(_LIVE)
-    for process in live:
-        stop_process_group(process)
-
-
-atexit.register(_stop_all_at_exit)
 
 
 def _hold_run_lock(out_dir: Path) -> IO[bytes] | None:
@@ -209,34 +191,44 @@ def lab_command(info: LabInfo, lab_args: Sequence[str], quick: bool, out_dir: Pa
 
 
 def _lab_env(data_dir: Path | None = None) -> dict[str, str]:
-    env = dict(os.environ)
+    env = child_env(
+        [str(locations.labs_root())],
+        STUDYAPP_LAB_PROTOCOL="jsonl",
+        PYTHONIOENCODING="utf-8",  # the protocol pipe is read as UTF-8, whatever the terminal takes
+    )
     if data_dir is not None:  # labs that keep state (saved benchmark runs) keep it with the learner's data
         env["STUDYAPP_HOME"] = str(data_dir)
-    env["STUDYAPP_LAB_PROTOCOL"] = "jsonl"
-    env["PYTHONUNBUFFERED"] = "1"
-    env["PYTHONIOENCODING"] = "utf-8"  # the protocol pipe is read as UTF-8, whatever the terminal takes
-    env.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
-    root = str(locations.labs_root())
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
 
 
-def stop_process_group(process: subprocess.Popen[bytes]) -> None:
-    """Stop a child started in its own process group, and everything it started (workers too)."""
-    if process.poll() is not None:
-        return
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        process.terminate()
-    try:
-        process.wait(timeout=3)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            process.kill()
-        process.wait()
+@dataclass
+class _LabReport:
+    """What a lab said on the protocol: progress as it goes, then a result or an error."""
+
+    on_progress: Callable[[ProgressEvent], None] | None
+    events: list[ProgressEvent] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+
+    def read(self, message: dict[str, Any]) -> bool:
+        """Take one protocol message; False for one that is not the lab protocol."""
+        kind = message["type"]
+        if kind == "progress":
+            event = ProgressEvent(
+                printable(str(message.get("phase", ""))),
+                _fraction(message.get("fraction")),
+                printable(str(message.get("message", ""))),
+            )
+            self.events.append(event)
+            if self.on_progress is not None:
+                self.on_progress(event)
+        elif kind == "result" and isinstance(message.get("result"), dict):
+            self.result = message["result"]
+        elif kind == "error":
+            self.error = message
+        else:
+            return False
+        return True
 
 
 def run_lab(
@@ -254,92 +246,31 @@ def run_lab(
     out_dir = out_dir or default_out_dir(info.id)
     prepare_out_dir(out_dir)
     limit = timeout or (info.quick_timeout_s if quick else info.timeout_s)
-    stderr_log = out_dir / "lab-stderr.log"
-    started = time.monotonic()
-    events: list[ProgressEvent] = []
-    lines: queue.Queue[bytes | None] = queue.Queue()
+    report = _LabReport(on_progress)
     try:
-        err = stderr_log.open("wb")
+        err = (out_dir / STDERR_LOG).open("wb")
     except OSError as exc:
         raise OutDirError(f"cannot use --out {out_dir}: {exc.strerror or exc}") from None
     run_lock = _hold_run_lock(out_dir)
+    try:
+        with err:
+            run = run_child(
+                lab_command(info, lab_args, quick, out_dir),
+                env=_lab_env(data_dir),
+                limit=limit,
+                cancel=cancel,
+                on_message=report.read,
+                stderr_log=err,
+            )
+    finally:
+        _release_run_lock(run_lock, out_dir)
+    return _lab_outcome(info, run, report, out_dir, limit)
 
-    with err:
-        process = subprocess.Popen(
-            lab_command(info, lab_args, quick, out_dir),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            env=_lab_env(data_dir),
-            start_new_session=True,  # its own process group: we stop it and its workers together
-        )
-        with _LIVE_LOCK:
-            _LIVE.add(process)
 
-        def pump() -> None:
-            assert process.stdout is not None
-            for raw in process.stdout:
-                lines.put(raw)
-            lines.put(None)
-
-        threading.Thread(target=pump, daemon=True).start()
-        result: dict[str, Any] | None = None
-        error: dict[str, Any] | None = None
-        garbage = 0
-        stopped_for = ""
-        try:
-            finished_output = False
-            while not finished_output:
-                if cancel is not None and cancel.is_set():
-                    stopped_for = "cancelled"
-                    break
-                if time.monotonic() - started > limit:
-                    stopped_for = "timeout"
-                    break
-                try:
-                    raw = lines.get(timeout=0.1)
-                except queue.Empty:
-                    continue
-                if raw is None:
-                    finished_output = True
-                    continue
-                message = _parse_line(raw)
-                if message is None:
-                    garbage += 1
-                elif message.get("type") == "progress":
-                    event = ProgressEvent(
-                        printable(str(message.get("phase", ""))),
-                        _fraction(message.get("fraction")),
-                        printable(str(message.get("message", ""))),
-                    )
-                    events.append(event)
-                    if on_progress is not None:
-                        on_progress(event)
-                elif message.get("type") == "result" and isinstance(message.get("result"), dict):
-                    result = message["result"]
-                elif message.get("type") == "error":
-                    error = message
-                else:
-                    garbage += 1
-        except KeyboardInterrupt:
-            stopped_for = "cancelled"
-        finally:
-            if stopped_for:
-                stop_process_group(process)
-            else:
-                try:
-                    process.wait(timeout=max(1.0, limit - (time.monotonic() - started)))
-                except subprocess.TimeoutExpired:
-                    stopped_for = "timeout"
-                    stop_process_group(process)
-                except KeyboardInterrupt:
-                    stopped_for = "cancelled"
-                    stop_process_group(process)
-            with _LIVE_LOCK:
-                _LIVE.discard(process)
-            _release_run_lock(run_lock, out_dir)
-    elapsed = time.monotonic() - started
-    code = process.returncode
+def _lab_outcome(info: LabInfo, run: ChildRun, report: _LabReport, out_dir: Path, limit: float) -> LabOutcome:
+    """The run's status and one line for the learner; an ok result is also saved as result.json."""
+    elapsed, code, garbage, result = run.elapsed_s, run.exit_code, run.unreadable_lines, report.result
+    stderr_log = out_dir / STDERR_LOG
     if result is not None:
         try:
             result = printable_data(result)  # shown on a terminal and in the TUI: no control characters
@@ -357,12 +288,12 @@ def run_lab(
             elapsed,
             reason,
             stderr_log,
-            events,
+            report.events,
         )
 
-    if stopped_for == "cancelled":
+    if run.stopped_for == STOPPED_CANCELLED:
         return outcome(STATUS_CANCELLED, f"{info.id}: cancelled after {elapsed:.1f} s", "cancelled")
-    if stopped_for == "timeout":
+    if run.stopped_for == STOPPED_TIMEOUT:
         return outcome(STATUS_FAILED, f"{info.id}: stopped after {limit:.0f} s (timeout)", "timeout")
     if code == 0 and result is not None:
         try:
@@ -376,6 +307,7 @@ def run_lab(
                 "crash",
             )
         return outcome(STATUS_OK, printable(str(result.get("summary", ""))))
+    error = report.error
     if code == EXIT_INTERRUPTED or (error and error.get("kind") == "cancelled"):
         return outcome(STATUS_CANCELLED, f"{info.id}: cancelled", "cancelled")
     full_disk = _full_disk_note(out_dir)
@@ -412,14 +344,6 @@ def _full_disk_note(out_dir: Path) -> str:
     except OSError:
         return ""
     return f" — no space left on the disk of {out_dir} ({free} bytes free)" if free < LOW_SPACE_BYTES else ""
-
-
-def _parse_line(raw: bytes) -> dict[str, Any] | None:
-    try:
-        message = json.loads(raw.decode("utf-8", errors="replace"))
-    except (ValueError, RecursionError):
-        return None
-    return message if isinstance(message, dict) else None
 
 
 def _fraction(value: Any) -> float | None:

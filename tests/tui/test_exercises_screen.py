@@ -16,7 +16,8 @@ from textual.widgets import DataTable
 
 from studyapp.progress import exercise_store
 from studyapp.progress.store import ProgressStore
-from studyapp.tui.screens.exercises import ExerciseChecked, ExerciseEvent, ExercisesScreen
+from studyapp.tui.screens.exercises import ExercisesScreen
+from studyapp.tui.widgets.run_panel import RunFinished, RunProgress
 from tests.tui.helpers import SIZE, assert_fits, flat, screen_text
 
 FIXTURE_LABS = Path(__file__).resolve().parent.parent / "exercise_fixture" / "labs"
@@ -90,12 +91,12 @@ async def test_start_check_hints_and_solution(make: Any, toy_labs: Path, store: 
         assert flat(str(workspace)) in flat(screen_text(app))
 
         await check(app, pilot, screen)
-        events = [m for m in seen if isinstance(m, ExerciseEvent)]
+        events = [m for m in seen if isinstance(m, RunProgress)]
         assert [m.event.requirement.name for m in events if m.event.requirement] == [
             "adds small numbers",
             "adds negative numbers",
         ]  # streamed while the checker ran
-        assert any(isinstance(m, ExerciseChecked) and m.outcome.verdict == "failed" for m in seen)
+        assert any(isinstance(m, RunFinished) and m.outcome.verdict == "failed" for m in seen)
         body = detail_text(app, screen)
         assert flat("✗ adds small numbers") in body and flat('File "adder.py", line 6') in body
         assert "아직" in screen_text(app)

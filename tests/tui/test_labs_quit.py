@@ -1,6 +1,6 @@
 """Quitting the app (ctrl+q) during a lab run ends the lab and records the run as cancelled.
 
-Before, the run's LabFinished message arrived after the screen was gone: the record stayed
+Before, the run's finished message arrived after the screen was gone: the record stayed
 "running" for ever (TUI and `studyapp lab list`), and nothing but the worker thread stopped the lab.
 """
 

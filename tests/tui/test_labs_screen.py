@@ -12,7 +12,9 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from studyapp.progress.store import ProgressStore
-from studyapp.tui.screens.labs import CheckQuestionScreen, LabFinished, LabProgress, LabsScreen
+from studyapp.tui.screens.check_question import CheckQuestionScreen
+from studyapp.tui.screens.labs import LabsScreen
+from studyapp.tui.widgets.run_panel import RunFinished, RunProgress
 from tests.tui.helpers import SIZE, assert_fits, flat, screen_text
 
 
@@ -55,9 +57,9 @@ async def test_run_shows_progress_results_and_asks_the_check_question(
         await pilot.press("r")
         await app.workers.wait_for_complete()
         await wait_for(pilot, lambda: isinstance(app.screen, CheckQuestionScreen))
-        progress = [m for m in seen if isinstance(m, LabProgress)]
+        progress = [m for m in seen if isinstance(m, RunProgress)]
         assert [m.event.message for m in progress] == ["단계 1/3", "단계 2/3", "단계 3/3"]
-        assert any(isinstance(m, LabFinished) and m.outcome.status == "ok" for m in seen)
+        assert any(isinstance(m, RunFinished) and m.outcome.status == "ok" for m in seen)
         runs = store.lab_runs("fake")
         assert [r.status for r in runs] == ["ok"]
 
@@ -293,3 +295,27 @@ async def test_a_run_left_running_by_a_quit_is_closed_later(
         await open_labs(app, pilot)
         assert [(r.uid, r.status) for r in store.lab_runs("fake")] == [(uid, "cancelled")]
         assert "cancelled" in screen_text(app) and "running" not in screen_text(app)
+
+
+async def test_a_runner_that_raises_ends_the_run_as_failed(
+    make: Any, fake_labs: Path, store: ProgressStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run panel turns a job that raises into a RunFinished with the error: recorded, shown."""
+    from studyapp.labrunner import runner
+
+    def broken_run_lab(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("planted runner fault")
+
+    monkeypatch.setattr(runner, "run_lab", broken_run_lab)
+    seen: list[Message] = []
+    app = make(lang="en")
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        screen = await open_labs(app, pilot)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: any(isinstance(m, RunFinished) for m in seen))
+        await wait_for(pilot, lambda: screen.running is None)
+        (finished,) = [m for m in seen if isinstance(m, RunFinished)]
+        assert finished.outcome is None and "planted runner fault" in str(finished.error)
+        assert [(r.status, r.summary) for r in store.lab_runs("fake")] == [("failed", "planted runner fault")]
+        assert any("planted runner fault" in str(n.message) for n in app._notifications)
+        assert not screen.query_one("#lab-run").display and isinstance(app.screen, LabsScreen)

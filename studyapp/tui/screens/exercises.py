@@ -1,9 +1,9 @@
 """Exercises: the list with status, start (copy the starter), check with live output, hints one
 at a time, the solution after a pass, and the workspace path (copy it, open it in $EDITOR).
 
-The checker runs in a thread worker (`studyapp.exercises.checker.run_check`); the thread only
-posts messages (`ExerciseEvent`, `ExerciseChecked`). Widgets and the progress store are touched
-on the UI thread alone, as on the labs screen.
+The checker (`studyapp.exercises.checker.run_check`) runs in the run panel's thread worker
+(`widgets/run_panel.py`), as a lab does on the labs screen; widgets and the progress store are
+touched on the UI thread alone.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import os
 import shlex
 import subprocess
 import threading
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -20,19 +21,17 @@ from rich.console import Group
 from rich.markdown import Markdown
 from rich.syntax import Syntax
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import DataTable, Static
-from textual.worker import Worker, WorkerState
 
 from studyapp.exercises.strings import verdict_line
 from studyapp.quiz.presenting import fit
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
+from studyapp.tui.widgets.run_panel import RunFinished, RunPanel, RunProgress
 
 STATUS_STYLE = {"passed": "green", "failing": "yellow", "not started": "dim"}
 
@@ -49,24 +48,6 @@ def discover_exercises() -> dict[str, Any]:
 
 def exercises_for_lab(lab: str) -> list[str]:
     return [e.id for e in discover_exercises().values() if e.lab == lab]
-
-
-class ExerciseEvent(Message, bubble=False):
-    """The checker reported progress or a requirement (posted from the worker thread)."""
-
-    def __init__(self, exercise_id: str, event: Any) -> None:
-        super().__init__()
-        self.exercise_id = exercise_id
-        self.event = event
-
-
-class ExerciseChecked(Message, bubble=False):
-    """A check ended, whatever its verdict (posted from the worker thread)."""
-
-    def __init__(self, exercise_id: str, outcome: Any) -> None:
-        super().__init__()
-        self.exercise_id = exercise_id
-        self.outcome = outcome
 
 
 class ExercisesScreen(StudyScreen):
@@ -92,9 +73,13 @@ class ExercisesScreen(StudyScreen):
         self.selected: str | None = select if select in self.exercises else next(iter(self.exercises), None)
         self.pushed = pushed
         self.quick = quick  # smaller checker settings (tests)
-        self.running: str | None = None
+        self.run_panel = RunPanel(id="exs-run")
         self.statuses: dict[str, Any] = {}
-        self._cancel = threading.Event()
+
+    @property
+    def running(self) -> str | None:
+        """The exercise whose check is in progress."""
+        return self.run_panel.running
 
     # -- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -104,7 +89,7 @@ class ExercisesScreen(StudyScreen):
         with VerticalScroll(id="exs-detail"):
             yield Static(id="exs-summary", markup=False)
             yield Static(id="exs-workspace", markup=False)
-            yield Static(id="exs-phase", markup=False)
+            yield self.run_panel
             yield Vertical(id="exs-results")
             yield Vertical(id="exs-hints")
             yield Vertical(id="exs-solution")
@@ -118,7 +103,6 @@ class ExercisesScreen(StudyScreen):
         table.add_column(t("exs.col.status"), key="status")
         table.add_column(t("exs.col.checklist"), key="checklist")
         table.add_column(t("exs.col.title"), key="title")
-        self.query_one("#exs-phase").display = False
         self._fill_table()
         table.focus()
         self._show_selected()
@@ -265,36 +249,26 @@ class ExercisesScreen(StudyScreen):
         if not path.is_dir():
             self.notify(self.t("ex.no_workspace", id=info.id, path=path), severity="warning", markup=False)
             return
-        self.running = info.id
-        self._cancel = threading.Event()
-        self.query_one("#exs-results", Vertical).remove_children()
-        phase = self.query_one("#exs-phase", Static)
-        phase.display = True
-        phase.update(Content(self.t("exs.checking", id=info.id)))
-        self.query_one("#exs-title", TitleBar).set(right=self.t("exs.checking", id=info.id))
-        self.refresh_bindings()
-        self._check_worker(info, path, self._cancel)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="exercise-check")
-    def _check_worker(self, info: Any, path: Path, cancel: threading.Event) -> None:
         from studyapp.exercises.checker import run_check
 
-        def on_event(event: Any) -> None:
-            self.post_message(ExerciseEvent(info.id, event))
+        self.query_one("#exs-results", Vertical).remove_children()
+        self.query_one("#exs-title", TitleBar).set(right=self.t("exs.checking", id=info.id))
+        quick = self.quick
 
-        outcome = run_check(info, path, quick=self.quick, on_event=on_event, cancel=cancel)
-        self.post_message(ExerciseChecked(info.id, outcome))
+        def job(report: Callable[[Any], None], cancel: threading.Event) -> Any:
+            return run_check(info, path, quick=quick, on_event=report, cancel=cancel)
 
-    def on_exercise_event(self, message: ExerciseEvent) -> None:
-        if message.exercise_id != self.running:
+        self.run_panel.start(info.id, job, self.t("exs.checking", id=info.id))
+        self.refresh_bindings()
+
+    def on_run_progress(self, message: RunProgress) -> None:
+        if message.run_id != self.running:
             return
         event = message.event
         if event.requirement is not None:
             self.query_one("#exs-results", Vertical).mount(self._requirement_widget(event.requirement))
         elif event.message:
-            self.query_one("#exs-phase", Static).update(
-                Content(f"{self.t('exs.checking', id=message.exercise_id)} {event.message}")
-            )
+            self.run_panel.show_phase(f"{self.t('exs.checking', id=message.run_id)} {event.message}")
 
     def _requirement_widget(self, requirement: Any) -> Static:
         mark = "✓" if requirement.passed else "✗"
@@ -303,12 +277,16 @@ class ExercisesScreen(StudyScreen):
             Content(text), classes="exs-req " + ("passed" if requirement.passed else "failed"), markup=False
         )
 
-    def on_exercise_checked(self, message: ExerciseChecked) -> None:
+    def on_run_finished(self, message: RunFinished) -> None:
         from studyapp.exercises import checker
         from studyapp.progress import exercise_store
 
+        if message.error is not None:
+            self._finish_ui()
+            self.notify(self.t("exs.error", error=message.error), severity="error", markup=False)
+            return
         outcome = message.outcome
-        info = self.exercises.get(message.exercise_id)
+        info = self.exercises.get(message.run_id)
         if outcome.verdict != checker.USAGE and info is not None:
             self.study.save(
                 partial(
@@ -338,9 +316,7 @@ class ExercisesScreen(StudyScreen):
         t = self.t
         verdict = verdict_line(outcome, t, "h")
         results.mount(Static(Content(verdict), classes=f"exs-verdict {outcome.verdict}", markup=False))
-        self.query_one("#exs-title", TitleBar).set(
-            right=t(f"ex.status.{self._status_of(message.exercise_id)}")
-        )
+        self.query_one("#exs-title", TitleBar).set(right=t(f"ex.status.{self._status_of(message.run_id)}"))
         detail = self.query_one("#exs-detail", VerticalScroll)
         self.call_after_refresh(detail.scroll_to_widget, results, animate=False, top=True)
 
@@ -348,15 +324,8 @@ class ExercisesScreen(StudyScreen):
         status = self.statuses.get(exercise_id)
         return status.status if status else "not started"
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != "exercise-check" or event.state != WorkerState.ERROR:
-            return
-        self._finish_ui()
-        self.notify(self.t("exs.error", error=event.worker.error), severity="error", markup=False)
-
     def _finish_ui(self) -> None:
-        self.running = None
-        self.query_one("#exs-phase").display = False
+        self.run_panel.done()
         self._fill_table()
         self.refresh_bindings()
 
@@ -453,11 +422,8 @@ class ExercisesScreen(StudyScreen):
         self.notify(self.t("exs.opened", path=path), markup=False)
 
     def action_cancel_or_back(self) -> None:
-        if self.running is not None:
-            self._cancel.set()
-            self.query_one("#exs-phase", Static).update(Content(self.t("exs.cancelling")))
-            return
-        self.action_back()
+        if not self.run_panel.cancel(self.t("exs.cancelling")):
+            self.action_back()
 
     def action_back(self) -> None:
         if self.running is not None:
@@ -468,4 +434,4 @@ class ExercisesScreen(StudyScreen):
             self.study.switch_mode("home")
 
     def on_unmount(self) -> None:
-        self._cancel.set()  # leaving the app mid-check stops the checker and the learner's code
+        self.run_panel.cancel()  # leaving the app mid-check stops the checker and the learner's code

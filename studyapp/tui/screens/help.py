@@ -54,13 +54,14 @@ class HelpScreen(StudyModal):
     def _sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         from studyapp.tui.app import StudyApp
         from studyapp.tui.screens.cards import CardsScreen
+        from studyapp.tui.screens.check_question import CheckQuestionScreen
         from studyapp.tui.screens.checklist import ChecklistScreen
         from studyapp.tui.screens.exam import ConfirmSubmit, ExamIntroScreen, ExamScreen
         from studyapp.tui.screens.exam_result import ExamResultScreen
         from studyapp.tui.screens.exercises import ExercisesScreen
         from studyapp.tui.screens.explain import ExplainScreen
         from studyapp.tui.screens.home import HomeScreen
-        from studyapp.tui.screens.labs import CheckQuestionScreen, LabsScreen
+        from studyapp.tui.screens.labs import LabsScreen
         from studyapp.tui.screens.notebook import NotebookScreen
         from studyapp.tui.screens.quiz import QuizScreen
         from studyapp.tui.screens.stats import StatsScreen

@@ -1,53 +1,44 @@
 """Labs: the list (id, title, topics, last result), a run with live progress, cancel, results.
 
-A lab runs as a subprocess read by `studyapp.labrunner.runner.run_lab` in a thread worker. The
-thread only posts messages (`LabProgress`, `LabFinished`); widgets and the progress store are
-touched on the UI thread alone (the run is recorded here, as `run_and_record` would).
+A lab runs as a subprocess read by `studyapp.labrunner.runner.run_lab` in the run panel's thread
+worker (`widgets/run_panel.py`); widgets and the progress store are touched on the UI thread
+alone (the run is recorded here, as `run_and_record` would).
 
-The lab's check question belongs to this screen: a lab that finishes while the learner is
-elsewhere (a quiz, Home) only shows a toast, and the question waits until Labs is on screen
-again — a modal over a quiz would take the O/X key meant for the quiz. Each question is asked
-once per version of its text (`check_version`); `a` asks it again on request. The last results
-of every lab are kept in the store and shown again when the lab is selected.
+The lab's check question (`check_question.py`) belongs to this screen: a lab that finishes while
+the learner is elsewhere (a quiz, Home) only shows a toast, and the question waits until Labs is
+on screen again — a modal over a quiz would take the O/X key meant for the quiz. Each question is
+asked once per version of its text; `a` asks it again on request. The last results of every lab
+are kept in the store and shown again when the lab is selected.
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
+from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import DataTable, ProgressBar, Static
-from textual.worker import Worker, WorkerState
+from textual.widgets import DataTable, Static
 
 from studyapp.errors import StudyappError
 from studyapp.quiz.presenting import fit
-from studyapp.tui.screens.base import StudyModal, StudyScreen, TitleBar
+from studyapp.tui.screens.base import StudyScreen, TitleBar
+from studyapp.tui.screens.check_question import CHECK_META_PREFIX, CheckQuestionScreen, check_version
 from studyapp.tui.widgets.keybar import KeyBar
+from studyapp.tui.widgets.run_panel import RunFinished, RunPanel, RunProgress
 from studyapp.tui.widgets.text import Hanging
 
 PLOT_WIDTH = 72
 PLOT_HEIGHT = 14
 # The column that states the table's conclusion goes first, so it is on screen at 80 columns.
 VERDICT_COLUMNS = ("verdict", "conclusion", "판정", "결론", "해석")
-CHECK_META_PREFIX = "labs.check_asked."
-
-
-def check_version(question: Any) -> str:
-    """Changes when the check question's text changes: an edited question is asked once more."""
-    text = f"{question.statement}\n{question.answer}"
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
 
 
 def verdict_first(columns: list[str], rows: list[list[Any]]) -> tuple[list[str], list[list[Any]]]:
@@ -58,25 +49,6 @@ def verdict_first(columns: list[str], rows: list[list[Any]]) -> tuple[list[str],
     order = [index, *(i for i in range(len(columns)) if i != index)]
     padded = [list(row) + [None] * (len(columns) - len(row)) for row in rows]
     return [columns[i] for i in order], [[row[i] for i in order] for row in padded]
-
-
-class LabProgress(Message, bubble=False):
-    """A lab reported progress (posted from the runner's thread)."""
-
-    def __init__(self, lab: str, event: Any) -> None:
-        super().__init__()
-        self.lab = lab
-        self.event = event
-
-
-class LabFinished(Message, bubble=False):
-    """A lab run ended: ok, failed or cancelled (posted from the runner's thread)."""
-
-    def __init__(self, lab: str, run_uid: str, outcome: Any) -> None:
-        super().__init__()
-        self.lab = lab
-        self.run_uid = run_uid
-        self.outcome = outcome
 
 
 class LabsScreen(StudyScreen):
@@ -97,11 +69,15 @@ class LabsScreen(StudyScreen):
         self.labs: dict[str, Any] = self.study.lab_registry()
         self.selected: str | None = select if select in self.labs else next(iter(self.labs), None)
         self.pushed = pushed
-        self.running: str | None = None
-        self._cancel = threading.Event()
+        self.run_panel = RunPanel(bar=True, id="lab-run")
         self._run_uid: str | None = None
         self._pending_question: str | None = None  # finished while another screen was showing
         self._labs_with_results: set[str] = set()  # labs with a finished run (`v` shows it)
+
+    @property
+    def running(self) -> str | None:
+        """The lab whose run is in progress."""
+        return self.run_panel.running
 
     # -- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -110,10 +86,7 @@ class LabsScreen(StudyScreen):
         yield table
         with VerticalScroll(id="lab-detail"):
             # The run's progress first: on a short terminal it must not sit below the fold.
-            with Vertical(id="lab-run"):
-                yield Static(id="lab-phase", markup=False)
-                yield ProgressBar(total=1.0, show_eta=False, id="lab-progress")
-                yield Static(id="lab-message", classes="muted", markup=False)
+            yield self.run_panel
             yield Static(id="lab-summary", markup=False)
             yield Vertical(id="lab-results")
             yield Static(Content(self.t("labs.hint")), classes="muted hint", markup=False)
@@ -144,10 +117,6 @@ class LabsScreen(StudyScreen):
         table.add_column(t("labs.col.title"), key="title")
         table.add_column(t("labs.col.topics"), key="topics")
         table.add_column(t("labs.col.last"), key="last")
-        self.query_one("#lab-run").display = False
-        from studyapp.labrunner.runner import sweep_stale_runs
-
-        sweep_stale_runs(self.study.store)  # a run of a killed studyapp is not "running" for ever
         self._fill_table()
         table.focus()
         self._show_selected()
@@ -280,7 +249,7 @@ class LabsScreen(StudyScreen):
         info = self.labs.get(self.selected) if self.selected else None
         if info is None:
             return
-        from studyapp.labrunner.runner import default_out_dir
+        from studyapp.labrunner.runner import default_out_dir, run_lab
 
         store = self.study.store
         out_dir = default_out_dir(info.id, store.path.parent)
@@ -289,19 +258,19 @@ class LabsScreen(StudyScreen):
         except StudyappError as exc:  # disk full, read-only: say so and do not start the lab
             self.notify(str(exc), severity="error", markup=False)
             return
-        self._cancel = threading.Event()
-        self.running = info.id
         self.query_one("#lab-results").remove_children()
-        self.query_one("#lab-run").display = True
-        self.query_one("#lab-phase", Static).update(
-            Content(f"{self.t('labs.running', lab=info.id)} · {self.t('labs.starting')}")
-        )
-        self.query_one("#lab-message", Static).update("")
-        self.query_one("#lab-progress", ProgressBar).update(total=1.0, progress=0)
         self.query_one("#labs-title", TitleBar).set(right=self.t("labs.status.running"))
+        data_dir = store.path.parent  # as run_and_record does: labs keep state with the learner's data
+
+        def job(report: Callable[[Any], None], cancel: threading.Event) -> Any:
+            return run_lab(
+                info, (), quick=quick, out_dir=out_dir, on_progress=report, cancel=cancel, data_dir=data_dir
+            )
+
+        phase = f"{self.t('labs.running', lab=info.id)} · {self.t('labs.starting')}"
+        self.run_panel.start(info.id, job, phase)
         self._fill_table()
         self.refresh_bindings()
-        self._run_worker(info, quick, out_dir, self._run_uid, self._cancel)
 
     def _sync_selected(self) -> None:
         """Take the selection from the list's cursor: a key typed right after ↓ (before the
@@ -313,51 +282,29 @@ class LabsScreen(StudyScreen):
                 self.selected = lab_id
                 self._show_selected()
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="lab")
-    def _run_worker(
-        self, info: Any, quick: bool, out_dir: Path, run_uid: str, cancel: threading.Event
-    ) -> None:
-        from studyapp.labrunner.runner import run_lab
-
-        def on_progress(event: Any) -> None:
-            self.post_message(LabProgress(info.id, event))
-
-        outcome = run_lab(
-            info,
-            (),
-            quick=quick,
-            out_dir=out_dir,
-            on_progress=on_progress,
-            cancel=cancel,
-            data_dir=self.study.store.path.parent,  # as run_and_record does: labs keep state with the learner's data
-        )
-        self.post_message(LabFinished(info.id, run_uid, outcome))
-
-    def on_lab_progress(self, message: LabProgress) -> None:
-        if message.lab != self.running:
+    def on_run_progress(self, message: RunProgress) -> None:
+        if message.run_id != self.running:
             return
         event = message.event
-        self.query_one("#lab-phase", Static).update(
-            Content(f"{self.t('labs.running', lab=message.lab)} · {event.phase}")
-        )
-        self.query_one("#lab-message", Static).update(Content(event.message or ""))
-        bar = self.query_one("#lab-progress", ProgressBar)
-        if event.fraction is None:
-            bar.update(total=None)
-        else:
-            bar.update(total=1.0, progress=event.fraction)
+        self.run_panel.show_phase(f"{self.t('labs.running', lab=message.run_id)} · {event.phase}")
+        self.run_panel.show_progress(event.fraction, event.message or "")
 
-    def on_lab_finished(self, message: LabFinished) -> None:
-        outcome = message.outcome
-        self.study.save(
-            partial(
-                self.study.store.finish_lab_run,
-                message.run_uid,
-                outcome.status,
-                outcome.summary,
-                outcome.result,
+    def on_run_finished(self, message: RunFinished) -> None:
+        lab, outcome, run_uid = message.run_id, message.outcome, self._run_uid
+        if message.error is not None:
+            if run_uid is not None:
+                self.study.save(
+                    partial(self.study.store.finish_lab_run, run_uid, "failed", str(message.error), None)
+                )
+            self._finish_ui()
+            self.notify(self.t("labs.error", error=message.error), severity="error", markup=False)
+            return
+        if run_uid is not None:
+            self.study.save(
+                partial(
+                    self.study.store.finish_lab_run, run_uid, outcome.status, outcome.summary, outcome.result
+                )
             )
-        )
         self._finish_ui()
         status = (
             self.t(f"labs.status.{outcome.status}")
@@ -365,22 +312,22 @@ class LabsScreen(StudyScreen):
             else outcome.status
         )
         self.query_one("#labs-title", TitleBar).set(
-            right=self.t("labs.done", lab=message.lab, status=status, seconds=outcome.elapsed_s)
+            right=self.t("labs.done", lab=lab, status=status, seconds=outcome.elapsed_s)
         )
-        if message.lab != self.selected and message.lab in self.labs:
-            self.selected = message.lab
-            self.query_one("#labs-table", DataTable).move_cursor(row=list(self.labs).index(message.lab))
+        if lab != self.selected and lab in self.labs:
+            self.selected = lab
+            self.query_one("#labs-table", DataTable).move_cursor(row=list(self.labs).index(lab))
             self._show_selected()
         self.show_outcome(outcome)
-        asks = outcome.status == "ok" and self.needs_asking(message.lab)
+        asks = outcome.status == "ok" and self.needs_asking(lab)
         if self.is_current:
             if asks:
-                self.ask(message.lab)
+                self.ask(lab)
             return
         # The learner is on another screen (a quiz, Home): never open a modal there.
-        self._pending_question = message.lab if asks else None
+        self._pending_question = lab if asks else None
         key = "labs.finished_elsewhere_ask" if asks else "labs.finished_elsewhere"
-        self.app.notify(self.t(key, lab=message.lab, status=status), timeout=8)
+        self.app.notify(self.t(key, lab=lab, status=status), timeout=8)
 
     def needs_asking(self, lab_id: str) -> bool:
         """True while this version of the lab's check question has not been answered."""
@@ -390,22 +337,9 @@ class LabsScreen(StudyScreen):
         asked = self.study.store.get_meta(CHECK_META_PREFIX + lab_id)
         return asked != check_version(info.check_question)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != "lab" or event.state != WorkerState.ERROR:
-            return
-        if self._run_uid is not None and self.running is not None:
-            self.study.save(
-                partial(
-                    self.study.store.finish_lab_run, self._run_uid, "failed", str(event.worker.error), None
-                )
-            )
-        self._finish_ui()
-        self.notify(self.t("labs.error", error=event.worker.error), severity="error", markup=False)
-
     def _finish_ui(self) -> None:
-        self.running = None
         self._run_uid = None
-        self.query_one("#lab-run").display = False
+        self.run_panel.done()
         self._fill_table()
         self.refresh_bindings()
 
@@ -513,9 +447,7 @@ class LabsScreen(StudyScreen):
 
     # -- cancel, back, check question ----------------------------------------------------------
     def action_cancel(self) -> None:
-        if self.running is not None:
-            self._cancel.set()
-            self.query_one("#lab-phase", Static).update(Content(self.t("labs.cancelling")))
+        self.run_panel.cancel(self.t("labs.cancelling"))
 
     def action_back(self) -> None:
         if self.running is not None:
@@ -540,9 +472,9 @@ class LabsScreen(StudyScreen):
         self.app.push_screen(CheckQuestionScreen(lab_id, info.check_question))
 
     def on_unmount(self) -> None:
-        self._cancel.set()  # leaving the app mid-run stops the lab and its workers
+        self.run_panel.cancel()  # leaving the app mid-run stops the lab and its workers
         if self.running is not None and self._run_uid is not None:
-            # The worker's LabFinished will never be handled now (ctrl+q): record the run here.
+            # The run's RunFinished will never be handled now (ctrl+q): record the run here.
             self.study.save(
                 partial(
                     self.study.store.finish_lab_run,
@@ -552,67 +484,7 @@ class LabsScreen(StudyScreen):
                     None,
                 )
             )
-            self.running = self._run_uid = None
-
-
-class CheckQuestionScreen(StudyModal):
-    """The lab's O/X check question; the answer is stored with `store.record_lab_answer`."""
-
-    CSS_PATH = "labs.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o,1,left", "answer('O')", "key.answer_o", key_display="o"),
-        Binding("x,2,right", "answer('X')", "key.answer_x", key_display="x"),
-        Binding("enter,space", "close", "key.close", key_display="⏎"),
-        Binding("escape", "skip", "key.close", key_display="esc"),
-    ]
-
-    def __init__(self, lab_id: str, question: Any) -> None:
-        super().__init__()
-        self.lab_id = lab_id
-        self.question = question
-        self.answered: str | None = None
-
-    def compose(self) -> ComposeResult:
-        yield KeyBar()  # this modal's keys, not the labs screen's underneath
-        with Vertical(id="check-box"):
-            yield Static(Content(self.t("labs.check_title")), classes="heading", markup=False)
-            yield Static(Content(self.question.statement), id="check-statement", markup=False)
-            yield Static(id="check-verdict", markup=False)
-            yield Static(id="check-explanation", markup=False)
-            yield Static(Content(self.t("labs.check_hint")), id="check-hint", classes="muted", markup=False)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "answer":
-            return self.answered is None
-        if action == "close":
-            return self.answered is not None
-        return True
-
-    def action_answer(self, answer: str) -> None:
-        if self.answered is not None:
-            return
-        self.answered = answer
-        correct = answer == self.question.answer
-        store = self.study.store
-        saved = self.study.save(partial(store.record_lab_answer, self.lab_id, answer, correct))
-        if saved:
-            self.study.save(
-                partial(store.set_meta, CHECK_META_PREFIX + self.lab_id, check_version(self.question))
-            )
-        t = self.t
-        verdict = t("labs.check_right") if correct else t("labs.check_wrong", answer=self.question.answer)
-        self.query_one("#check-verdict", Static).update(Content.styled(verdict, "bold"))
-        self.query_one("#check-verdict").set_class(correct, "right")
-        self.query_one("#check-verdict").set_class(not correct, "wrong")
-        self.query_one("#check-explanation", Static).update(Content(self.question.explanation))
-        self.query_one("#check-hint", Static).update(Content(t("labs.check_close")))
-        self.refresh_bindings()
-
-    def action_close(self) -> None:
-        self.dismiss(self.answered)
-
-    def action_skip(self) -> None:
-        self.dismiss(self.answered)
+            self._run_uid = None
 
 
 def _cell(value: Any) -> str:

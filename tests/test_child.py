@@ -1,0 +1,149 @@
+"""`studyapp.child.run_child`, the one runner under labs and exercise checks, on tiny `python -c`
+children: messages, unreadable and oversized lines, timeout, cancel, a grandchild left holding
+stdout, and the stderr tail."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from studyapp.child import STDERR_LINES, ChildRun, ChildStartError, run_child
+
+
+def run_python(
+    code: str, *, limit: float = 30, understood: tuple[str, ...] = ("note",), **kwargs: Any
+) -> tuple[ChildRun, list[dict[str, Any]]]:
+    """Run `python -c code`; messages whose type is in `understood` are kept, others refused."""
+    seen: list[dict[str, Any]] = []
+
+    def on_message(message: dict[str, Any]) -> bool:
+        if message["type"] not in understood:
+            return False
+        seen.append(message)
+        return True
+
+    run = run_child(
+        [sys.executable, "-c", code], env=dict(os.environ), limit=limit, on_message=on_message, **kwargs
+    )
+    return run, seen
+
+
+def note(text: str) -> str:
+    """Python source that prints one protocol message."""
+    return f"print({json.dumps(json.dumps({'type': 'note', 'text': text}))}, flush=True)\n"
+
+
+def touching(marker: Path) -> str:
+    """Python source for a process that touches `marker` every 0.1 s, for ever."""
+    return f"import pathlib, time\nwhile True:\n    pathlib.Path({str(marker)!r}).touch(); time.sleep(0.1)\n"
+
+
+def still_touched(marker: Path) -> bool:
+    """True while some process keeps touching `marker` (a process that was not stopped)."""
+    time.sleep(0.5)
+    before = marker.stat().st_mtime_ns
+    time.sleep(0.5)
+    return marker.stat().st_mtime_ns != before
+
+
+def test_messages_arrive_in_order_and_the_exit_code_is_kept() -> None:
+    run, seen = run_python(note("one") + "print()\n" + note("two") + "raise SystemExit(3)\n")
+    assert [m["text"] for m in seen] == ["one", "two"]
+    assert run.stopped_for == "" and run.exit_code == 3
+    assert run.unreadable_lines == 0  # the blank line says nothing, and is not counted
+
+
+def test_lines_that_are_not_messages_are_counted_and_skipped() -> None:
+    code = (
+        "print('not json')\n"
+        "print('[1, 2, 3]')\n"  # JSON, not an object
+        'print(\'{"no": "type"}\')\n'
+        "print('{\"type\": 7}')\n"
+        "print('[' * 100000 + ']' * 100000)\n"  # nested past any real message
+        'print(\'{"type": "other"}\')\n' + note("still read")  # a message the caller does not understand
+    )
+    run, seen = run_python(code)
+    assert [m["text"] for m in seen] == ["still read"]
+    assert run.unreadable_lines == 6 and run.stopped_for == ""
+
+
+def test_an_oversized_line_is_refused_whole_and_reading_goes_on() -> None:
+    limit = 1000
+    fits = json.dumps({"type": "note", "text": "x" * (limit - 30)})
+    assert len(fits) <= limit
+    code = (
+        f"print({json.dumps(fits)}, flush=True)\n"
+        f'print(\'{{"type": "note", "text": "\' + \'y\' * {limit * 50} + \'"}}\', flush=True)\n'
+        "import sys; sys.stdout.write('z' * 5000); sys.stdout.flush()\n"  # over the limit, no newline
+        "print(flush=True)\n" + note("after")
+    )
+    run, seen = run_python(code, max_line_bytes=limit)
+    assert [m["text"][:1] for m in seen] == ["x", "a"]
+    assert run.unreadable_lines == 2
+
+
+def test_a_child_past_its_limit_is_stopped() -> None:
+    started = time.monotonic()
+    run, seen = run_python(note("started") + "import time; time.sleep(600)\n", limit=1.0)
+    assert run.stopped_for == "timeout" and [m["text"] for m in seen] == ["started"]
+    assert time.monotonic() - started < 10
+    assert run.exit_code is not None and run.exit_code < 0  # killed by a signal
+
+
+def test_cancel_stops_the_child_and_what_it_started(tmp_path: Path) -> None:
+    marker = tmp_path / "grandchild-alive"
+    cancel = threading.Event()
+
+    def cancel_once_started() -> None:
+        while not marker.exists():
+            time.sleep(0.05)
+        cancel.set()
+
+    threading.Thread(target=cancel_once_started, daemon=True).start()
+    code = (
+        "import subprocess, sys, time\n"
+        f"subprocess.Popen([sys.executable, '-c', {touching(marker)!r}])\n"
+        "time.sleep(600)\n"
+    )
+    started = time.monotonic()
+    run, _ = run_python(code, cancel=cancel)
+    assert run.stopped_for == "cancelled" and time.monotonic() - started < 10
+    assert marker.exists() and not still_touched(marker)
+
+
+def test_a_grandchild_holding_stdout_does_not_hold_the_run(tmp_path: Path) -> None:
+    """The child's exit ends the run; what it left in its group is stopped."""
+    marker = tmp_path / "grandchild-alive"
+    code = (
+        "import subprocess, sys, time\n"
+        f"subprocess.Popen([sys.executable, '-c', {touching(marker)!r}])\n"  # inherits stdout
+        f"while not __import__('os').path.exists({str(marker)!r}): time.sleep(0.05)\n" + note("done")
+    )
+    run, seen = run_python(code, limit=60)
+    assert run.stopped_for == "" and run.exit_code == 0 and [m["text"] for m in seen] == ["done"]
+    assert run.elapsed_s < 10
+    assert not still_touched(marker)
+
+
+def test_stderr_keeps_a_tail_and_the_whole_log(tmp_path: Path) -> None:
+    code = "import sys\nfor n in range(100):\n    print(f'noise {n}', file=sys.stderr)\n" + note("ok")
+    log_path = tmp_path / "stderr.log"
+    with log_path.open("wb") as log:
+        run, seen = run_python(code, stderr_log=log)
+    assert [m["text"] for m in seen] == ["ok"]
+    assert run.stderr_tail == [f"noise {n}" for n in range(100 - STDERR_LINES, 100)]
+    assert log_path.read_text().splitlines() == [f"noise {n}" for n in range(100)]
+
+
+def test_a_child_that_cannot_start_raises_one_error(tmp_path: Path) -> None:
+    with pytest.raises(ChildStartError, match="No such file"):
+        run_child(
+            [str(tmp_path / "no-such-program")], env=dict(os.environ), limit=5, on_message=lambda m: True
+        )
