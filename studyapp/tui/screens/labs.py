@@ -28,6 +28,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from studyapp.errors import StudyappError
+from studyapp.labrunner.render import format_cell, plot_text
 from studyapp.quiz.presenting import fit
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.screens.check_question import CHECK_META_PREFIX, CheckQuestionScreen, check_version
@@ -415,7 +416,8 @@ class LabsScreen(StudyScreen):
             widths = [cell_len(c) for c in columns]
             for row in rows:
                 cells = [
-                    Text(_cell(v), justify="right" if isinstance(v, (int, float)) else "left") for v in row
+                    Text(format_cell(v), justify="right" if isinstance(v, (int, float)) else "left")
+                    for v in row
                 ]
                 cells += [Text("")] * (len(columns) - len(cells))
                 table.add_row(*cells[: len(columns)])
@@ -487,18 +489,8 @@ class LabsScreen(StudyScreen):
             self._run_uid = None
 
 
-def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return "" if value is None else str(value)
-
-
 def _plot(plot: dict[str, Any]) -> str:
     """plotext text for a result plot ({title, x, series, xlabel, ylabel}); '' without plotext."""
-    try:
-        from studyapp.labrunner.render import plot_text
-    except ImportError:
-        return ""
     try:
         return plot_text(plot, width=PLOT_WIDTH, height=PLOT_HEIGHT)
     except Exception:  # a malformed plot spec must not take the results down with it
