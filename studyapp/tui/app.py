@@ -1,7 +1,7 @@
 """The Textual app: a thin shell over the quiz engine, the progress store and the lab runner.
 
 `make_app(...)` builds it (the CLI and the tests both use it). Top-level sections are Textual
-modes (home, cards, labs, checklist, stats), each with its own screen stack; a quiz session is
+modes (the table in `studyapp.tui.sections`), each with its own screen stack; a quiz session is
 pushed on top of the section it was started from and comes back to it when it ends. Screens
 are imported lazily so `studyapp quiz` shows its first question without loading the others.
 """
@@ -28,6 +28,7 @@ from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions, default_kind
 from studyapp.quiz.questions import Question
+from studyapp.tui.sections import SECTION_IDS, SECTIONS
 from studyapp.tui.strings import translate_bindings
 
 # Set to make the app exit right after the first question has been painted (startup benchmark).
@@ -35,43 +36,6 @@ EXIT_AFTER_FIRST_PAINT = "STUDYAPP_EXIT_AFTER_FIRST_PAINT"
 THEME_META_KEY = "ui.theme"
 SIZE_META_KEY = "ui.session_size"
 SESSION_SIZES = (10, 20, 40)  # Home `z` cycles through them; 20 = the engine's default
-SECTIONS = ("home", "cards", "labs", "checklist", "stats", "exercises")
-
-
-def _home() -> Screen[Any]:
-    from studyapp.tui.screens.home import HomeScreen
-
-    return HomeScreen()
-
-
-def _cards() -> Screen[Any]:
-    from studyapp.tui.screens.cards import CardsScreen
-
-    return CardsScreen()
-
-
-def _labs() -> Screen[Any]:
-    from studyapp.tui.screens.labs import LabsScreen
-
-    return LabsScreen()
-
-
-def _exercises() -> Screen[Any]:
-    from studyapp.tui.screens.exercises import ExercisesScreen
-
-    return ExercisesScreen()
-
-
-def _checklist() -> Screen[Any]:
-    from studyapp.tui.screens.checklist import ChecklistScreen
-
-    return ChecklistScreen()
-
-
-def _stats() -> Screen[Any]:
-    from studyapp.tui.screens.stats import StatsScreen
-
-    return StatsScreen()
 
 
 class StudyCommands(Provider):
@@ -81,16 +45,17 @@ class StudyCommands(Provider):
         app = self.app
         assert isinstance(app, StudyApp)
         t = app.t
+        home, *others = SECTIONS
         entries: list[tuple[str, str, Callable[[], Any]]] = [
-            (t("cmd.home"), t("cmd.home.help"), partial(app.action_section, "home")),
+            (t("cmd.home"), t("cmd.home.help"), partial(app.action_section, home.id)),
         ]
         for mode in ("due", "new", "wrong", "exam", "cram"):
             entries.append(
                 (t(f"cmd.quiz.{mode}"), t(f"cmd.quiz.{mode}.help"), partial(app.action_quiz, mode))
             )
-        for section in ("cards", "labs", "exercises", "checklist", "stats"):
+        for section in others:
             entries.append(
-                (t(f"cmd.{section}"), t(f"cmd.{section}.help"), partial(app.action_section, section))
+                (t(f"cmd.{section.id}"), t(f"cmd.{section.id}.help"), partial(app.action_section, section.id))
             )
         entries.append((t("cmd.notebook"), t("cmd.notebook.help"), app.action_notebook))
         entries.append((t("cmd.explain"), t("cmd.explain.help"), app.action_explain))
@@ -116,22 +81,13 @@ class StudyApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "studyapp"
     MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {
-        "home": _home,
-        "cards": _cards,
-        "labs": _labs,
-        "checklist": _checklist,
-        "stats": _stats,
-        "exercises": _exercises,
+        section.id: section.make_screen for section in SECTIONS
     }
     COMMANDS = App.COMMANDS | {StudyCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "key.help", key_display="F1", id="help"),
         Binding("ctrl+p", "command_palette", "key.palette", show=False, priority=True, id="palette"),
-        Binding("f2", "section('home')", "key.home", show=False, id="home"),
-        Binding("f3", "section('cards')", "key.cards", show=False, id="cards"),
-        Binding("f4", "section('labs')", "key.labs", show=False, id="labs"),
-        Binding("f5", "section('checklist')", "key.checklist", show=False, id="checklist"),
-        Binding("f6", "section('stats')", "key.stats", show=False, id="stats"),
+        *(section.binding() for section in SECTIONS),
     ]
 
     def __init__(
@@ -205,7 +161,7 @@ class StudyApp(App[int]):
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._save_theme)
         if self.start != "quiz" and self.start != "exam" and not self.start.startswith("explain:"):
-            self.switch_mode(self.start if self.start in SECTIONS else "home")
+            self.switch_mode(self.start if self.start in SECTION_IDS else "home")
         if self.store.notice and not self._notice_shown:
             self._notice_shown = True
             self.notify(
@@ -268,7 +224,7 @@ class StudyApp(App[int]):
     def action_section(self, name: str) -> None:
         if self.refused_in_session():
             return
-        if name not in SECTIONS:
+        if name not in SECTION_IDS:
             return
         self.switch_mode(name)
 

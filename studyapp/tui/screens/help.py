@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from studyapp.quiz.presenting import pad
 from studyapp.tui.screens.base import StudyModal
+from studyapp.tui.sections import SECTIONS
 
 KEY_NAMES = {
     "left": "←",
@@ -52,19 +53,16 @@ class HelpScreen(StudyModal):
     ]
 
     def _sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        # The app and the screens pushed over a section import this module's caller chain; they
+        # are imported here, when F1 is pressed, so the help screen does not load every screen
+        # at start-up (the sections table imports its own screens the same way).
         from studyapp.tui.app import StudyApp
-        from studyapp.tui.screens.cards import CardsScreen
         from studyapp.tui.screens.check_question import CheckQuestionScreen
-        from studyapp.tui.screens.checklist import ChecklistScreen
         from studyapp.tui.screens.exam import ConfirmSubmit, ExamIntroScreen, ExamScreen
         from studyapp.tui.screens.exam_result import ExamResultScreen
-        from studyapp.tui.screens.exercises import ExercisesScreen
         from studyapp.tui.screens.explain import ExplainScreen
-        from studyapp.tui.screens.home import HomeScreen
-        from studyapp.tui.screens.labs import LabsScreen
         from studyapp.tui.screens.notebook import NotebookScreen
         from studyapp.tui.screens.quiz import QuizScreen
-        from studyapp.tui.screens.stats import StatsScreen
         from studyapp.tui.screens.summary import SummaryScreen
 
         t = self.t
@@ -81,8 +79,8 @@ class HelpScreen(StudyModal):
             "help.exam": [("2 3 4", t("key.exam_answer"))],  # 1 is a binding; 2–4 are read in on_key
             "help.explain": [("1-6 Space", t("help.explain_tick")), ("Tab", t("help.explain_tab"))],
         }
-        for key, screen in (
-            ("help.home", HomeScreen),
+        home, *others = [(f"help.{section.id}", section.screen_class()) for section in SECTIONS]
+        pushed: list[tuple[str, type[Any]]] = [
             ("help.quiz", QuizScreen),
             ("help.summary", SummaryScreen),
             ("help.exam_intro", ExamIntroScreen),
@@ -91,13 +89,9 @@ class HelpScreen(StudyModal):
             ("help.exam_result", ExamResultScreen),
             ("help.explain", ExplainScreen),
             ("help.notebook", NotebookScreen),
-            ("help.cards", CardsScreen),
-            ("help.labs", LabsScreen),
             ("help.check_question", CheckQuestionScreen),
-            ("help.checklist", ChecklistScreen),
-            ("help.exercises", ExercisesScreen),
-            ("help.stats", StatsScreen),
-        ):
+        ]
+        for key, screen in [home, *pushed, *others]:
             sections.append((t(key), extra.get(key, []) + self._rows(screen.BINDINGS)))
         return sections
 
