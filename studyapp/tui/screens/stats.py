@@ -12,6 +12,9 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from studyapp.errors import StudyappError
+from studyapp.progress import exams
+from studyapp.quiz.exam import ExamSession, ExamSettings, retry_questions
 from studyapp.quiz.presenting import bar, column_chart, pad, percent
 from studyapp.quiz.questions import all_questions
 from studyapp.report.stats import due_forecast, due_today, reviews_per_day, streak, topic_stats
@@ -101,7 +104,6 @@ class StatsScreen(StudyScreen):
                 Content.assemble(pad(label, 10) + " ", (bar(count / top, BAR_WIDTH), "$warning"), f" {count}")
             )
         self.query_one("#stats-forecast", Static).update(Content("\n").join(lines))
-        from studyapp.progress import exams
 
         rows = [attempt.to_dict() for attempt in exams.attempts(store)][-8:]
         exam_lines = exams.attempt_lines(rows, t)
@@ -111,9 +113,7 @@ class StatsScreen(StudyScreen):
 
     def action_retry_exam(self) -> None:
         """The latest mock exam's misses as a new exam (any attempt: `studyapp quiz --mode exam --retry ID`)."""
-        from studyapp.errors import StudyappError
-        from studyapp.progress import exams
-        from studyapp.quiz.exam import ExamSession, ExamSettings, retry_questions
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.exam import ExamIntroScreen
 
         store = self.study.store
