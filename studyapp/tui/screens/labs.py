@@ -28,8 +28,8 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from studyapp.errors import StudyappError
-from studyapp.labrunner.render import format_cell, plot_text
 from studyapp.labrunner import runner
+from studyapp.labrunner.render import format_cell, plot_text
 from studyapp.quiz.presenting import fit
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.screens.check_question import CHECK_META_PREFIX, CheckQuestionScreen, check_version
