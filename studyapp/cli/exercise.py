@@ -13,6 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
 from studyapp import locations
 from studyapp.cli.common import open_store
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
@@ -26,7 +30,7 @@ from studyapp.i18n import Translator
 from studyapp.progress import exercise_store
 
 
-def add_exercise_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     exercise = sub.add_parser(
         "exercise",
         parents=[common],
@@ -138,9 +142,6 @@ def cmd_list(args: argparse.Namespace, t: Translator) -> int:
     if not rows:
         print(t("ex.none"))
         return EXIT_OK
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
 
     table = Table(box=None)
     for column in ("ex.col.id", "ex.col.status", "ex.col.checklist", "ex.col.lab", "ex.col.title"):

@@ -25,7 +25,7 @@ _YES = {"y", "yes", "ㅛ", "o", "1", "예", "네"}
 _NO = {"n", "no", "ㅜ", "x", "0", "2", "아니오", "아니요"}
 
 
-def add_explain_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     explain = sub.add_parser(
         "explain", parents=[common], help="explain-it prompts: write, compare, tick the key points"
     )

@@ -11,6 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
 from studyapp.cli import common
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.i18n import Translator
@@ -55,8 +60,6 @@ def run_command(
         )
         print(json.dumps(payload, ensure_ascii=False))
     elif outcome.status == STATUS_OK:
-        from rich.console import Console  # rich: 60-180 ms, only for a finished lab's report
-
         console = Console()
         for part in render_result(outcome, t):
             console.print(part)
@@ -103,8 +106,6 @@ def _run_with_progress(
     }
     if not show:
         return run_and_record(store, info, args.lab_args, **kwargs)
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(
         TextColumn("[bold]{task.fields[lab]}"),
@@ -144,9 +145,6 @@ def _list(args: argparse.Namespace, t: Translator, store: Any) -> int:
     if getattr(args, "json", False):
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return EXIT_OK
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
 
     table = Table(box=None)
     for column in ("lab.id", "lab.title", "lab.topics", "lab.checklist", "lab.last"):
@@ -182,7 +180,7 @@ def _ask_check_question(store: Any, info: registry.LabInfo, t: Translator) -> No
         print(question.explanation)
 
 
-def add_lab_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     lab = sub.add_parser(
         "lab",
         parents=[common],

@@ -1,7 +1,8 @@
-"""The `studyapp` command line: the parser, `check`, `topics`, `cards`, and the error frame.
+"""The `studyapp` command line: the parser, the command table and the error frame.
 
-Thin by design: each command (`studyapp.cli.quiz`, `.exam`, `.explain`, `.progress`, `.lab`,
-`.exercise`) parses its options, loads what it needs and hands over to the domain or the TUI.
+Thin by design: each command's module (`studyapp.cli.content`, `.quiz`, `.explain`, `.progress`,
+`.lab`, `.exercise`; the mock exam's options in `.exam`) adds its parser with `add_parsers`,
+loads what it needs and hands over to the domain or the TUI.
 Nothing here imports Textual or torch; the TUI is imported by `cli.common.run_tui` only.
 Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.
 """
@@ -11,29 +12,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
-import json
+import importlib
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from studyapp import __version__, locations
-from studyapp.cli.common import load_content, run_tui
-from studyapp.cli.exercise import add_exercise_parser
-from studyapp.cli.explain import add_explain_parser
-from studyapp.cli.lab import add_lab_parser
-from studyapp.cli.progress import add_progress_parser
-from studyapp.cli.quiz import add_quiz_parser
-from studyapp.content.explain import check_explain, checklist_texts
-from studyapp.content.loader import check_content
-from studyapp.content.model import Content
-from studyapp.content.render import render_topic, topic_to_dict
-from studyapp.content.similarity import duplicate_problems
+from studyapp import __version__
+from studyapp.cli.common import run_tui
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
-from studyapp.exercises.registry import metadata_problems
 from studyapp.i18n import LANGS, Translator
-from studyapp.labrunner import registry
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,7 +52,38 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+# The module of each command. Only the command being run is imported (`studyapp --help`, no
+# argv or an unknown command import them all): every command's domain together costs ~100 ms of
+# imports (python -X importtime) that `studyapp quiz` would pay before its first question.
+COMMAND_MODULES = {
+    "check": "studyapp.cli.content",
+    "topics": "studyapp.cli.content",
+    "cards": "studyapp.cli.content",
+    "quiz": "studyapp.cli.quiz",
+    "lab": "studyapp.cli.lab",
+    "progress": "studyapp.cli.progress",
+    "exercise": "studyapp.cli.exercise",
+    "explain": "studyapp.cli.explain",
+}
+_VALUED_GLOBALS = ("--content", "--data-dir", "--lang")
+
+
+def _requested_command(argv: Sequence[str] | None) -> str | None:
+    """The command word of `argv` (None: no argv, no command, or asking for help)."""
+    if argv is None:
+        return None
+    tokens = iter(argv)
+    for token in tokens:
+        if token in ("-h", "--help"):
+            return None
+        if token in _VALUED_GLOBALS:
+            next(tokens, None)
+        elif not token.startswith("-"):
+            return token
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = _Parser(prog="studyapp", description="성능 분석 시험 대비 학습 앱 — quiz, cards, labs, progress")
     parser.add_argument("--version", action="version", version=f"studyapp {__version__}")
     _global_options(parser, suppress=False)
@@ -72,99 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     _global_options(common, suppress=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    sub.add_parser("check", parents=[common], help="validate the content and report every problem")
-    topics = sub.add_parser("topics", parents=[common], help="list topics with item counts")
-    topics.add_argument("--json", action="store_true")
-    cards = sub.add_parser("cards", parents=[common], help="read the concept cards")
-    cards.add_argument("topic", nargs="?", help="topic id (default: all)")
-    cards.add_argument("--json", action="store_true", help="print the content model as JSON")
-
-    add_quiz_parser(sub, common)
-    add_lab_parser(sub, common)
-    add_progress_parser(sub, common)
-    add_exercise_parser(sub, common)
-    add_explain_parser(sub, common)
+    wanted = _requested_command(argv)
+    modules = [COMMAND_MODULES[wanted]] if wanted in COMMAND_MODULES else COMMAND_MODULES.values()
+    for module in dict.fromkeys(modules):
+        importlib.import_module(module).add_parsers(sub, common)
     return parser
-
-
-def load_content_for(args: argparse.Namespace) -> Content:
-    """Load and check the content; broken content raises ContentError (one line per problem)."""
-    return load_content(args)
-
-
-def cmd_check(args: argparse.Namespace, t: Translator) -> int:
-    root = locations.content_dir(args.content)
-    content, problems = check_content(root, known_labs=set(registry.discover()))
-    problems += metadata_problems(content, set(registry.discover()))  # labs/*/exercises/*/exercise.yaml
-    problems += check_explain(root, checklist_texts(content))[1]  # content/explain.yaml
-    if content is not None:  # near-duplicate statements and siblings: studyapp/content/similarity.py
-        problems += duplicate_problems(content, base=Path.cwd())
-    errors = [p for p in problems if not p.warning]
-    for problem in problems:
-        print(problem.format(Path.cwd()), file=sys.stderr if not problem.warning else sys.stdout)
-    if errors or content is None:
-        print(t("check.failed", count=len(errors)), file=sys.stderr)
-        return EXIT_USAGE
-    print(
-        t("check.ok", topics=len(content.topics), items=len(content.items), checklist=len(content.checklist))
-    )
-    return EXIT_OK
-
-
-def cmd_topics(args: argparse.Namespace, t: Translator) -> int:
-    content = load_content_for(args)
-    rows = []
-    for topic in content.ordered_topics():
-        items = content.items_for_topic(topic.id)
-        rows.append(
-            {
-                "id": topic.id,
-                "title": topic.title,
-                "title_en": topic.title_en,
-                "parent": topic.parent,
-                "items": len(items),
-                "o_items": sum(i.answer == "O" for i in items),
-                "labs": list(topic.labs),
-            }
-        )
-    if args.json:
-        print(json.dumps(rows, ensure_ascii=False, indent=2))
-        return EXIT_OK
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(box=None)
-    for column in ("id", t("topics.header"), t("topics.items"), t("topics.labs")):
-        table.add_column(column)
-    for row in rows:
-        indent = "  └ " if row["parent"] else ""
-        table.add_row(row["id"], f"{indent}{row['title']}", str(row["items"]), ", ".join(row["labs"]))
-    Console().print(table)
-    return EXIT_OK
-
-
-def cmd_cards(args: argparse.Namespace, t: Translator) -> int:
-    content = load_content_for(args)
-    if args.topic:
-        topic = content.topics.get(args.topic)
-        if topic is None:
-            raise StudyappError(t("cards.unknown", topic=args.topic, choices=", ".join(content.topics)))
-        chosen = [topic]
-    else:
-        chosen = content.ordered_topics()
-    if args.json:
-        print(
-            json.dumps(
-                [topic_to_dict(topic, content) for topic in chosen], ensure_ascii=False, indent=2, default=str
-            )
-        )
-        return EXIT_OK
-    from rich.console import Console
-
-    console = Console()
-    for topic in chosen:
-        console.print(render_topic(topic, content, t))
-    return EXIT_OK
 
 
 def cmd_home(args: argparse.Namespace, t: Translator) -> int:
@@ -178,8 +109,6 @@ def _lab_args(extra: list[str]) -> list[str]:
         extra.remove("--")
     return extra
 
-
-COMMANDS = {"check": cmd_check, "topics": cmd_topics, "cards": cmd_cards}
 
 # errno values that mean "the output could not be written" (stdout on /dev/full, a full disk)
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG}
@@ -208,7 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t = Translator(None)
     _tolerate_narrow_output()
     try:
-        args, extra = build_parser().parse_known_args(argv)
+        arguments = sys.argv[1:] if argv is None else list(argv)
+        args, extra = build_parser(arguments).parse_known_args(arguments)
         if extra and args.command != "lab":
             raise StudyappError(f"studyapp: unrecognized arguments: {' '.join(extra)}")
         if args.command == "lab":
@@ -216,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         t = Translator(args.lang)
         if args.command is None:
             return cmd_home(args, t)
-        handler = COMMANDS.get(args.command) or args.handler
+        handler = args.handler
         return int(handler(args, t))
     except StudyappError as exc:
         print(f"studyapp: {exc}" if "\n" not in str(exc) else str(exc), file=sys.stderr)

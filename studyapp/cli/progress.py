@@ -13,7 +13,7 @@ from studyapp.i18n import Translator
 from studyapp.report import progress_report as report
 
 
-def add_progress_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     progress = sub.add_parser("progress", parents=[common], help="progress and checklist readiness")
     progress.add_argument("--json", action="store_true", help="print the report as JSON")
     progress.add_argument("--export", metavar="FILE.md", help="write a markdown readiness report")

@@ -42,7 +42,7 @@ def _parse_exam_date(text: str) -> date:
     return exam
 
 
-def add_quiz_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     quiz = sub.add_parser("quiz", parents=[common], help="drill O/X items with spaced repetition")
     quiz.add_argument("--topic", help="only this topic (and its sub-topics)")
     quiz.add_argument("--checklist", metavar="ID", help="only items linked to this checklist item")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,41 +25,14 @@ from studyapp.content.model import (
     Section,
     Topic,
 )
+from studyapp.content.problems import ContentError, Problem
 from studyapp.content.yamlfile import FileProblem, LinedDict, LinedList, read_yaml
-from studyapp.errors import StudyappError
-from studyapp.safetext import first_control_char, printable
+from studyapp.safetext import first_control_char
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MIN_ITEMS_PER_TOPIC = 20
 O_SHARE_RANGE = (0.40, 0.60)
 SOURCE_REF = re.compile(r"^(?P<section>[a-z0-9-]+)#(?P<alt>alt)?(?P<number>[1-9][0-9]*)$")
-
-
-@dataclass(frozen=True)
-class Problem:
-    path: Path
-    line: int
-    message: str
-    warning: bool = False
-
-    def format(self, base: Path | None = None) -> str:
-        shown = self.path
-        if base is not None and self.path.is_relative_to(base):
-            shown = self.path.relative_to(base)
-        prefix = "warning: " if self.warning else ""
-        # Messages quote content (a bad id, a bad answer): never send its control characters to a terminal.
-        return printable(f"{shown}:{self.line}: {prefix}{self.message}")
-
-
-class ContentError(StudyappError):
-    """Content that cannot be used; carries every problem found."""
-
-    def __init__(self, problems: list[Problem], base: Path | None = None) -> None:
-        self.problems = problems
-        # Commands other than `check` say it in one line: the first problem and how many more.
-        first = problems[0].format(base) if problems else "content is invalid"
-        more = f" (and {len(problems) - 1} more: run `studyapp check`)" if len(problems) > 1 else ""
-        super().__init__(f"invalid content: {first}{more}")
 
 
 class _Collector:

@@ -32,13 +32,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from studyapp.content.loader import Problem
 from studyapp.content.model import Content, Item
-
-if TYPE_CHECKING:  # the loader (and yaml) stays off the quiz path: cached content needs neither
-    from studyapp.content.loader import Problem
+from studyapp.content.problems import Problem
 
 ERROR_SCORE = 0.85  # near-verbatim: fails `studyapp check`
 WARNING_SCORE = 0.45  # most of the wording shared: a warning

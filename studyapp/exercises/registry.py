@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from studyapp import locations
-from studyapp.content.loader import Problem
+from studyapp.content.problems import Problem
 from studyapp.errors import StudyappError
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

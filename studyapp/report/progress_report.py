@@ -9,6 +9,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
 from studyapp.atomicfile import write_text_atomically
 from studyapp.content.model import Content
 from studyapp.errors import StudyappError
@@ -63,9 +67,6 @@ def _bar(value: float, width: int = 10) -> str:
 
 
 def print_report(data: dict[str, Any], t: Translator) -> None:
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
 
     console = Console()
     console.print(Text(t("progress.title"), style="bold"))

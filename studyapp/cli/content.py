@@ -1,0 +1,113 @@
+"""`studyapp check`, `studyapp topics` and `studyapp cards`: the content itself."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from studyapp import locations
+from studyapp.cli.common import load_content
+from studyapp.content.explain import check_explain, checklist_texts
+from studyapp.content.loader import check_content
+from studyapp.content.model import Content
+from studyapp.content.render import render_topic, topic_to_dict
+from studyapp.content.similarity import duplicate_problems
+from studyapp.errors import EXIT_OK, EXIT_USAGE, StudyappError
+from studyapp.exercises.registry import metadata_problems
+from studyapp.i18n import Translator
+from studyapp.labrunner import registry
+
+
+def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    check = sub.add_parser("check", parents=[common], help="validate the content and report every problem")
+    check.set_defaults(handler=cmd_check)
+    topics = sub.add_parser("topics", parents=[common], help="list topics with item counts")
+    topics.add_argument("--json", action="store_true")
+    topics.set_defaults(handler=cmd_topics)
+    cards = sub.add_parser("cards", parents=[common], help="read the concept cards")
+    cards.add_argument("topic", nargs="?", help="topic id (default: all)")
+    cards.add_argument("--json", action="store_true", help="print the content model as JSON")
+    cards.set_defaults(handler=cmd_cards)
+
+
+def load_content_for(args: argparse.Namespace) -> Content:
+    """Load and check the content; broken content raises ContentError (one line per problem)."""
+    return load_content(args)
+
+
+def cmd_check(args: argparse.Namespace, t: Translator) -> int:
+    root = locations.content_dir(args.content)
+    content, problems = check_content(root, known_labs=set(registry.discover()))
+    problems += metadata_problems(content, set(registry.discover()))  # labs/*/exercises/*/exercise.yaml
+    problems += check_explain(root, checklist_texts(content))[1]  # content/explain.yaml
+    if content is not None:  # near-duplicate statements and siblings: studyapp/content/similarity.py
+        problems += duplicate_problems(content, base=Path.cwd())
+    errors = [p for p in problems if not p.warning]
+    for problem in problems:
+        print(problem.format(Path.cwd()), file=sys.stderr if not problem.warning else sys.stdout)
+    if errors or content is None:
+        print(t("check.failed", count=len(errors)), file=sys.stderr)
+        return EXIT_USAGE
+    print(
+        t("check.ok", topics=len(content.topics), items=len(content.items), checklist=len(content.checklist))
+    )
+    return EXIT_OK
+
+
+def cmd_topics(args: argparse.Namespace, t: Translator) -> int:
+    content = load_content_for(args)
+    rows = []
+    for topic in content.ordered_topics():
+        items = content.items_for_topic(topic.id)
+        rows.append(
+            {
+                "id": topic.id,
+                "title": topic.title,
+                "title_en": topic.title_en,
+                "parent": topic.parent,
+                "items": len(items),
+                "o_items": sum(i.answer == "O" for i in items),
+                "labs": list(topic.labs),
+            }
+        )
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return EXIT_OK
+
+    table = Table(box=None)
+    for column in ("id", t("topics.header"), t("topics.items"), t("topics.labs")):
+        table.add_column(column)
+    for row in rows:
+        indent = "  └ " if row["parent"] else ""
+        table.add_row(row["id"], f"{indent}{row['title']}", str(row["items"]), ", ".join(row["labs"]))
+    Console().print(table)
+    return EXIT_OK
+
+
+def cmd_cards(args: argparse.Namespace, t: Translator) -> int:
+    content = load_content_for(args)
+    if args.topic:
+        topic = content.topics.get(args.topic)
+        if topic is None:
+            raise StudyappError(t("cards.unknown", topic=args.topic, choices=", ".join(content.topics)))
+        chosen = [topic]
+    else:
+        chosen = content.ordered_topics()
+    if args.json:
+        print(
+            json.dumps(
+                [topic_to_dict(topic, content) for topic in chosen], ensure_ascii=False, indent=2, default=str
+            )
+        )
+        return EXIT_OK
+
+    console = Console()
+    for topic in chosen:
+        console.print(render_topic(topic, content, t))
+    return EXIT_OK
