@@ -23,9 +23,14 @@ def _discover() -> None:
             continue
         kind = getattr(importlib.import_module(f"{__name__}.{module_info.name}"), "KIND", None)
         if isinstance(kind, QuestionKind):
-            _KINDS[kind.name] = kind
-            if kind.strings:
-                Translator().register(kind.strings)
+            register(kind)
+
+
+def register(kind: QuestionKind) -> None:
+    """Make a kind known (every module of this package is registered at import)."""
+    _KINDS[kind.name] = kind
+    if kind.strings:
+        Translator().register(kind.strings)
 
 
 def kind_of(question: Question | str) -> QuestionKind:
