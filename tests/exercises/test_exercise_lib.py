@@ -1,4 +1,4 @@
-"""labs/_exercise.py, the checker library: protocol, exit codes, learner processes, speed verdicts.
+"""labs/_exercise/, the checker library: protocol, exit codes, learner processes, speed verdicts.
 
 Checkers are run the way studyapp runs them (a subprocess with STUDYAPP_EXERCISE_PROTOCOL=jsonl
 and the repository on PYTHONPATH); the learner-process helpers are called directly, since they
@@ -329,7 +329,7 @@ def test_a_crashing_learner_function_gives_a_traceback_trimmed_to_their_file(tmp
     assert lines[1] == '  File "solution.py", line 3, in ratio'
     assert lines[3] == '  File "solution.py", line 6, in share'
     assert lines[-1] == "ZeroDivisionError: division by zero"
-    assert "_exercise.py" not in result.traceback and str(workspace) not in result.traceback
+    assert "labs/_exercise" not in result.traceback and str(workspace) not in result.traceback
 
 
 def test_a_syntax_error_names_the_learners_line(tmp_path: Path) -> None:
@@ -593,7 +593,7 @@ def test_call_on_cases_names_the_case_a_crash_happened_on(tmp_path: Path) -> Non
     assert not result.ok and result.error is not None
     assert "ZeroDivisionError: division by zero — on the case: zero below (solution.py:3)" in result.error
     assert result.traceback is not None and "driver.py" not in result.traceback
-    assert "_exercise.py" not in result.traceback
+    assert "labs/_exercise" not in result.traceback
     missing = run_learner(workspace, driver, "probe", "absent", cases, ("y_true",))
     assert missing.error is not None and "solution.py has no function absent()" in missing.error
 
