@@ -605,3 +605,37 @@ def test_is_close_accepts_numbers_only_and_short_repr_cuts_long_answers() -> Non
     assert short_repr("abc") == "'abc'"
     cut = short_repr(list(range(100)), limit=20)
     assert len(cut) == 20 and cut.endswith("…") and cut.startswith("[0, 1, 2")
+
+
+# -- running a checker by hand ------------------------------------------------------------------------
+
+SYS_PATH_GUARD = "sys.path.insert(0, str(Path(__file__).resolve().parents[4]))"
+
+
+def test_every_checker_puts_the_labs_package_it_sits_in_first() -> None:
+    """docs/EXERCISES.md: run as a script without studyapp's PYTHONPATH, a checker still imports the
+    `labs` package of its own checkout (guarded by `if __name__ == "__main__"`)."""
+    checkers = sorted((REPO / "labs").glob("*/exercises/*/check.py"))
+    assert checkers
+    unguarded = [str(p.relative_to(REPO)) for p in checkers if SYS_PATH_GUARD not in p.read_text("utf-8")]
+    assert not unguarded, unguarded
+
+
+def test_a_checker_runs_by_hand_where_no_labs_package_is_importable(tmp_path: Path) -> None:
+    """`python -S` loads no site-packages (so no editable install), and PYTHONPATH is unset."""
+    exercise = REPO / "labs" / "amdahl" / "exercises" / "amdahl"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    for source in (exercise / "solution").glob("*.py"):
+        (workspace / source.name).write_bytes(source.read_bytes())
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "STUDYAPP_EXERCISE_PROTOCOL")}
+    done = subprocess.run(
+        [sys.executable, "-S", str(exercise / "check.py"), "--workspace", str(workspace), "--quick"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "passed: all" in done.stdout
