@@ -34,13 +34,11 @@ from labs._wire import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
-    LAB_PROTOCOL_ENV,
     clean,
     emit,
     protocol_mode,
 )
-
-PROTOCOL_ENV = LAB_PROTOCOL_ENV
+from labs._wire import LAB_PROTOCOL_ENV as PROTOCOL_ENV
 
 
 class LabUsageError(Exception):

@@ -20,8 +20,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from labs._wire import EXERCISE_PROTOCOL_ENV as PROTOCOL_ENV
 from labs._wire import (
-    EXERCISE_PROTOCOL_ENV,
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_PASSED,
@@ -34,8 +34,6 @@ from labs._wire import (
 if TYPE_CHECKING:  # for annotations only: learner.py and speed.py import this module
     from labs._exercise.learner import LearnerResult
     from labs._exercise.speed import SpeedVerdict
-
-PROTOCOL_ENV = EXERCISE_PROTOCOL_ENV
 
 PASSED = "passed"
 FAILED = "failed"
