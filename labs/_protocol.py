@@ -13,29 +13,32 @@ screen. Run by hand (no environment variable), a lab prints its progress to stde
 text report on stdout, so a learner can read and change a lab without studyapp.
 
 Exit codes: 0 ok, 1 crashed, 2 bad options or input, 3 a dependency is missing, 130 Ctrl+C.
+The lines and the codes are written by `labs/_wire.py`, which exercise checkers use too.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import math
-import os
 import re
 import sys
 import traceback
 import unicodedata
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn
 
-PROTOCOL_ENV = "STUDYAPP_LAB_PROTOCOL"
-
-EXIT_OK = 0
-EXIT_CRASH = 1
-EXIT_USAGE = 2
-EXIT_DEPENDENCY = 3
-EXIT_INTERRUPTED = 130
+from labs._wire import (
+    EXIT_CRASH,
+    EXIT_DEPENDENCY,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    clean,
+    emit,
+    protocol_mode,
+)
+from labs._wire import LAB_PROTOCOL_ENV as PROTOCOL_ENV
 
 
 class LabUsageError(Exception):
@@ -47,35 +50,13 @@ class LabDependencyError(Exception):
 
 
 def _protocol_mode() -> bool:
-    return os.environ.get(PROTOCOL_ENV) == "jsonl"
-
-
-def _clean(value: Any) -> Any:
-    """Make a result JSON-safe: NaN/inf become None (JSON has no such numbers)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    if hasattr(value, "item") and callable(value.item):  # numpy / torch scalars
-        return _clean(value.item())
-    return value
-
-
-# The protocol stream is the real stdout, saved before anything can redirect it.
-_STDOUT: TextIO = sys.stdout
-
-
-def _emit(message: dict[str, Any]) -> None:
-    _STDOUT.write(json.dumps(_clean(message), ensure_ascii=False) + "\n")
-    _STDOUT.flush()
+    return protocol_mode(PROTOCOL_ENV)
 
 
 def progress(phase: str, fraction: float | None = None, message: str = "") -> None:
     """Report what the lab is doing now. `fraction` is overall progress from 0 to 1."""
     if _protocol_mode():
-        _emit({"type": "progress", "phase": phase, "fraction": fraction, "message": message})
+        emit("progress", phase=phase, fraction=fraction, message=message)
     else:
         pct = "" if fraction is None else f"{fraction * 100:5.1f}% "
         print(printable(f"[{pct}{phase}] {message}"), file=sys.stderr, flush=True)
@@ -225,15 +206,15 @@ def run_lab(
     result.setdefault("lab", name)
     result.setdefault("status", "ok")
     if _protocol_mode():
-        _emit({"type": "result", "result": result})
+        emit("result", result=result)
     else:
-        print(format_report(_clean(result)))
+        print(format_report(clean(result)))
     sys.exit(EXIT_OK)
 
 
 def _fail(name: str, message: str, kind: str, code: int) -> NoReturn:
     if _protocol_mode():
-        _emit({"type": "error", "message": message, "kind": kind})
+        emit("error", message=message, kind=kind)
     else:
         print(printable(f"{name}: {message}"), file=sys.stderr)
     sys.exit(code)

@@ -66,7 +66,8 @@ def fake_labs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     labs = tmp_path / "fake" / "labs"
     labs.mkdir(parents=True)
     (labs / "__init__.py").write_text("", encoding="utf-8")
-    shutil.copy(REPO / "labs" / "_protocol.py", labs / "_protocol.py")
+    for module in ("_wire.py", "_protocol.py"):  # _protocol.py writes its lines with _wire.py
+        shutil.copy(REPO / "labs" / module, labs / module)
     for name, code in FAKE_LABS.items():
         folder = labs / name
         folder.mkdir()

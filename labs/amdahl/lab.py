@@ -8,7 +8,7 @@ Three modes:
             even on a small or busy machine
 
 Run `python -m labs.amdahl --help` for the options. The formulas are in laws.py, the worker
-functions in work.py.
+functions in work.py, the report of measure and simulate mode in report.py.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any
 from labs._protocol import LabUsageError, bounded_float, bounded_int, progress
 from labs._protocol import parse_args as parse_lab_args
 from labs.amdahl import laws, work
+from labs.amdahl.report import fmt_limit, summarise
 
 MAX_PROCESSES = 64  # measure mode: more processes than this is a typo, not an experiment
 MAX_THREADS = 256  # simulate mode
@@ -319,10 +320,6 @@ def run_calc(args: argparse.Namespace, workers: list[int]) -> dict[str, Any]:
     }
 
 
-def fmt_limit(limit: float) -> str:
-    return "∞" if limit == float("inf") else f"{limit:.2f}"
-
-
 # ---------------------------------------------------------------------------------------------
 # measure: real CPU work on processes
 # ---------------------------------------------------------------------------------------------
@@ -501,123 +498,6 @@ def run_simulate(serial: float, workers: list[int], seconds: float, repeats: int
     result = summarise(serial, workers, times, {p: p for p in workers}, mode="simulate")
     result.update({"repeats": repeats, "seconds": seconds})
     return result
-
-
-# ---------------------------------------------------------------------------------------------
-# From times to speedups, predictions, estimates of s
-# ---------------------------------------------------------------------------------------------
-
-
-def summarise(
-    serial: float, workers: list[int], times: dict[int, float], effective: dict[int, int], mode: str
-) -> dict[str, Any]:
-    """Everything measure and simulate have in common. `effective` maps p to the p' the law uses."""
-    t1 = times[1]
-    speedups = {p: t1 / times[p] for p in workers}
-    predicted = {p: laws.amdahl_speedup(serial, effective[p]) for p in workers}
-    # Karp–Flatt with the effective p' (what the hardware could give), and, for measure mode,
-    # with p as requested, which shows missing cores as a growing "serial fraction".
-    karp = {p: laws.karp_flatt(speedups[p], effective[p]) for p in workers if effective[p] >= 2}
-    karp_raw = {p: laws.karp_flatt(speedups[p], p) for p in workers if p >= 2}
-    fitted = laws.fit_serial_fraction((effective[p], times[p] / t1) for p in workers)
-    limit = laws.amdahl_limit(serial)
-
-    columns = ["workers", "p_eff", "time_s", "speedup", "predicted", "error_%", "efficiency", "karp_flatt"]
-    if mode == "measure":
-        columns.append("karp_flatt_raw_p")
-    rows = []
-    for p in workers:
-        row = [
-            p,
-            effective[p],
-            times[p],
-            speedups[p],
-            predicted[p],
-            100 * (speedups[p] / predicted[p] - 1),
-            laws.efficiency(speedups[p], p),
-            karp.get(p),
-        ]
-        if mode == "measure":
-            row.append(karp_raw.get(p))
-        rows.append(row)
-    estimates = [["설정값 (--serial)", serial]]
-    if karp:
-        estimates.append(["Karp–Flatt 중앙값", statistics.median(karp.values())])
-    estimates.append(["최소제곱 fit", fitted])
-    tables = [
-        {
-            "title": f"{'측정' if mode == 'measure' else '시뮬레이션'}: Amdahl 예측 vs 측정 (s = {serial:g})",
-            "columns": columns,
-            "rows": rows,
-        },
-        {"title": "직렬 비율 s 추정", "columns": ["method", "serial_fraction"], "rows": estimates},
-    ]
-
-    best = max(workers, key=lambda p: speedups[p])
-    errors = {p: abs(speedups[p] / predicted[p] - 1) for p in workers if p > 1}
-    findings = []
-    if errors:
-        worst = max(errors, key=lambda p: errors[p])
-        findings.append(
-            f"측정 속도 향상은 Amdahl 예측과 최대 {errors[worst]:.1%} 차이납니다 (작업자 {worst}명: 측정 "
-            f"{speedups[worst]:.2f}배, 예측 {predicted[worst]:.2f}배)."
-        )
-    if fitted is not None:
-        fit_limit = laws.amdahl_limit(min(max(fitted, 0.0), 1.0))
-        findings.append(
-            "여러 p의 T(p)/T(1)에 맞춘 최소제곱 fit이 추정한 직렬 "
-            f"비율은 s = {fitted:.3f} (설정 {serial:g})이고, "
-            f"이 s라면 작업자를 무한히 늘려도 {fmt_limit(fit_limit)}배가 한계입니다."
-        )
-    if len(karp) >= 2:
-        lo, hi = min(karp.values()), max(karp.values())
-        findings.append(
-            f"Karp–Flatt e는 p마다 {lo:.3f}–{hi:.3f} 범위입니다"
-            + (
-                " — 거의 일정하니 한계는 직렬 구간 자체입니다."
-                if hi - lo <= 0.05
-                else " — p에 따라 흔들리거나 커지면 측정 잡음이나 p와 함께 커지는 오버헤드를 의심하세요."
-            )
-        )
-    top = workers[-1]
-    findings.append(
-        f"효율 S/p는 작업자 {top}명에서 {laws.efficiency(speedups[top], top):.0%} — 가장 큰 속도 향상은 "
-        f"작업자 {best}명의 {speedups[best]:.2f}배입니다 (이론 한계 1/s = {fmt_limit(limit)}배)."
-    )
-    summary = (
-        f"s = {serial:g}: 작업자 {best}명에서 최대 {speedups[best]:.2f}배 (예측 {predicted[best]:.2f}배)"
-    )
-    if fitted is not None:
-        summary += f", fit으로 추정한 s = {fitted:.3f}"
-    return {
-        "summary": summary,
-        "tables": tables,
-        "findings": findings,
-        "plots": [
-            {
-                "title": "속도 향상: Amdahl 예측 vs 측정",
-                "x": workers,
-                "series": {
-                    "predicted": [predicted[p] for p in workers],
-                    "measured": [speedups[p] for p in workers],
-                },
-                "xlabel": "workers",
-                "ylabel": "speedup (배)",
-            }
-        ],
-        "mode": mode,
-        "serial_fraction": serial,
-        "workers": workers,
-        "effective_workers": effective,
-        "times": times,
-        "speedups": speedups,
-        "predicted": predicted,
-        "efficiencies": {p: laws.efficiency(speedups[p], p) for p in workers},
-        "karp_flatt": karp,
-        "karp_flatt_raw": karp_raw,
-        "fitted_serial": fitted,
-        "limit": limit,
-    }
 
 
 def write_artifacts(out: Path, result: dict[str, Any]) -> dict[str, str]:

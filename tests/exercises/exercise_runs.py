@@ -158,7 +158,7 @@ def assert_starter_fails_usefully(exercise_id: str, lab: str, tmp_path: Path) ->
     traceback = report["learner_traceback"]
     starter_files = [p.name for p in (exercise_folder(lab, exercise_id) / "starter").glob("*.py")]
     assert traceback and any(name in traceback for name in starter_files), traceback
-    assert "check.py" not in traceback and "_exercise.py" not in traceback, traceback
+    assert "check.py" not in traceback and "labs/_exercise" not in traceback, traceback
     return report
 
 

@@ -1,4 +1,4 @@
-"""labs/_exercise.py, the checker library: protocol, exit codes, learner processes, speed verdicts.
+"""labs/_exercise/, the checker library: protocol, exit codes, learner processes, speed verdicts.
 
 Checkers are run the way studyapp runs them (a subprocess with STUDYAPP_EXERCISE_PROTOCOL=jsonl
 and the repository on PYTHONPATH); the learner-process helpers are called directly, since they
@@ -329,7 +329,7 @@ def test_a_crashing_learner_function_gives_a_traceback_trimmed_to_their_file(tmp
     assert lines[1] == '  File "solution.py", line 3, in ratio'
     assert lines[3] == '  File "solution.py", line 6, in share'
     assert lines[-1] == "ZeroDivisionError: division by zero"
-    assert "_exercise.py" not in result.traceback and str(workspace) not in result.traceback
+    assert "labs/_exercise" not in result.traceback and str(workspace) not in result.traceback
 
 
 def test_a_syntax_error_names_the_learners_line(tmp_path: Path) -> None:
@@ -593,7 +593,7 @@ def test_call_on_cases_names_the_case_a_crash_happened_on(tmp_path: Path) -> Non
     assert not result.ok and result.error is not None
     assert "ZeroDivisionError: division by zero — on the case: zero below (solution.py:3)" in result.error
     assert result.traceback is not None and "driver.py" not in result.traceback
-    assert "_exercise.py" not in result.traceback
+    assert "labs/_exercise" not in result.traceback
     missing = run_learner(workspace, driver, "probe", "absent", cases, ("y_true",))
     assert missing.error is not None and "solution.py has no function absent()" in missing.error
 
@@ -605,3 +605,37 @@ def test_is_close_accepts_numbers_only_and_short_repr_cuts_long_answers() -> Non
     assert short_repr("abc") == "'abc'"
     cut = short_repr(list(range(100)), limit=20)
     assert len(cut) == 20 and cut.endswith("…") and cut.startswith("[0, 1, 2")
+
+
+# -- running a checker by hand ------------------------------------------------------------------------
+
+SYS_PATH_GUARD = "sys.path.insert(0, str(Path(__file__).resolve().parents[4]))"
+
+
+def test_every_checker_puts_the_labs_package_it_sits_in_first() -> None:
+    """docs/EXERCISES.md: run as a script without studyapp's PYTHONPATH, a checker still imports the
+    `labs` package of its own checkout (guarded by `if __name__ == "__main__"`)."""
+    checkers = sorted((REPO / "labs").glob("*/exercises/*/check.py"))
+    assert checkers
+    unguarded = [str(p.relative_to(REPO)) for p in checkers if SYS_PATH_GUARD not in p.read_text("utf-8")]
+    assert not unguarded, unguarded
+
+
+def test_a_checker_runs_by_hand_where_no_labs_package_is_importable(tmp_path: Path) -> None:
+    """`python -S` loads no site-packages (so no editable install), and PYTHONPATH is unset."""
+    exercise = REPO / "labs" / "amdahl" / "exercises" / "amdahl"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    for source in (exercise / "solution").glob("*.py"):
+        (workspace / source.name).write_bytes(source.read_bytes())
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "STUDYAPP_EXERCISE_PROTOCOL")}
+    done = subprocess.run(
+        [sys.executable, "-S", str(exercise / "check.py"), "--workspace", str(workspace), "--quick"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "passed: all" in done.stdout

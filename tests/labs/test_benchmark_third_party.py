@@ -107,13 +107,8 @@ def _bench(name: str, minimum: float, median: float, rounds: int = 20, group: st
 
 
 def test_a_zero_min_never_divides() -> None:
-    from labs.benchmark.lab import (
-        compare_runs,
-        compare_within_groups,
-        groups_table,
-        noise_findings,
-        summarise,
-    )
+    from labs.benchmark.compare import noise_findings
+    from labs.benchmark.lab import compare_runs, compare_within_groups, groups_table, summarise
 
     report = {"benchmarks": [_bench("zero", 0.0, 0.0), _bench("a", 1e-6, 1.2e-6), _bench("b", 2e-6, 2.4e-6)]}
     rows = [summarise(b) for b in report["benchmarks"]]

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from labs.pipeline.lab import memory_bound_items, returns_stop, workers_to_pass
+from labs.pipeline.lab import workers_to_pass
+from labs.pipeline.report import memory_bound_items, returns_stop
 from labs.pipeline.stages import predicted_throughput
 from tests.labs.conftest import run_lab_process
 

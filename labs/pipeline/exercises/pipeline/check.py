@@ -17,7 +17,13 @@ from __future__ import annotations
 
 import itertools
 import random
+import sys
 from pathlib import Path
+
+# Run as a script (by studyapp or by hand), the labs package is the one this file sits in. Imported
+# as a module in the learner's process, it leaves sys.path alone (their workspace comes first).
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
 from labs._exercise import (
     UNDECIDED,

@@ -1,0 +1,65 @@
+"""Comparing the learner's answers: helpers for a driver in the learner's child process
+(`learner_function`, `call_on_cases`) and for the checker's messages (`is_close`, `short_repr`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def learner_function(learner_file: str, function_name: str) -> Any:
+    """For a driver in the learner's child process: `function_name` of the learner's `learner_file`
+    (imported by name: the workspace is first on sys.path); AttributeError when it has none."""
+    learner = importlib.import_module(Path(learner_file).stem)
+    function = getattr(learner, function_name, None)
+    if not callable(function):
+        raise AttributeError(f"{learner_file} has no function {function_name}()")
+    return function
+
+
+def call_on_cases(
+    learner_file: str, function_name: str, cases: Sequence[dict[str, Any]], fields: Sequence[str]
+) -> list[Any]:
+    """For a driver in the learner's child process: `function_name` of the learner's `learner_file`
+    called on every planted case, with copies of `case[field]` for each of `fields` as its
+    arguments (copies, so a function that edits its input cannot spoil the next case). An exception
+    is re-raised with " — on the case: NAME" (the case's "name") added to its message, so the
+    learner's traceback and one-line error say which case broke their code.
+
+        def probe(function_name: str, cases: list[dict[str, Any]]) -> list[Any]:  # in check.py
+            return call_on_cases("confusion.py", function_name, cases, ("y_true", "y_pred", "labels"))
+    """
+    function = learner_function(learner_file, function_name)
+    results = []
+    for case in cases:
+        try:
+            results.append(function(*(_copied(case[field]) for field in fields)))
+        except Exception as exc:
+            if len(exc.args) == 1 and isinstance(exc.args[0], str):
+                exc.args = (f"{exc.args[0]} — on the case: {case['name']}",)
+            elif not exc.args:
+                exc.args = (f"on the case: {case['name']}",)
+            raise
+    return results
+
+
+def _copied(value: Any) -> Any:
+    return list(value) if isinstance(value, (list, tuple)) else value
+
+
+def is_close(value: Any, expected: float, tolerance: float = 1e-9) -> bool:
+    """Is the learner's `value` a number (bool is not) within `tolerance` of `expected`, relative or
+    absolute? Anything else — None, a string, a list — is simply not close."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return math.isclose(float(value), float(expected), rel_tol=tolerance, abs_tol=tolerance)
+
+
+def short_repr(value: Any, limit: int = 120) -> str:
+    """repr(value), cut to `limit` characters with "…": a learner's answer quoted in a message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

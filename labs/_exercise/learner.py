@@ -1,0 +1,400 @@
+"""Running the learner's code: a child process per call, with a timeout, bringing back plain data.
+
+The parent side (`run_learner`, `run_learner_script`; `_run_child` for speed.py) writes a pickled request,
+starts `python -c "...; _child_main(request, response)"` in the workspace and its own process group,
+drains its output, and reads the pickled response. The child side (`_child_main` and below) runs
+what the request asks and trims the learner's traceback to the frames in their own files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import pickle
+import runpy
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from labs._exercise.checker import PROTOCOL_ENV, one_line
+
+OUTPUT_LIMIT = 64_000  # bytes of the learner's stdout/stderr kept
+TRACEBACK_FRAMES = 20
+
+# The folder that holds the `labs` package: the learner's child process imports this module from it.
+_LABS_PARENT = str(Path(__file__).resolve().parents[2])
+
+
+@dataclass
+class LearnerResult:
+    """What happened when the learner's code ran in a child process."""
+
+    ok: bool  # it returned (a function) or exited 0 (a script) in time
+    value: Any = None  # the function's return value, as plain data
+    stdout: str = ""
+    stderr: str = ""
+    traceback: str | None = None  # trimmed to frames in the workspace, paths relative to it
+    error: str | None = None  # one line: "ZeroDivisionError: division by zero (solution.py:3)"
+    timed_out: bool = False
+    exit_code: int | None = None
+    duration_s: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def run_learner(
+    workspace: str | os.PathLike[str],
+    module_file: str | os.PathLike[str],
+    function_name: str,
+    *args: Any,
+    timeout_s: float = 60.0,
+    kwargs: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+) -> LearnerResult:
+    """Import `module_file` (relative to the workspace, or an absolute path such as a driver next to
+    check.py) in a child process and call `function_name(*args, **kwargs)` there.
+
+    The workspace is the child's working directory and first on its `sys.path`. Arguments travel
+    by pickle; the return value must be plain data (None, bool, int, float, str, bytes, and
+    lists, tuples, dicts, sets of them; numpy/torch values are turned into lists and numbers
+    with `.tolist()`). The child is stopped, with everything it started, after `timeout_s`.
+    """
+    request = {
+        "mode": "function",
+        "module_file": str(module_file),
+        "function": function_name,
+        "args": args,
+        "kwargs": kwargs or {},
+    }
+    return _run_child(Path(workspace), request, timeout_s, env)
+
+
+def run_learner_script(
+    workspace: str | os.PathLike[str],
+    script: str | os.PathLike[str],
+    *argv: str,
+    timeout_s: float = 60.0,
+    env: dict[str, str] | None = None,
+) -> LearnerResult:
+    """Run `script` (relative to the workspace, or absolute) as `__main__` with `argv`, in a child
+    process as `run_learner` does. `ok` when it ends normally or with `sys.exit(0)`."""
+    request = {"mode": "script", "module_file": str(script), "argv": [str(a) for a in argv]}
+    return _run_child(Path(workspace), request, timeout_s, env)
+
+
+def _child_env(extra: dict[str, str] | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # the learner's folder stays free of __pycache__
+    env["PYTHONUNBUFFERED"] = "1"
+    env.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
+    env.pop(PROTOCOL_ENV, None)  # the learner's code is not a checker
+    env.update(extra or {})
+    return env
+
+
+def _run_child(
+    workspace: Path, request: dict[str, Any], timeout_s: float, env: dict[str, str] | None
+) -> LearnerResult:
+    workspace = workspace.resolve()
+    request["workspace"] = str(workspace)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="studyapp-learner-") as scratch:
+        folder = Path(scratch)
+        request_path, response_path = folder / "request.pkl", folder / "response.pkl"
+        try:
+            request_path.write_bytes(pickle.dumps(request))
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            raise ValueError(f"arguments for the learner's code must be picklable: {exc}") from exc
+        code = (
+            f"import sys; sys.path.insert(0, {_LABS_PARENT!r}); "
+            "from labs._exercise.learner import _child_main; "
+            f"_child_main({str(request_path)!r}, {str(response_path)!r})"
+        )
+        process = subprocess.Popen(
+            [sys.executable, "-c", code],
+            cwd=workspace,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=_child_env(env),
+            start_new_session=True,  # its own group: a timeout stops its workers too
+        )
+        # Pipes drained by threads that keep only the first OUTPUT_LIMIT bytes: a learner's loop
+        # printing without end can neither block the child nor fill the disk.
+        readers = [_OutputReader(process.stdout), _OutputReader(process.stderr)]
+        timed_out = False
+        try:
+            process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            # Also on Ctrl+C / SIGTERM of the checker: never leave the learner's code running.
+            _kill_group(process)
+            for reader in readers:
+                reader.join()
+        duration = time.monotonic() - started
+        stdout, stderr = (reader.text() for reader in readers)
+        response: dict[str, Any] = {}
+        if not timed_out and response_path.is_file():
+            with contextlib.suppress(Exception):
+                response = pickle.loads(response_path.read_bytes())
+    result = LearnerResult(
+        ok=False, stdout=stdout, stderr=stderr, exit_code=process.returncode, duration_s=duration
+    )
+    if timed_out:
+        result.timed_out = True
+        result.error = (
+            f"your code did not finish within {timeout_s:g} s (an endless loop, or waiting on something?)"
+        )
+        return result
+    if not response:
+        last = stderr.strip().splitlines()[-1:] if stderr.strip() else []
+        why = f": {one_line(last[0], 160)}" if last else ""
+        result.error = f"your code ended the process (exit code {process.returncode}){why}"
+        return result
+    result.ok = bool(response.get("ok"))
+    result.value = response.get("value")
+    result.traceback = response.get("traceback")
+    result.error = response.get("error")
+    result.extra = response.get("extra", {})
+    if "exit_code" in response:
+        result.exit_code = response["exit_code"]
+    return result
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    if os.name == "posix":
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        process.kill()
+    with contextlib.suppress(Exception):
+        process.wait(timeout=5)
+
+
+class _OutputReader:
+    """Reads a child's pipe to its end in a thread, keeping the first OUTPUT_LIMIT bytes."""
+
+    def __init__(self, pipe: Any) -> None:
+        self._pipe = pipe
+        self._kept = bytearray()
+        self._thread = threading.Thread(target=self._read, daemon=True, name="studyapp-learner-output")
+        self._thread.start()
+
+    def _read(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while True:
+                chunk = self._pipe.read1(65536)
+                if not chunk:
+                    break
+                room = OUTPUT_LIMIT - len(self._kept)
+                if room > 0:
+                    self._kept += chunk[:room]
+
+    def join(self) -> None:
+        # A process that escaped the group may hold the pipe open: do not wait for it for long.
+        self._thread.join(timeout=2)
+        if not self._thread.is_alive():  # closing under a blocked read could hang on its lock
+            with contextlib.suppress(OSError):
+                self._pipe.close()
+
+    def text(self) -> str:
+        return bytes(self._kept).decode("utf-8", errors="replace")
+
+
+# -- inside the learner's child process --------------------------------------------------------------
+
+
+def _child_main(request_path: str, response_path: str) -> None:
+    """Entry point of the child: run what the request asks, write a pickled response."""
+    with open(request_path, "rb") as handle:
+        request = pickle.load(handle)
+    workspace = request["workspace"]
+    _watch_parent()
+    sys.path.insert(0, workspace)
+    response: dict[str, Any]
+    try:
+        if request["mode"] == "function":
+            function = _load_function(workspace, request["module_file"], request["function"])
+            value = function(*request["args"], **request["kwargs"])
+            response = _returned(value)
+        elif request["mode"] == "script":
+            response = _run_script(workspace, request["module_file"], request["argv"])
+        elif request["mode"] == "call":
+            # A library function (speed.py's measurement) sent by pickle as a reference, so this
+            # module need not import the modules that use it.
+            response = {"ok": True, "value": request["call"](workspace, request)}
+        else:
+            response = {"ok": False, "error": f"unknown request {request['mode']!r}"}
+    except SystemExit as exc:
+        response = {
+            "ok": False,
+            "error": f"your code called sys.exit({exc.code!r})",
+            "traceback": _learner_traceback(exc, workspace),
+        }
+    except BaseException as exc:  # anything the learner's code raises is reported
+        response = {
+            "ok": False,
+            "error": _error_line(exc, workspace),
+            "traceback": _learner_traceback(exc, workspace),
+        }
+    sys.stdout.flush()
+    try:
+        data = pickle.dumps(response)
+    except Exception as exc:  # a value pickle cannot take
+        data = pickle.dumps({"ok": False, "error": f"the result could not be sent back: {exc}"})
+    with open(response_path, "wb") as handle:
+        handle.write(data)
+    # os._exit: the learner's non-daemon threads or atexit handlers must not keep the child alive.
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def _watch_parent() -> None:
+    """Exit when the checker dies without stopping us (SIGKILL): no orphan keeps computing."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="studyapp-parent-watch").start()
+
+
+def _resolve(workspace: str, module_file: str) -> Path:
+    path = Path(module_file)
+    return path if path.is_absolute() else Path(workspace) / path
+
+
+def _load_function(workspace: str, module_file: str, name: str) -> Any:
+    path = _resolve(workspace, module_file)
+    if not path.is_file():
+        raise _LearnerProblem(f"{module_file} is missing from your workspace")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    if spec is None or spec.loader is None:
+        raise _LearnerProblem(f"cannot import {module_file}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module  # so pickle, dataclasses and `import` by name find it
+    spec.loader.exec_module(module)
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise _LearnerProblem(f"{module_file} has no function {name}()")
+    return function
+
+
+class _LearnerProblem(Exception):
+    """Something about the learner's files (missing file or function): reported without traceback."""
+
+
+def _run_script(workspace: str, script: str, argv: list[str]) -> dict[str, Any]:
+    path = _resolve(workspace, script)
+    if not path.is_file():
+        raise _LearnerProblem(f"{script} is missing from your workspace")
+    sys.argv = [str(path), *argv]
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    except SystemExit as exc:
+        code = exc.code
+        if code in (0, None):
+            return {"ok": True, "exit_code": 0}
+        return {
+            "ok": False,
+            "exit_code": code if isinstance(code, int) else 1,
+            "error": f"{script} exited with {code!r}",
+        }
+    return {"ok": True, "exit_code": 0}
+
+
+def _returned(value: Any) -> dict[str, Any]:
+    try:
+        return {"ok": True, "value": _plain(value)}
+    except TypeError as exc:
+        return {"ok": False, "error": str(exc)}
+
+
+_SCALARS = (type(None), bool, int, float, complex, str, bytes)
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """The value as plain data the checker can unpickle without importing the learner's code."""
+    if depth > 50:
+        raise TypeError("your function returned data nested too deeply")
+    if type(value) in _SCALARS:
+        return value
+    if isinstance(value, _SCALARS):  # subclasses such as numpy.float64, IntEnum
+        if callable(getattr(value, "item", None)):
+            return value.item()
+        base = next(kind for kind in (bool, int, float, complex, str, bytes) if isinstance(value, kind))
+        return base(value)
+    if isinstance(value, dict):
+        return {_plain(k, depth + 1): _plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = [_plain(v, depth + 1) for v in value]
+        if isinstance(value, list):
+            return items
+        if isinstance(value, tuple):
+            return tuple(items)  # a namedtuple becomes a plain tuple
+        return frozenset(items) if isinstance(value, frozenset) else set(items)
+    tolist = getattr(value, "tolist", None)
+    if callable(tolist):  # numpy arrays and scalars, torch tensors
+        return _plain(tolist(), depth + 1)
+    raise TypeError(
+        f"your function returned a {type(value).__name__}; return plain data "
+        "(numbers, strings, lists, tuples, dicts)"
+    )
+
+
+def _in_workspace(filename: str, workspace: str) -> bool:
+    if filename.startswith("<"):
+        return False
+    root = os.path.realpath(workspace)
+    return os.path.realpath(filename).startswith(root + os.sep)
+
+
+def _relative(filename: str, workspace: str) -> str:
+    root = os.path.realpath(workspace)
+    real = os.path.realpath(filename)
+    return os.path.relpath(real, root) if real.startswith(root + os.sep) else filename
+
+
+def _learner_traceback(exc: BaseException, workspace: str) -> str | None:
+    """The traceback with only the frames in the learner's files, paths relative to the workspace."""
+    if isinstance(exc, _LearnerProblem):
+        return None
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _in_workspace(f.filename, workspace)]
+    lines = ["Traceback (most recent call last):\n"] if frames else []
+    for frame in frames[-TRACEBACK_FRAMES:]:
+        lines.append(
+            f'  File "{_relative(frame.filename, workspace)}", line {frame.lineno}, in {frame.name}\n'
+        )
+        if frame.line:
+            lines.append(f"    {frame.line.strip()}\n")
+    root = os.path.realpath(workspace) + os.sep
+    for line in traceback.format_exception_only(type(exc), exc):
+        lines.append(line.replace(root, "").replace(workspace + os.sep, ""))
+    text = "".join(lines).rstrip()
+    return text or None
+
+
+def _error_line(exc: BaseException, workspace: str) -> str:
+    """One line for the requirement: the error and the last place in the learner's files."""
+    if isinstance(exc, _LearnerProblem):
+        return str(exc)
+    where = ""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _in_workspace(f.filename, workspace)]
+    if frames:
+        where = f" ({_relative(frames[-1].filename, workspace)}:{frames[-1].lineno})"
+    elif isinstance(exc, SyntaxError) and exc.filename:
+        where = f" ({_relative(exc.filename, workspace)}:{exc.lineno})"
+    detail = str(exc)
+    name = type(exc).__name__
+    return one_line(f"your code raised {name}{': ' + detail if detail else ''}{where}")

@@ -1,0 +1,324 @@
+"""Speed verdicts that a busy machine cannot fake: ratios and medians with a confidence interval.
+
+`compare_speed` times a candidate and a reference in one learner child process, in interleaved
+rounds, and decides only when the ratio is clear of the threshold by more than the noise.
+`decide_with_control` decides a speed the checker measured itself, with the reference solution
+measured in the same rounds as the control.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from labs._exercise.checker import FAILED, PASSED, UNDECIDED
+from labs._exercise.learner import _LearnerProblem, _load_function, _run_child
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    """A function to time: `function(*args, **kwargs)` from `path` (absolute, or relative to the
+    workspace). With `prepare=True` that call is setup (not timed) and returns the zero-argument
+    callable that is timed."""
+
+    path: str
+    function: str
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    prepare: bool = False
+
+
+@dataclass(frozen=True)
+class SpeedVerdict:
+    """The outcome of `compare_speed`. `ratio` = candidate time / reference time (median of the
+    rounds); the ratio lies within [low, high] with ~95% confidence; `spread` is the larger half."""
+
+    ratio: float | None
+    spread: float | None
+    low: float | None
+    high: float | None
+    rounds: int
+    decision: str  # passed | failed | undecided
+    message: str
+    threshold: float
+    candidate_s: float | None = None  # median seconds per call
+    reference_s: float | None = None
+    traceback: str | None = None
+
+
+def median_interval(values: Sequence[float], z: float = 1.96) -> tuple[float, float, float]:
+    """The median and a distribution-free ~95% confidence interval for it (order statistics).
+
+    For n values the interval is [x_(k), x_(n-k+1)] with k = floor((n - z·√n) / 2), at least 1:
+    it holds whatever the noise's shape (timings are skewed: a busy machine only adds time).
+    """
+    ordered = sorted(values)
+    n = len(ordered)
+    if n == 0:
+        raise ValueError("no values")
+    k = max(1, math.floor((n - z * math.sqrt(n)) / 2))
+    return statistics.median(ordered), ordered[k - 1], ordered[n - k]
+
+
+TIE_MARGIN = 0.03  # ratios within 3 % of the threshold are a tie: never decided either way
+
+
+def decide_ratio(
+    ratios: Sequence[float], threshold: float, *, min_rounds: int = 5
+) -> tuple[str, float, float, float, float]:
+    """passed when the whole interval of the median ratio is at or below `threshold`, failed when it
+    is wholly above, else undecided (also with fewer than `min_rounds` rounds).
+
+    Returns (decision, median, low, high, spread)."""
+    median, low, high = median_interval(ratios)
+    spread = max(median - low, high - median)
+    if len(ratios) < min_rounds:
+        return UNDECIDED, median, low, high, spread
+    # The rule is looked at after every round, and with few rounds the interval is just [min, max]
+    # (all of 5 rounds land on one side of the true median 1 time in 16). A small indifference zone
+    # around the threshold keeps a true tie from being decided by that luck.
+    if high * (1 + TIE_MARGIN) <= threshold:
+        return PASSED, median, low, high, spread
+    if low > threshold * (1 + TIE_MARGIN):
+        return FAILED, median, low, high, spread
+    return UNDECIDED, median, low, high, spread
+
+
+GROSS_MARGIN = 2.5
+
+
+def decide_few(ratios: Sequence[float], threshold: float) -> str:
+    """The last word when the budget ran out before `min_rounds`: with at least two rounds, decide
+    only if *every* ratio is beyond the threshold by GROSS_MARGIN× (a 2.5× difference seen twice,
+    in alternating order, is not what a busy machine does); else undecided."""
+    if len(ratios) < 2:
+        return UNDECIDED
+    if max(ratios) * GROSS_MARGIN <= threshold:
+        return PASSED
+    if min(ratios) > threshold * GROSS_MARGIN:
+        return FAILED
+    return UNDECIDED
+
+
+RELATIVE_FLOOR = 0.75
+
+
+def decide_with_control(
+    learner: Sequence[float],
+    control: Sequence[float],
+    need: float,
+    min_rounds: int = 3,
+    *,
+    measured: str = "speedup",
+    of: str | None = None,
+    relative_floor: float = RELATIVE_FLOOR,
+) -> tuple[str, str]:
+    """A speed decision with a control: the learner's value and the reference solution's (the
+    control), measured in the same rounds, where higher is better (a speedup, a throughput as a
+    share of theory). `need` is the learner's target. Returns (decision, message):
+
+    passed     the learner's median is at least `need` with ~95% confidence (the interval of
+               `median_interval` lies at or above it);
+    failed     the learner's interval lies below `need` while the control's lies at or above it
+               (this machine can do it, the learner's code does not); or the learner's value divided
+               by the control's, round by round, lies wholly below `relative_floor` (clearly slower
+               than the reference however busy the machine is);
+    undecided  otherwise — a busy machine holds both back alike, so it is too busy to tell — and
+               always with fewer than `min_rounds` rounds: measure another round and ask again.
+
+    The message shows both medians, e.g. "speedup 1.02× (interval 0.98–1.05, 3 rounds); the
+    reference's 1.81× in the same rounds: yours stays below 1.50× where the reference does not".
+    `measured` names the value and `of` what the × is relative to ("throughput 0.33× of
+    1 / slowest stage"). A control of 0 counts as a relative value of 0.
+    """
+    if len(learner) != len(control):
+        raise ValueError(
+            f"{len(learner)} learner values but {len(control)} control values: one each per round"
+        )
+    if not learner:
+        raise ValueError("no rounds measured")
+    if not (need > 0 and math.isfinite(need)):
+        raise ValueError(f"need must be a positive number, not {need!r}")
+    rounds = len(learner)
+    median, low, high = median_interval(learner)
+    control_median, control_low, _ = median_interval(control)
+    relative = [mine / theirs if theirs > 0 else 0.0 for mine, theirs in zip(learner, control, strict=True)]
+    relative_median, _, relative_high = median_interval(relative)
+    scale = f" of {of}" if of else ""
+    shown = (
+        f"{measured} {median:.2f}×{scale} (interval {low:.2f}–{high:.2f}, {rounds} rounds); "
+        f"the reference's {control_median:.2f}× in the same rounds"
+    )
+    if rounds < min_rounds:
+        return UNDECIDED, f"{shown}: {min_rounds} rounds are needed to decide"
+    if low >= need:
+        return PASSED, f"{shown}: at least {need:.2f}× as required"
+    if high < need and control_low >= need:
+        return FAILED, f"{shown}: yours stays below {need:.2f}× where the reference does not"
+    if relative_high < relative_floor:
+        return FAILED, f"{shown}: yours is {relative_median:.2f}× the reference's {measured}"
+    return UNDECIDED, (
+        f"{shown}: needs {need:.2f}×, and the machine is too busy to tell (the reference falls short "
+        "too); close other programs and check again"
+    )
+
+
+def compare_speed(
+    candidate: FunctionSpec,
+    reference: FunctionSpec,
+    threshold_ratio: float,
+    max_rounds: int = 21,
+    quick: bool = False,
+    *,
+    workspace: str | os.PathLike[str] | None = None,
+    min_rounds: int = 5,
+    sample_s: float | None = None,
+    budget_s: float | None = None,
+    timeout_s: float | None = None,
+    env: dict[str, str] | None = None,
+) -> SpeedVerdict:
+    """Is `candidate` at most `threshold_ratio` × `reference`'s time per call? Measured in one child
+    process, in interleaved rounds (ABBA order, so a drift of the machine hits both alike).
+
+    Each round times each function over enough calls to last ~`sample_s` and takes the ratio. After
+    `min_rounds`, the check stops as soon as the median ratio's confidence interval is clear of the
+    threshold; `undecided` when `max_rounds` or `budget_s` seconds run out first. `--quick`
+    shortens samples and the budget (CI), not the rule.
+    """
+    if not (threshold_ratio > 0 and math.isfinite(threshold_ratio)):
+        raise ValueError(f"threshold_ratio must be a positive number, not {threshold_ratio!r}")
+    sample = sample_s if sample_s is not None else (0.02 if quick else 0.05)
+    budget = budget_s if budget_s is not None else (8.0 if quick else 30.0)
+    rounds_cap = max(1, min(max_rounds, 11) if quick else max_rounds)
+    folder = Path(workspace) if workspace is not None else Path.cwd()
+    request = {
+        "mode": "call",
+        "call": _measure_speed,
+        "candidate": candidate,
+        "reference": reference,
+        "threshold": threshold_ratio,
+        "max_rounds": rounds_cap,
+        "min_rounds": min_rounds,
+        "sample_s": sample,
+        "budget_s": budget,
+    }
+    limit = timeout_s if timeout_s is not None else budget * 2 + 30
+    result = _run_child(folder, request, limit, env)
+    if not result.ok:
+        return SpeedVerdict(
+            None,
+            None,
+            None,
+            None,
+            0,
+            FAILED,
+            result.error or "the timed code did not run",
+            threshold_ratio,
+            traceback=result.traceback,
+        )
+    data = result.value
+    return SpeedVerdict(**data)
+
+
+def _measure_speed(workspace: str, request: dict[str, Any]) -> dict[str, Any]:
+    """In the child: calibrate both callables, run the rounds, decide."""
+    threshold = float(request["threshold"])
+    callables = []
+    for spec in (request["candidate"], request["reference"]):
+        function = _load_function(workspace, spec.path, spec.function)
+        timed = function(*spec.args, **spec.kwargs) if spec.prepare else _bind(function, spec)
+        if not callable(timed):
+            raise _LearnerProblem(f"{spec.function}() should return the function to time")
+        timed()  # warm up: imports, caches, first-call effects are not what is compared
+        callables.append(timed)
+    sample = float(request["sample_s"])
+    loops = [_calibrate(timed, sample) for timed in callables]
+    deadline = time.monotonic() + float(request["budget_s"])
+    ratios: list[float] = []
+    candidate_times: list[float] = []
+    reference_times: list[float] = []
+    decision = UNDECIDED
+    median = low = high = spread = None
+    ran_out = "rounds"
+    for round_index in range(int(request["max_rounds"])):
+        order = (0, 1) if round_index % 2 == 0 else (1, 0)
+        per_call = [0.0, 0.0]
+        for which in order:
+            per_call[which] = _time_loops(callables[which], loops[which]) / loops[which]
+        candidate_times.append(per_call[0])
+        reference_times.append(per_call[1])
+        ratios.append(per_call[0] / max(per_call[1], 1e-12))
+        decision, median, low, high, spread = decide_ratio(
+            ratios, threshold, min_rounds=int(request["min_rounds"])
+        )
+        if decision != UNDECIDED:
+            break
+        if time.monotonic() > deadline:
+            ran_out = "time"
+            break
+    rounds = len(ratios)
+    few = rounds < int(request["min_rounds"])
+    if decision == UNDECIDED and few:
+        decision = decide_few(ratios, threshold)
+    assert median is not None and low is not None and high is not None and spread is not None
+    shown = f"{median:.2f}× the reference's time (±{spread:.2f}, {rounds} rounds)"
+    if decision != UNDECIDED and few:
+        shown = f"{median:.2f}× the reference's time (every one of {rounds} rounds beyond it by {GROSS_MARGIN:g}×)"
+    if decision == PASSED:
+        message = f"{shown}: at most {threshold:g}× as required"
+    elif decision == FAILED:
+        message = f"{shown}: needs at most {threshold:g}×"
+    elif few:
+        message = (
+            f"{shown}: only {rounds} rounds fit in the budget, {request['min_rounds']} are needed "
+            "to tell your code from the noise: the machine is busy or your code is slow; check again"
+        )
+    else:
+        why = "the time budget" if ran_out == "time" else f"{rounds} rounds"
+        message = (
+            f"{shown}: too close to {threshold:g}× to call after {why}; "
+            "the machine is busy or your code is near the limit: check again"
+        )
+    return {
+        "ratio": median,
+        "spread": spread,
+        "low": low,
+        "high": high,
+        "rounds": rounds,
+        "decision": decision,
+        "message": message,
+        "threshold": threshold,
+        "candidate_s": statistics.median(candidate_times),
+        "reference_s": statistics.median(reference_times),
+    }
+
+
+def _bind(function: Any, spec: FunctionSpec) -> Any:
+    args, kwargs = spec.args, spec.kwargs
+    return lambda: function(*args, **kwargs)
+
+
+def _calibrate(timed: Any, sample_s: float) -> int:
+    """How many calls make one sample last about `sample_s` (at least one call)."""
+    loops = 1
+    while True:
+        elapsed = _time_loops(timed, loops)
+        if elapsed >= sample_s * 0.2 or loops >= 1_000_000:
+            break
+        loops *= 10
+    per_call = max(elapsed / loops, 1e-9)
+    return max(1, min(1_000_000, round(sample_s / per_call)))
+
+
+def _time_loops(timed: Any, loops: int) -> float:
+    clock = time.perf_counter
+    started = clock()
+    for _ in range(loops):
+        timed()
+    return clock() - started
