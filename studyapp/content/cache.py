@@ -206,17 +206,21 @@ def _write_cache(target: Path, stamp: str, content: Content) -> None:
 
 def load_cached(root: Path, cache_dir: Path | None) -> Content:
     """The content model, from the cache when the files are unchanged, else loaded and checked."""
-    # The loader brings PyYAML (~50 ms): a warm start reads the JSON cache and never imports it.
-    from studyapp.content.loader import load_content
-
     stamp = fingerprint(root) if cache_dir is not None and root.is_dir() else None
     if cache_dir is None or stamp is None:
-        return load_content(root)
+        return _load_checked(root)
     target = _cache_file(root, cache_dir)
     cached = _read_cache(target, stamp)
     if cached is not None:
         return cached
 
-    content = load_content(root)  # raises ContentError on broken content; nothing is cached then
+    content = _load_checked(root)  # raises ContentError on broken content; nothing is cached then
     _write_cache(target, stamp, content)
     return content
+
+
+def _load_checked(root: Path) -> Content:
+    # The loader brings PyYAML (~50 ms): a warm start reads the JSON cache and never imports it.
+    from studyapp.content.loader import load_content
+
+    return load_content(root)
