@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,7 +39,8 @@ def test_starter_is_right_but_sequential_and_fails(catalogue: Catalogue) -> None
     assert code == 1 and result["verdict"] == "failed"
     problems = failed(result)
     assert "speedup 1.0" in problems[IO] and "where the reference does not" in problems[IO]
-    assert "only 0.00 s of CPU in child processes" in problems[IN_CHILDREN]
+    children_cpu = re.search(r"only (\d+\.\d+) s of CPU in child processes", problems[IN_CHILDREN])
+    assert children_cpu and float(children_cpu.group(1)) < 0.05, problems[IN_CHILDREN]  # none: no pool
 
 
 def test_solution_passes_or_the_machine_is_shown_too_busy(catalogue: Catalogue) -> None:

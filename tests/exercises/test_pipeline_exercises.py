@@ -5,13 +5,24 @@ this file checks what their messages say.
 
 The throughput requirement is measured. The solution must pass; `undecided` is accepted only when
 the checker says why — the reference, measured in the same rounds, fell short too (a busy machine).
+A measured number is asserted as a band, never as formatted text: the machine is shared.
 """
 
 from __future__ import annotations
 
+import re
+
 from tests.exercises.exercise_runs import Catalogue, failed
 
 SPEED = "throughput ≈ 1 / slowest stage (measured)"
+
+
+def measured_throughput(message: str) -> float:
+    """The learner's median throughput, as a share of theory, that a speed message reports
+    ("throughput 0.33× of 1 / slowest stage (interval …)", labs._exercise.decide_with_control)."""
+    found = re.search(r"throughput (\d+(?:\.\d+)?)×", message)
+    assert found, message
+    return float(found.group(1))
 
 
 def test_starter_fails_where_the_todos_are(catalogue: Catalogue) -> None:
@@ -24,7 +35,9 @@ def test_starter_fails_where_the_todos_are(catalogue: Catalogue) -> None:
     )
     assert "NotImplementedError: TODO: bottleneck(report)" in problems["bottleneck() names the slowest stage"]
     assert "NotImplementedError" in problems["relieve() spends the threads on the bottleneck"]
-    assert "0.33×" in problems[SPEED]  # one thread on a 15 ms stage: a third of 1 / 5 ms
+    # one thread on a 15 ms stage: at most a third of 1 / 5 ms (0.33×), less when sleeps overshoot
+    assert SPEED in problems  # not passed: yours / the reference's ≈ 0.35, below any busy-machine excuse
+    assert 0.2 <= measured_throughput(problems[SPEED]) <= 0.4, problems[SPEED]
     assert "pipeline.py" in (result["learner_traceback"] or "")
 
 
