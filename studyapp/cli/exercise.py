@@ -1,4 +1,4 @@
-"""`studyapp exercise list|start|check|watch|hint|solution`.
+"""`studyapp exercise list|start|check|watch|hint|solution|verify`.
 
 Exit codes: 0 passed (or done), 1 not yet (a failing, undecided or broken check; a locked
 solution), 2 bad usage or bad input (unknown exercise, missing workspace or dependency),
@@ -65,6 +65,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     solution = actions.add_parser("solution", parents=[common], help="the reference solution, after a pass")
     solution.add_argument("id")
     solution.add_argument("--force", action="store_true", help="show it before passing")
+    _add_verify_parser(actions, common)
     exercise.set_defaults(handler=cmd_exercise, exercise_parser=exercise)
 
 
@@ -102,6 +103,7 @@ def cmd_exercise(args: argparse.Namespace, t: Translator) -> int:
         "watch": cmd_watch,
         "hint": cmd_hint,
         "solution": cmd_solution,
+        "verify": cmd_verify,
     }
     handler = handlers.get(args.exercise_command or "")
     if handler is None:
@@ -359,3 +361,24 @@ def cmd_solution(args: argparse.Namespace, t: Translator) -> int:
         except (OSError, UnicodeDecodeError):
             print("(binary file)")
     return EXIT_OK
+
+
+# -- verify: for exercise authors; the logic lives in studyapp/exercises/verify.py ------------------
+
+
+def _add_verify_parser(actions: Any, common: argparse.ArgumentParser) -> None:
+    verify = actions.add_parser(
+        "verify",
+        parents=[common],
+        help="authors: the starter fails, the solution passes, every recorded slip is caught",
+    )
+    verify.add_argument("id", nargs="?", help="one exercise (default: every exercise)")
+    verify.add_argument("--full", action="store_true", help="full settings instead of --quick ones")
+
+
+def cmd_verify(args: argparse.Namespace, t: Translator) -> int:
+    from studyapp.exercises.verify import verify_command
+
+    return verify_command(
+        _exercises(), args.id, quick=not args.full, echo=lambda line: print(line, flush=True)
+    )

@@ -1,55 +1,58 @@
-"""Run a real exercise's checker the way a learner does: `studyapp exercise check ID --path DIR
---json --quick` in a subprocess, on a copy of the folder (a checker must never depend on writing
-next to the repository's files).
+"""Run real exercise checkers for the tests: `studyapp.exercises.checker.run_check` in this
+process (no outer `python -m studyapp`), on a copy of the folder (a checker must never depend on
+writing next to the repository's files), with `--quick` settings.
+
+The starter, the reference solution and every recorded slip of each exercise (its *variants*,
+studyapp.exercises.verify) are checked once per test session by the `catalogue` fixture
+(tests/exercises/conftest.py): tests/exercises/test_catalogue.py judges each with verify's rules,
+and the lab test files read the same runs for their message-wording checks. `check_folder` is for
+the other edits a lab test plants by hand.
 
 Plausible wrong solutions are kept as small patches on the reference solution, one file per slip:
-tests/exercises/wrong/ID/NAME.yaml holds
-
-    why: the slip it plants, in one line
-    file: the solution file it edits
-    replace:
-      - old: text of the solution, found exactly once
-        new: what the learner wrote instead
-
-`build_wrong_solution` copies the exercise's solution/ and applies the replacements at test time,
-so a wrong solution is always "the reference, except for this slip": when the solution changes
-under a patch, the patch fails loudly instead of quietly testing an old copy. A quoted `old` is
-plain text, possibly part of a line. An `old` written as a YAML `|` block is whole lines, written
-without the code's indentation so the YAML stays readable: it is matched at any one indentation,
-and `new` (a `|` block too) goes in at that same indentation.
+tests/exercises/wrong/ID/NAME.yaml (the format is in studyapp/exercises/verify.py and
+docs/EXERCISES.md).
 """
 
 from __future__ import annotations
 
-import json
+import functools
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from tests.conftest import REPO, run_cli
+from studyapp.exercises import checker, verify
+from studyapp.exercises.registry import ExerciseInfo, scan
+from studyapp.exercises.verify import Slip, Variant, VariantResult
+from tests.conftest import REPO
 
 LABS = REPO / "labs"
 WRONG = Path(__file__).resolve().parent / "wrong"
+
+# What `studyapp exercise check` exits with for each verdict (docs/EXERCISES.md, "Verdicts").
+EXIT_CODES = {checker.PASSED: 0, checker.USAGE: 2, checker.INTERRUPTED: 130}
+
+
+@functools.cache
+def exercises() -> dict[str, ExerciseInfo]:
+    """Every exercise of the checkout's labs (read once; not $STUDYAPP_LABS)."""
+    return scan(LABS).exercises
 
 
 def exercise_folder(lab: str, exercise_id: str) -> Path:
     return LABS / lab / "exercises" / exercise_id
 
 
+def report_of(outcome: checker.CheckOutcome) -> tuple[int, dict[str, Any]]:
+    """(exit code, the --json report) that `studyapp exercise check --json` gives for `outcome`."""
+    assert "Traceback" not in outcome.message, outcome.message  # one line, never a traceback
+    return EXIT_CODES.get(outcome.verdict, 1), outcome.to_dict()
+
+
 def check_folder(exercise_id: str, folder: Path, tmp_path: Path) -> tuple[int, dict[str, Any]]:
     """Copy `folder` into tmp_path and check it; returns (exit code, the --json report)."""
     workspace = tmp_path / f"{exercise_id}-{folder.name}"
     shutil.copytree(folder, workspace)
-    done = run_cli("exercise", "check", exercise_id, "--path", str(workspace), "--json", "--quick")
-    assert "Traceback" not in done.stderr, done.stderr
-    try:
-        report = json.loads(done.stdout)
-    except json.JSONDecodeError as exc:
-        raise AssertionError(f"not one JSON report: {done.stdout!r} {done.stderr!r}") from exc
-    return done.returncode, report
+    return report_of(checker.run_check(exercises()[exercise_id], workspace, quick=True))
 
 
 def failed(report: dict[str, Any]) -> dict[str, str]:
@@ -65,90 +68,52 @@ def solution_folder(exercise_id: str) -> Path:
 
 def wrong_solutions(exercise_id: str) -> list[str]:
     """The names of the wrong solutions kept for an exercise (tests/exercises/wrong/ID/NAME.yaml)."""
-    return sorted(p.stem for p in (WRONG / exercise_id).glob("*.yaml"))
+    return [path.stem for path in verify.slip_paths(exercise_id, WRONG)]
 
 
-@dataclass(frozen=True)
-class WrongSolution:
-    """One planted slip: `replacements` (old, new) applied to `file` of the reference solution."""
-
-    exercise_id: str
-    name: str
-    why: str
-    file: str
-    replacements: list[tuple[str, str]]
-
-
-def load_wrong_solution(exercise_id: str, name: str) -> WrongSolution:
-    path = WRONG / exercise_id / f"{name}.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if set(data) != {"why", "file", "replace"}:
-        raise AssertionError(f"{path}: expected the keys why, file, replace; got {sorted(data)}")
-    why = str(data["why"]).strip()
-    if not why or "\n" in why:
-        raise AssertionError(f"{path}: `why` must be one line saying which slip this plants")
-    pairs = []
-    for entry in data["replace"]:
-        if set(entry) != {"old", "new"} or not entry["old"]:
-            raise AssertionError(f"{path}: each replacement is {{old: ..., new: ...}}; got {entry!r}")
-        pairs.append((str(entry["old"]), str(entry["new"])))
-    if not pairs:
-        raise AssertionError(f"{path}: no replacements: this would be the reference solution")
-    return WrongSolution(exercise_id, name, why, str(data["file"]), pairs)
-
-
-def _indented(block: list[str], indent: str) -> list[str]:
-    return [indent + line if line.strip() else line for line in block]
-
-
-def replace_once(text: str, old: str, new: str, where: str = "the file") -> str:
-    """`text` with `old` replaced by `new`; AssertionError unless `old` occurs exactly once.
-
-    An `old` ending in a newline is whole lines, matched at any one indentation (module docstring).
-    """
-    if old.endswith("\n") and new and not new.endswith("\n"):
-        raise AssertionError(f"{where}: {old!r} is whole lines, so its `new` must be whole lines too")
-    if not old.endswith("\n"):
-        count = text.count(old)
-        if count != 1:
-            raise AssertionError(f"{where}: {old!r} occurs {count} times, expected exactly once")
-        return text.replace(old, new)
-    lines = text.splitlines(keepends=True)
-    old_lines = old.splitlines(keepends=True)
-    found = []
-    for start, line in enumerate(lines):
-        indent = line[: len(line) - len(line.lstrip(" "))]
-        if lines[start : start + len(old_lines)] == _indented(old_lines, indent):
-            found.append((start, indent))
-    if len(found) != 1:
-        first = old_lines[0].strip()
-        raise AssertionError(
-            f"{where}: the {len(old_lines)} line(s) from {first!r} occur {len(found)} times, "
-            "expected exactly once"
-        )
-    start, indent = found[0]
-    new_lines = _indented(new.splitlines(keepends=True), indent)
-    return "".join(lines[:start] + new_lines + lines[start + len(old_lines) :])
+def load_wrong_solution(exercise_id: str, name: str) -> Slip:
+    return verify.load_slip(WRONG / exercise_id / f"{name}.yaml")
 
 
 def build_wrong_solution(exercise_id: str, name: str, tmp_path: Path) -> Path:
     """A folder with the reference solution of `exercise_id` and the slip `name` planted in it."""
-    wrong = load_wrong_solution(exercise_id, name)
-    folder = tmp_path / "wrong" / name
-    shutil.copytree(solution_folder(exercise_id), folder)
-    target = folder / wrong.file
-    text = target.read_text(encoding="utf-8")
-    where = f"wrong/{exercise_id}/{name}.yaml on solution/{wrong.file}"
-    for old, new in wrong.replacements:
-        text = replace_once(text, old, new, where)
-    target.write_text(text, encoding="utf-8")
-    return folder
+    slip = load_wrong_solution(exercise_id, name)
+    return verify.plant_slip(slip, solution_folder(exercise_id), tmp_path / "wrong" / name)
 
 
-def assert_starter_fails_usefully(exercise_id: str, lab: str, tmp_path: Path) -> dict[str, Any]:
+class Catalogue:
+    """Each variant of each exercise, checked at most once (on first use) and kept."""
+
+    def __init__(self, work_dir: Path) -> None:
+        self.work_dir = work_dir
+        self._results: dict[tuple[str, str], VariantResult] = {}
+
+    def variants(self, exercise_id: str) -> list[Variant]:
+        return verify.variants(exercises()[exercise_id], WRONG)
+
+    def result(self, exercise_id: str, variant: str) -> VariantResult:
+        """The judged run of `variant` ("starter", "solution" or "wrong/NAME")."""
+        key = (exercise_id, variant)
+        if key not in self._results:
+            (chosen,) = [v for v in self.variants(exercise_id) if v.name == variant]
+            self._results[key] = verify.run_variant(exercises()[exercise_id], chosen, self.work_dir)
+        return self._results[key]
+
+    def report(self, exercise_id: str, variant: str) -> tuple[int, dict[str, Any]]:
+        """(exit code, the --json report) of the cached run, as `check_folder` gives them."""
+        outcome = self.result(exercise_id, variant).outcome
+        assert outcome is not None, self.result(exercise_id, variant).line()  # the variant was built
+        return report_of(outcome)
+
+    def wrong(self, exercise_id: str, name: str) -> tuple[int, dict[str, Any]]:
+        """The report of the recorded slip tests/exercises/wrong/ID/NAME.yaml."""
+        return self.report(exercise_id, verify.SLIP_PREFIX + name)
+
+
+def assert_starter_fails_usefully(catalogue: Catalogue, exercise_id: str, lab: str) -> dict[str, Any]:
     """The untouched starter: exit 1, every requirement fails, each says which TODO is missing,
     and the traceback shows the learner's file only."""
-    code, report = check_folder(exercise_id, exercise_folder(lab, exercise_id) / "starter", tmp_path)
+    code, report = catalogue.report(exercise_id, verify.STARTER)
     assert code == 1 and report["verdict"] == "failed", report
     assert report["requirements"] and not any(r["passed"] for r in report["requirements"]), report
     for requirement in report["requirements"]:
@@ -160,8 +125,3 @@ def assert_starter_fails_usefully(exercise_id: str, lab: str, tmp_path: Path) ->
     assert traceback and any(name in traceback for name in starter_files), traceback
     assert "check.py" not in traceback and "labs/_exercise" not in traceback, traceback
     return report
-
-
-def check_wrong_solution(exercise_id: str, name: str, tmp_path: Path) -> tuple[int, dict[str, Any]]:
-    """Plant the slip `name` in the reference solution and check it: (exit code, the --json report)."""
-    return check_folder(exercise_id, build_wrong_solution(exercise_id, name, tmp_path), tmp_path)

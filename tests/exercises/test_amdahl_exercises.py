@@ -1,25 +1,41 @@
-"""The amdahl lab's exercise, checked as a learner checks it: `studyapp exercise check amdahl
---path DIR --json --quick` in a subprocess, on the untouched starter, the reference solution and the
-plausible wrong solutions kept as patches in tests/exercises/wrong/amdahl/NAME.yaml."""
+"""The amdahl lab's exercises (amdahl, measure-resources), checked as a learner checks them: the
+untouched starter, the reference solution and the plausible wrong solutions kept as patches in
+tests/exercises/wrong/ID/NAME.yaml. Those runs are the session's `catalogue` (each checked once,
+judged generically by test_catalogue.py); this file checks what their messages say, and plants a
+few more edits by hand.
+
+measure-resources' verdicts involve clocks, so its checker compares the learner's numbers with its
+own measurement of the same call in the same run, and says `undecided` — never `failed` — when the
+machine is too busy to tell; these tests hold on a busy CI machine for that reason.
+"""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import REPO
-from tests.exercises.exercise_runs import check_folder, check_wrong_solution, failed
+import pytest
 
-EXERCISE = REPO / "labs" / "amdahl" / "exercises" / "amdahl"
+from studyapp.cli import main
+from tests.exercises.exercise_runs import (
+    Catalogue,
+    assert_starter_fails_usefully,
+    check_folder,
+    exercise_folder,
+    failed,
+    wrong_solutions,
+)
+
+EXERCISE = exercise_folder("amdahl", "amdahl")
 
 
-def check(folder: Path, tmp_path: Path) -> tuple[int, dict[str, Any]]:
-    return check_folder("amdahl", folder, tmp_path)
+# -- amdahl --------------------------------------------------------------------------------------
 
 
-def test_starter_fails_on_each_todo(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check(EXERCISE / "starter", tmp_path)
+def test_starter_fails_on_each_todo(catalogue: Catalogue) -> None:
+    code, result = catalogue.report("amdahl", "starter")
     assert code == 1
     problems = failed(result)
     assert set(problems) == {"amdahl_speedup() runs", "gustafson_speedup() runs", "karp_flatt() runs"}
@@ -27,14 +43,14 @@ def test_starter_fails_on_each_todo(isolated_home: Path, tmp_path: Path) -> None
     assert result["learner_traceback"].startswith("Traceback")
 
 
-def test_solution_passes_every_property(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check(EXERCISE / "solution", tmp_path)
+def test_solution_passes_every_property(catalogue: Catalogue) -> None:
+    code, result = catalogue.report("amdahl", "solution")
     assert (code, result["verdict"]) == (0, "passed"), failed(result)
     assert len(result["requirements"]) == 7
 
 
-def test_parallel_and_serial_fractions_swapped_is_caught(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check_wrong_solution("amdahl", "p-is-serial", tmp_path)
+def test_parallel_and_serial_fractions_swapped_is_caught(catalogue: Catalogue) -> None:
+    code, result = catalogue.wrong("amdahl", "p-is-serial")
     assert code == 1
     problems = failed(result)
     assert (
@@ -43,8 +59,8 @@ def test_parallel_and_serial_fractions_swapped_is_caught(isolated_home: Path, tm
     assert "impossible inputs raise ValueError" not in problems  # only the maths is wrong
 
 
-def test_missing_input_checks_are_caught(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check_wrong_solution("amdahl", "no-validation", tmp_path)
+def test_missing_input_checks_are_caught(catalogue: Catalogue) -> None:
+    code, result = catalogue.wrong("amdahl", "no-validation")
     assert code == 1
     problems = failed(result)
     assert set(problems) == {"impossible inputs raise ValueError"}
@@ -54,7 +70,7 @@ def test_missing_input_checks_are_caught(isolated_home: Path, tmp_path: Path) ->
     )
 
 
-def test_a_limit_below_one_over_serial_is_caught(isolated_home: Path, tmp_path: Path) -> None:
+def test_a_limit_below_one_over_serial_is_caught(tmp_path: Path) -> None:
     """A 'speedup' capped at n (min(n, 1/(1-p))) is monotone but wrong in between and at the limit."""
     folder = tmp_path / "capped"
     shutil.copytree(EXERCISE / "solution", folder)
@@ -66,6 +82,93 @@ def test_a_limit_below_one_over_serial_is_caught(isolated_home: Path, tmp_path: 
         ),
         encoding="utf-8",
     )
-    code, result = check(folder, tmp_path)
+    code, result = check_folder("amdahl", folder, tmp_path)
     assert code == 1
     assert "amdahl_speedup follows S = 1 / ((1 − p) + p / n)" in failed(result)
+
+
+# -- measure-resources ---------------------------------------------------------------------------
+
+ID = "measure-resources"
+LAB = "amdahl"
+
+EXPECTED_SLIPS = {
+    "current-not-peak": ("peak_memory_bytes: the peak of a known allocation", "report the peak"),
+    "one-clock": ("io_wait_share: a sleep-heavy function waits", "same clock twice"),
+    "waits-after-each-submit": ("parallel_efficiency: 4 tasks really run at once", ".result()"),
+    "speedup-not-efficiency": (
+        "parallel_efficiency: speedup = serial / parallel, efficiency = speedup / workers",
+        "divide it by the number of workers",
+    ),
+}
+
+
+def test_measure_resources_every_wrong_solution_on_disk_has_an_expected_slip() -> None:
+    assert set(wrong_solutions(ID)) == set(EXPECTED_SLIPS)
+
+
+def test_measure_resources_is_listed_under_the_amdahl_lab_for_checklist_item_1(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["exercise", "list", "--json"]) == 0
+    listed = {row["id"]: row for row in json.loads(capsys.readouterr().out)}
+    assert listed[ID]["lab"] == LAB and listed[ID]["checklist"] == ["measure-resources"]
+    hints = (exercise_folder(LAB, ID) / "hints.md").read_text(encoding="utf-8")
+    assert len([h for h in hints.split("\n---\n") if h.strip()]) >= 3
+
+
+def test_measure_resources_untouched_starter_fails_and_says_what_to_write(catalogue: Catalogue) -> None:
+    report = assert_starter_fails_usefully(catalogue, ID, LAB)
+    assert {r["name"] for r in report["requirements"]} == {
+        "peak_memory_bytes() runs",
+        "io_wait_share() runs",
+        "parallel_efficiency() runs",
+    }
+
+
+def _passed_or_busy(code: int, report: dict[str, Any]) -> None:
+    """passed, or undecided because the machine was busy — with every other requirement passed."""
+    if report["verdict"] == "undecided":
+        assert code == 1
+        assert all("check again" in message for message in failed(report).values()), failed(report)
+    else:
+        assert code == 0 and report["verdict"] == "passed", failed(report)
+
+
+def test_measure_resources_reference_solution_passes(catalogue: Catalogue) -> None:
+    code, report = catalogue.report(ID, "solution")
+    _passed_or_busy(code, report)
+    assert len(report["requirements"]) == 8
+
+
+@pytest.mark.parametrize("wrong", sorted(EXPECTED_SLIPS))
+def test_measure_resources_wrong_solution_fails_and_names_the_slip(wrong: str, catalogue: Catalogue) -> None:
+    code, report = catalogue.wrong(ID, wrong)
+    assert code == 1 and report["verdict"] == "failed", report
+    requirement, fragment = EXPECTED_SLIPS[wrong]
+    failures = failed(report)
+    assert requirement in failures, failures
+    assert fragment in failures[requirement], failures[requirement]
+
+
+def test_measure_resources_machine_too_busy_for_the_cpu_bound_function_is_undecided_not_failed(
+    tmp_path: Path,
+) -> None:
+    """A learner whose io_wait_share is right, on a machine that (as far as any clock can tell)
+    keeps the CPU-bound function waiting: here the waiting is planted inside the measured window,
+    so the checker's outside measurement sees it too. The verdict must be undecided, after the
+    checker measured again, and the message must say why."""
+    solution = (exercise_folder(LAB, ID) / "solution" / "resources.py").read_text(encoding="utf-8")
+    busy = solution.replace(
+        "    func(*args)\n    cpu = time.process_time() - cpu_start",
+        "    func(*args)\n    time.sleep(0.4)  # stands in for a busy machine: waiting nobody asked for\n"
+        "    cpu = time.process_time() - cpu_start",
+    )
+    assert busy != solution
+    folder = tmp_path / "busy"
+    folder.mkdir()
+    (folder / "resources.py").write_text(busy, encoding="utf-8")
+    code, report = check_folder(ID, folder, tmp_path)
+    assert code == 1 and report["verdict"] == "undecided", report
+    (message,) = failed(report).values()
+    assert "too busy" in message and "3 tries" in message and "check again" in message

@@ -1,6 +1,7 @@
-"""The benchmark lab's exercises, checked as a learner checks them: `studyapp exercise check ID
---path DIR --json --quick` in a subprocess, on the untouched starter, the reference solution and a
-plausible wrong solution (a patch in tests/exercises/wrong/ID/NAME.yaml)."""
+"""The benchmark lab's exercises, checked as a learner checks them: the untouched starter, the
+reference solution and a plausible wrong solution (a patch in tests/exercises/wrong/ID/NAME.yaml)
+come from the session's `catalogue` (each checked once, judged generically by test_catalogue.py);
+this file checks what their messages say and checks a few more edits planted by hand."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.exercises.exercise_runs import check_folder, check_wrong_solution, failed
+from tests.exercises.exercise_runs import Catalogue, check_folder, failed
 
 EXERCISES = REPO / "labs" / "benchmark" / "exercises"
 
@@ -18,8 +19,8 @@ EXERCISES = REPO / "labs" / "benchmark" / "exercises"
 # -- pytest-benchmark ----------------------------------------------------------------------------
 
 
-def test_pytest_benchmark_starter_fails_and_says_what_to_do(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check_folder("pytest-benchmark", EXERCISES / "pytest-benchmark" / "starter", tmp_path)
+def test_pytest_benchmark_starter_fails_and_says_what_to_do(catalogue: Catalogue) -> None:
+    code, result = catalogue.report("pytest-benchmark", "starter")
     assert code == 1 and result["verdict"] == "failed"
     problems = failed(result)
     assert "skipped test measures nothing" in problems["pytest runs your file and its tests pass"]
@@ -27,20 +28,20 @@ def test_pytest_benchmark_starter_fails_and_says_what_to_do(isolated_home: Path,
     assert "insertion_sort is benchmarked" in problems
 
 
-def test_pytest_benchmark_solution_passes(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check_folder("pytest-benchmark", EXERCISES / "pytest-benchmark" / "solution", tmp_path)
+def test_pytest_benchmark_solution_passes(catalogue: Catalogue) -> None:
+    code, result = catalogue.report("pytest-benchmark", "solution")
     assert (code, result["verdict"]) == (0, "passed"), failed(result)
     messages = {r["name"]: r["message"] for r in result["requirements"]}
     assert "group 'sort'" in messages["both benchmarks are in one group"]
     assert "rounds=20" in messages["insertion_sort is timed with benchmark.pedantic and a setup"]
     assert "median" in messages["insertion_sort is benchmarked"]  # the measured numbers are shown
-    workspace = tmp_path / "pytest-benchmark-solution"
+    workspace = Path(result["workspace"])
     assert sorted(p.name for p in workspace.iterdir()) == ["sorting.py", "test_sorting_bench.py"]
 
 
-def test_pytest_benchmark_reused_input_is_caught(isolated_home: Path, tmp_path: Path) -> None:
+def test_pytest_benchmark_reused_input_is_caught(catalogue: Catalogue) -> None:
     """pedantic(args=(numbers,)) sorts one list in place: every round after the first is sorted."""
-    code, result = check_wrong_solution("pytest-benchmark", "reused-list", tmp_path)
+    code, result = catalogue.wrong("pytest-benchmark", "reused-list")
     assert code == 1
     problems = failed(result)
     assert set(problems) == {
@@ -77,27 +78,32 @@ def test_pytest_benchmark_other_mistakes(
 # -- regression-check ----------------------------------------------------------------------------
 
 
-def test_regression_check_starter_fails_with_its_todo(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check_folder("regression-check", EXERCISES / "regression-check" / "starter", tmp_path)
+def test_regression_check_starter_fails_with_its_todo(catalogue: Catalogue) -> None:
+    code, result = catalogue.report("regression-check", "starter")
     assert code == 1 and result["verdict"] == "failed"
     message = failed(result)["compare_runs(old, new) runs"]
     assert "NotImplementedError" in message and "compare_runs.py:" in message
     assert "compare_runs.py" in (result["learner_traceback"] or "")
 
 
-def test_regression_check_solution_passes_every_planted_pair(isolated_home: Path, tmp_path: Path) -> None:
+def test_regression_check_solution_passes_every_planted_pair(catalogue: Catalogue, tmp_path: Path) -> None:
     for attempt in range(3):  # fresh planted pairs each check: the contract holds for every seed
-        code, result = check_folder(
-            "regression-check", EXERCISES / "regression-check" / "solution", tmp_path / str(attempt)
+        # the first is the catalogue's run of the solution; two more checks plant new pairs
+        code, result = (
+            catalogue.report("regression-check", "solution")
+            if attempt == 0
+            else check_folder(
+                "regression-check", EXERCISES / "regression-check" / "solution", tmp_path / str(attempt)
+            )
         )
         assert (code, result["verdict"]) == (0, "passed"), failed(result)
         assert len(result["requirements"]) == 8
 
 
-def test_regression_check_fixed_threshold_raises_false_alarms(isolated_home: Path, tmp_path: Path) -> None:
+def test_regression_check_fixed_threshold_raises_false_alarms(catalogue: Catalogue) -> None:
     """A fixed 10 % threshold on the median flags two runs of the same code as a change (the planted
     pairs are drawn afresh each run, so it may also trip on the 5 %-in-noise pair: both are the slip)."""
-    code, result = check_wrong_solution("regression-check", "fixed-threshold", tmp_path)
+    code, result = catalogue.wrong("regression-check", "fixed-threshold")
     assert code == 1
     problems = failed(result)
     assert "two runs of the same code are unchanged" in problems

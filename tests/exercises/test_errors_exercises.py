@@ -1,8 +1,9 @@
 """The errors lab's exercises (bias-variance, confusion, imbalance), checked as a learner checks:
 the untouched starter fails with messages that say what to write, the reference solution passes,
 and every plausible wrong solution (a patch in tests/exercises/wrong/ID/NAME.yaml) fails with a message naming the
-slip. The checkers plant fresh data (a new seed) on every run, so these tests see new cases each
-time; their verdicts do not depend on timing.
+slip. The runs are the session's `catalogue` (each variant checked once, judged generically by
+test_catalogue.py); this file checks what their messages say. The checkers plant fresh data (a new
+seed) on every run, so these tests see new cases each time; their verdicts do not depend on timing.
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from studyapp.cli import main
 from tests.exercises.exercise_runs import (
+    Catalogue,
     assert_starter_fails_usefully,
-    check_folder,
-    check_wrong_solution,
     exercise_folder,
     failed,
     wrong_solutions,
@@ -52,8 +52,9 @@ def test_every_wrong_solution_on_disk_has_an_expected_slip() -> None:
     assert all(len(wrong_solutions(e)) >= 1 for e in EXERCISES)
 
 
-def test_the_exercises_are_listed_with_their_checklist_items() -> None:
-    listed = {row["id"]: row for row in json.loads(run_cli("exercise", "list", "--json").stdout)}
+def test_the_exercises_are_listed_with_their_checklist_items(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["exercise", "list", "--json"]) == 0
+    listed = {row["id"]: row for row in json.loads(capsys.readouterr().out)}
     expected = {
         "bias-variance": ["bias-variance"],
         "confusion": ["confusion-matrix"],
@@ -69,22 +70,22 @@ def test_the_exercises_are_listed_with_their_checklist_items() -> None:
 
 
 @pytest.mark.parametrize("exercise_id", EXERCISES)
-def test_the_untouched_starter_fails_and_says_what_to_write(exercise_id: str, tmp_path: Path) -> None:
-    assert_starter_fails_usefully(exercise_id, "errors", tmp_path)
+def test_the_untouched_starter_fails_and_says_what_to_write(exercise_id: str, catalogue: Catalogue) -> None:
+    assert_starter_fails_usefully(catalogue, exercise_id, "errors")
 
 
 @pytest.mark.parametrize("exercise_id", EXERCISES)
-def test_the_reference_solution_passes(exercise_id: str, tmp_path: Path) -> None:
-    code, report = check_folder(exercise_id, exercise_folder("errors", exercise_id) / "solution", tmp_path)
+def test_the_reference_solution_passes(exercise_id: str, catalogue: Catalogue) -> None:
+    code, report = catalogue.report(exercise_id, "solution")
     assert code == 0 and report["verdict"] == "passed", failed(report)
     assert len(report["requirements"]) >= 5
 
 
 @pytest.mark.parametrize(("exercise_id", "wrong"), sorted(EXPECTED_SLIPS))
 def test_a_plausible_wrong_solution_fails_and_names_the_slip(
-    exercise_id: str, wrong: str, tmp_path: Path
+    exercise_id: str, wrong: str, catalogue: Catalogue
 ) -> None:
-    code, report = check_wrong_solution(exercise_id, wrong, tmp_path)
+    code, report = catalogue.wrong(exercise_id, wrong)
     assert code == 1 and report["verdict"] == "failed", report
     requirement, fragment = EXPECTED_SLIPS[(exercise_id, wrong)]
     failures = failed(report)
@@ -94,8 +95,8 @@ def test_a_plausible_wrong_solution_fails_and_names_the_slip(
     assert len(failures) < len(report["requirements"]), failures
 
 
-def test_a_crash_in_the_learners_code_shows_their_traceback_only(tmp_path: Path) -> None:
-    code, report = check_wrong_solution("confusion", "divides-by-zero", tmp_path)
+def test_a_crash_in_the_learners_code_shows_their_traceback_only(catalogue: Catalogue) -> None:
+    code, report = catalogue.wrong("confusion", "divides-by-zero")
     assert code == 1
     traceback = report["learner_traceback"]
     assert 'File "confusion.py"' in traceback and "ZeroDivisionError" in traceback

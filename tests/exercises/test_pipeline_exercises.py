@@ -1,29 +1,32 @@
-"""The pipeline lab's exercise, checked as a learner checks it: `studyapp exercise check pipeline
---path DIR --json --quick` in a subprocess, on the untouched starter, the reference solution and the
-plausible wrong solutions kept as patches in tests/exercises/wrong/pipeline/NAME.yaml.
+"""The pipeline lab's exercise, checked as a learner checks it: the untouched starter, the reference
+solution and the plausible wrong solutions kept as patches in tests/exercises/wrong/pipeline/NAME.yaml
+come from the session's `catalogue` (each checked once, judged generically by test_catalogue.py);
+this file checks what their messages say.
 
 The throughput requirement is measured. The solution must pass; `undecided` is accepted only when
 the checker says why — the reference, measured in the same rounds, fell short too (a busy machine).
+A measured number is asserted as a band, never as formatted text: the machine is shared.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+import re
 
-from tests.conftest import REPO
-from tests.exercises.exercise_runs import check_folder, check_wrong_solution, failed
+from tests.exercises.exercise_runs import Catalogue, failed
 
-EXERCISE = REPO / "labs" / "pipeline" / "exercises" / "pipeline"
 SPEED = "throughput ≈ 1 / slowest stage (measured)"
 
 
-def check(folder: Path, tmp_path: Path) -> tuple[int, dict[str, Any]]:
-    return check_folder("pipeline", folder, tmp_path)
+def measured_throughput(message: str) -> float:
+    """The learner's median throughput, as a share of theory, that a speed message reports
+    ("throughput 0.33× of 1 / slowest stage (interval …)", labs._exercise.decide_with_control)."""
+    found = re.search(r"throughput (\d+(?:\.\d+)?)×", message)
+    assert found, message
+    return float(found.group(1))
 
 
-def test_starter_fails_where_the_todos_are(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check(EXERCISE / "starter", tmp_path)
+def test_starter_fails_where_the_todos_are(catalogue: Catalogue) -> None:
+    code, result = catalogue.report("pipeline", "starter")
     assert code == 1 and result["verdict"] == "failed"
     problems = failed(result)
     assert (
@@ -32,12 +35,14 @@ def test_starter_fails_where_the_todos_are(isolated_home: Path, tmp_path: Path) 
     )
     assert "NotImplementedError: TODO: bottleneck(report)" in problems["bottleneck() names the slowest stage"]
     assert "NotImplementedError" in problems["relieve() spends the threads on the bottleneck"]
-    assert "0.33×" in problems[SPEED]  # one thread on a 15 ms stage: a third of 1 / 5 ms
+    # one thread on a 15 ms stage: at most a third of 1 / 5 ms (0.33×), less when sleeps overshoot
+    assert SPEED in problems  # not passed: yours / the reference's ≈ 0.35, below any busy-machine excuse
+    assert 0.2 <= measured_throughput(problems[SPEED]) <= 0.4, problems[SPEED]
     assert "pipeline.py" in (result["learner_traceback"] or "")
 
 
-def test_solution_passes_or_the_machine_is_shown_too_busy(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check(EXERCISE / "solution", tmp_path)
+def test_solution_passes_or_the_machine_is_shown_too_busy(catalogue: Catalogue) -> None:
+    code, result = catalogue.report("pipeline", "solution")
     problems = failed(result)
     if result["verdict"] == "undecided":  # the noise path, and only that: nothing else may fail
         assert set(problems) == {SPEED} and "too busy to tell" in problems[SPEED], problems
@@ -49,8 +54,8 @@ def test_solution_passes_or_the_machine_is_shown_too_busy(isolated_home: Path, t
     assert "the reference's" in speed and "rounds" in speed
 
 
-def test_a_lock_around_work_is_caught_by_concurrency_and_speed(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check_wrong_solution("pipeline", "lock-around-work", tmp_path)
+def test_a_lock_around_work_is_caught_by_concurrency_and_speed(catalogue: Catalogue) -> None:
+    code, result = catalogue.wrong("pipeline", "lock-around-work")
     assert code == 1 and result["verdict"] == "failed"
     problems = failed(result)
     assert set(problems) == {"the slow stage runs its threads at the same time", SPEED}
@@ -59,26 +64,24 @@ def test_a_lock_around_work_is_caught_by_concurrency_and_speed(isolated_home: Pa
     )
 
 
-def test_one_done_marker_for_many_threads_hangs_and_is_explained(isolated_home: Path, tmp_path: Path) -> None:
-    code, result = check_wrong_solution("pipeline", "one-done-marker", tmp_path)
+def test_one_done_marker_for_many_threads_hangs_and_is_explained(catalogue: Catalogue) -> None:
+    code, result = catalogue.wrong("pipeline", "one-done-marker")
     assert code == 1
     (message,) = failed(result).values()
     assert "did not finish within" in message and "_DONE" in message
 
 
-def test_busy_time_not_shared_among_threads_names_the_wrong_stage(
-    isolated_home: Path, tmp_path: Path
-) -> None:
-    code, result = check_wrong_solution("pipeline", "busy-not-per-thread", tmp_path)
+def test_busy_time_not_shared_among_threads_names_the_wrong_stage(catalogue: Catalogue) -> None:
+    code, result = catalogue.wrong("pipeline", "busy-not-per-thread")
     assert code == 1
     problems = failed(result)
     assert set(problems) - {SPEED} == {"bottleneck() names the slowest stage"}
     assert "you said 'transform'" in problems["bottleneck() names the slowest stage"]
 
 
-def test_busy_time_that_includes_waiting_is_caught(isolated_home: Path, tmp_path: Path) -> None:
+def test_busy_time_that_includes_waiting_is_caught(catalogue: Catalogue) -> None:
     """Starting the clock before get() counts a starved stage's waiting as work."""
-    code, result = check_wrong_solution("pipeline", "busy-includes-waiting", tmp_path)
+    code, result = catalogue.wrong("pipeline", "busy-includes-waiting")
     assert code == 1
     problems = failed(result)
     assert "not the waiting in get()/put()" in problems["busy_s is the time spent inside work()"]

@@ -2,21 +2,20 @@
 
 For every exercise: the untouched starter fails (exit 1) with messages a learner can act on, the
 reference solution passes (exit 0), and each plausible wrong solution kept in
-tests/exercises/wrong/ID/NAME.yaml (a patch on the solution) fails (exit 1) — all through
-`studyapp exercise check ID --path DIR --json --quick` in a subprocess.
+tests/exercises/wrong/ID/NAME.yaml (a patch on the solution) fails (exit 1). The runs are the
+session's `catalogue` (each variant checked once, judged generically by test_catalogue.py); this
+file checks what their messages say.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_cli
-from tests.exercises.exercise_runs import check_folder, check_wrong_solution, failed, wrong_solutions
+from studyapp.cli import main
+from tests.exercises.exercise_runs import Catalogue, failed, wrong_solutions
 
-EXERCISES = REPO / "labs" / "profiler" / "exercises"
 IDS = ["trace-handler", "schedule", "find-the-bottleneck", "tensorboard-logdir"]
 
 pytestmark = pytest.mark.skipif(
@@ -24,8 +23,9 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def test_every_profiler_exercise_has_a_kept_wrong_solution() -> None:
-    listed = json.loads(run_cli("exercise", "list", "--json").stdout)
+def test_every_profiler_exercise_has_a_kept_wrong_solution(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["exercise", "list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
     profiler = {row["id"] for row in listed if row["lab"] == "profiler"}
     assert profiler == set(IDS)
     for exercise_id in IDS:
@@ -35,23 +35,23 @@ def test_every_profiler_exercise_has_a_kept_wrong_solution() -> None:
 # -- trace-handler -----------------------------------------------------------------------------------
 
 
-def test_trace_handler_starter_fails_naming_the_expected_files(tmp_path: Path) -> None:
-    code, outcome = check_folder("trace-handler", EXERCISES / "trace-handler" / "starter", tmp_path)
+def test_trace_handler_starter_fails_naming_the_expected_files(catalogue: Catalogue) -> None:
+    code, outcome = catalogue.report("trace-handler", "starter")
     assert code == 1 and outcome["verdict"] == "failed"
     messages = " | ".join(failed(outcome).values())
     assert "expected steps_2-3.pt.trace.json, steps_6-7.pt.trace.json; out_dir holds trace.json" in messages
     assert "missing steps_3-5.key_averages.txt" in messages
 
 
-def test_trace_handler_solution_passes(tmp_path: Path) -> None:
-    code, outcome = check_folder("trace-handler", EXERCISES / "trace-handler" / "solution", tmp_path)
+def test_trace_handler_solution_passes(catalogue: Catalogue) -> None:
+    code, outcome = catalogue.report("trace-handler", "solution")
     assert code == 0, failed(outcome)
     assert outcome["verdict"] == "passed" and len(outcome["requirements"]) == 9
 
 
 @pytest.mark.parametrize("wrong", wrong_solutions("trace-handler"))
-def test_trace_handler_wrong_solutions_fail(wrong: str, tmp_path: Path) -> None:
-    code, outcome = check_wrong_solution("trace-handler", wrong, tmp_path)
+def test_trace_handler_wrong_solutions_fail(wrong: str, catalogue: Catalogue) -> None:
+    code, outcome = catalogue.wrong("trace-handler", wrong)
     assert code == 1 and outcome["verdict"] == "failed"
     problems = failed(outcome)
     if wrong == "sorted-by-total":
@@ -65,8 +65,8 @@ def test_trace_handler_wrong_solutions_fail(wrong: str, tmp_path: Path) -> None:
 # -- schedule ----------------------------------------------------------------------------------------
 
 
-def test_schedule_starter_fails_showing_what_it_recorded(tmp_path: Path) -> None:
-    code, outcome = check_folder("schedule", EXERCISES / "schedule" / "starter", tmp_path)
+def test_schedule_starter_fails_showing_what_it_recorded(catalogue: Catalogue) -> None:
+    code, outcome = catalogue.report("schedule", "starter")
     assert code == 1 and outcome["verdict"] == "failed"
     problems = failed(outcome)
     assert (
@@ -76,15 +76,15 @@ def test_schedule_starter_fails_showing_what_it_recorded(tmp_path: Path) -> None
     assert "set repeat" in problems["nothing is profiled after step 11"]
 
 
-def test_schedule_solution_passes(tmp_path: Path) -> None:
-    code, outcome = check_folder("schedule", EXERCISES / "schedule" / "solution", tmp_path)
+def test_schedule_solution_passes(catalogue: Catalogue) -> None:
+    code, outcome = catalogue.report("schedule", "solution")
     assert code == 0, failed(outcome)
     assert len(outcome["requirements"]) == 4
 
 
 @pytest.mark.parametrize("wrong", wrong_solutions("schedule"))
-def test_schedule_wrong_solutions_fail(wrong: str, tmp_path: Path) -> None:
-    code, outcome = check_wrong_solution("schedule", wrong, tmp_path)
+def test_schedule_wrong_solutions_fail(wrong: str, catalogue: Catalogue) -> None:
+    code, outcome = catalogue.wrong("schedule", wrong)
     assert code == 1 and outcome["verdict"] == "failed"
     problems = failed(outcome)
     if wrong == "repeat-forever":
@@ -97,28 +97,24 @@ def test_schedule_wrong_solutions_fail(wrong: str, tmp_path: Path) -> None:
 # -- find-the-bottleneck -----------------------------------------------------------------------------
 
 
-def test_find_the_bottleneck_starter_fails_asking_for_labels(tmp_path: Path) -> None:
-    code, outcome = check_folder(
-        "find-the-bottleneck", EXERCISES / "find-the-bottleneck" / "starter", tmp_path
-    )
+def test_find_the_bottleneck_starter_fails_asking_for_labels(catalogue: Catalogue) -> None:
+    code, outcome = catalogue.report("find-the-bottleneck", "starter")
     assert code == 1 and outcome["verdict"] == "failed"
     problems = failed(outcome)
     assert "no record_function label for stage:embed" in problems["run 1: every stage is labelled stage:NAME"]
     assert "you answered 'unknown'" in problems["run 2: the answer names the planted slow stage"]
 
 
-def test_find_the_bottleneck_solution_passes(tmp_path: Path) -> None:
-    code, outcome = check_folder(
-        "find-the-bottleneck", EXERCISES / "find-the-bottleneck" / "solution", tmp_path
-    )
+def test_find_the_bottleneck_solution_passes(catalogue: Catalogue) -> None:
+    code, outcome = catalogue.report("find-the-bottleneck", "solution")
     assert code == 0, failed(outcome)
     planted = [r["message"] for r in outcome["requirements"] if "planted slow stage" in r["name"]]
     assert len(planted) == 2 and planted[0] != planted[1]  # two different stages were planted
 
 
 @pytest.mark.parametrize("wrong", wrong_solutions("find-the-bottleneck"))
-def test_find_the_bottleneck_wrong_solutions_fail(wrong: str, tmp_path: Path) -> None:
-    code, outcome = check_wrong_solution("find-the-bottleneck", wrong, tmp_path)
+def test_find_the_bottleneck_wrong_solutions_fail(wrong: str, catalogue: Catalogue) -> None:
+    code, outcome = catalogue.wrong("find-the-bottleneck", wrong)
     assert code == 1 and outcome["verdict"] == "failed"
     problems = failed(outcome)
     if wrong == "picks-fastest":  # labels right, answer wrong: both runs
@@ -130,8 +126,10 @@ def test_find_the_bottleneck_wrong_solutions_fail(wrong: str, tmp_path: Path) ->
 # -- tensorboard-logdir ------------------------------------------------------------------------------
 
 
-def test_tensorboard_logdir_starter_fails_on_layout_gzip_and_the_unwritten_reader(tmp_path: Path) -> None:
-    code, outcome = check_folder("tensorboard-logdir", EXERCISES / "tensorboard-logdir" / "starter", tmp_path)
+def test_tensorboard_logdir_starter_fails_on_layout_gzip_and_the_unwritten_reader(
+    catalogue: Catalogue,
+) -> None:
+    code, outcome = catalogue.report("tensorboard-logdir", "starter")
     assert code == 1 and outcome["verdict"] == "failed"
     problems = failed(outcome)
     assert (
@@ -143,10 +141,8 @@ def test_tensorboard_logdir_starter_fails_on_layout_gzip_and_the_unwritten_reade
     assert outcome["learner_traceback"].splitlines()[1].startswith('  File "tb_logdir.py"')
 
 
-def test_tensorboard_logdir_solution_passes(tmp_path: Path) -> None:
-    code, outcome = check_folder(
-        "tensorboard-logdir", EXERCISES / "tensorboard-logdir" / "solution", tmp_path
-    )
+def test_tensorboard_logdir_solution_passes(catalogue: Catalogue) -> None:
+    code, outcome = catalogue.report("tensorboard-logdir", "solution")
     assert code == 0, failed(outcome)
     names = [r["name"] for r in outcome["requirements"]]
     assert "read_overview matches the Overview: a run the checker wrote" in names
@@ -156,8 +152,8 @@ def test_tensorboard_logdir_solution_passes(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("wrong", wrong_solutions("tensorboard-logdir"))
-def test_tensorboard_logdir_wrong_solutions_fail(wrong: str, tmp_path: Path) -> None:
-    code, outcome = check_wrong_solution("tensorboard-logdir", wrong, tmp_path)
+def test_tensorboard_logdir_wrong_solutions_fail(wrong: str, catalogue: Catalogue) -> None:
+    code, outcome = catalogue.wrong("tensorboard-logdir", wrong)
     assert code == 1 and outcome["verdict"] == "failed"
     problems = failed(outcome)
     if wrong == "summed-durations":  # nested ops counted twice: wrong on every run

@@ -1,7 +1,8 @@
 """The wrong solutions are patches on the reference solutions (tests/exercises/wrong/ID/NAME.yaml):
 each one applies exactly, plants a change, and says in one line which slip it plants. The patch
-applier itself fails loudly when an `old` text is missing or ambiguous, so a patch can never drift
-silently from the solution it edits. No checker runs here: these tests are fast."""
+applier (studyapp.exercises.verify) fails loudly when an `old` text is missing or ambiguous, so a
+patch can never drift silently from the solution it edits. No checker runs here: these tests are
+fast; test_catalogue.py runs every slip and checks it is caught."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from studyapp.exercises.verify import SlipError, replace_once
 from tests.exercises.exercise_runs import (
     WRONG,
     build_wrong_solution,
     load_wrong_solution,
-    replace_once,
     solution_folder,
     wrong_solutions,
 )
@@ -84,10 +85,10 @@ def test_a_block_is_matched_at_its_indentation_and_the_new_block_keeps_it() -> N
     ],
 )
 def test_an_old_text_found_not_exactly_once_fails_loudly(old: str, problem: str) -> None:
-    with pytest.raises(AssertionError, match=problem):
+    with pytest.raises(SlipError, match=problem):
         replace_once(SOURCE, old, "pass\n")
 
 
 def test_a_block_replaced_by_part_of_a_line_is_refused() -> None:
-    with pytest.raises(AssertionError, match="whole lines"):
+    with pytest.raises(SlipError, match="whole lines"):
         replace_once(SOURCE, "return 2\n", "return 3")
