@@ -10,7 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from studyapp import locations
+from studyapp.cli.plain import format_summary
+from studyapp.content.loader import load_content
 from studyapp.quiz.drills import Drill, all_drills, grade
+from studyapp.quiz.engine import AnswerRecord, Summary
+from studyapp.quiz.questions import all_questions
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -176,12 +181,6 @@ def test_no_drill_repeats_the_numbers_of_an_item() -> None:
 def test_plain_summary_lists_a_missed_drill_as_asked() -> None:
     """The --plain summary's missed list shows the answer rounded as asked, with its unit, not the
     raw float "8.333333333333334" (review B D3)."""
-    from studyapp.quiz.plain import format_summary
-
-    from studyapp import locations
-    from studyapp.content.loader import load_content
-    from studyapp.quiz.engine import AnswerRecord, Summary
-    from studyapp.quiz.questions import all_questions
 
     content = load_content(locations.content_dir())
     questions = all_questions(content)
