@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -24,6 +25,7 @@ from studyapp.quiz.choice import (
     choice_credits,
     generate_choice_questions,
     grade_choice,
+    stem_for,
 )
 from studyapp.quiz.engine import QuizSession, SessionOptions
 from studyapp.quiz.questions import KIND_CHOICE, KIND_DRILL, KIND_OX, parse_pick
@@ -166,7 +168,8 @@ def test_parse_pick() -> None:
 
 
 def test_engine_records_one_review_per_credited_option_and_undo_takes_all_back(shipped, store) -> None:
-    options = SessionOptions(mode="new", kind="choice", count=3, seed=2)
+    # A seed whose three keys all make clean questions (a key that cannot stays O/X: seed 3).
+    options = SessionOptions(mode="new", kind="choice", count=3, seed=4)
     session = QuizSession(shipped, store, options)
     assert session.total == 3 and all(q.kind == KIND_CHOICE for q in session.queue)
     question = session.current
@@ -218,11 +221,14 @@ def test_dump_json_prints_questions_and_touches_no_progress(isolated_home: Path,
     data = json.loads(result.stdout)
     assert len(data) == 5
     for entry in data:
-        assert entry["stem"] in STEMS.values()
+        assert entry["stem"] == stem_for(
+            entry["kind"], shipped.topics[entry["topic"]].title
+        )  # names the topic
         assert len(entry["options"]) == 4 and 0 <= entry["answer"] < 4
         assert {"item_id", "text"} == set(entry["options"][0])
         key = shipped.items[entry["options"][entry["answer"]]["item_id"]]
-        assert key.answer == ("O" if entry["stem"] == STEMS[KIND_CORRECT] else "X")
+        assert key.answer == ("O" if entry["kind"] == KIND_CORRECT else "X")
+        assert entry["stem"].endswith(STEMS[entry["kind"]].removeprefix("다음 중 "))
         assert all(shipped.items[o["item_id"]].statement == o["text"] for o in entry["options"])
     assert not (isolated_home / "progress.db").exists()
     again = run_cli("quiz", "--kind", "choice", "--dump", "5", "--json", "--seed", "1")
@@ -257,7 +263,8 @@ def test_plain_choice_session(isolated_home: Path) -> None:
     assert result.returncode == 0, result.stderr
     out = result.stdout
     # Three questions; the first is shown again after "o", which is not an option number.
-    assert out.count("]\n다음 중 옳") == 4 and out.count("(1/3)") == 2 and "(3/3)" in out
+    stems = re.findall(r"\]\n다음 중 (?:\S+ )*?(?:옳은|옳지 않은) 것은\?\n", out)  # the topic is named
+    assert len(stems) == 4 and out.count("(1/3)") == 2 and "(3/3)" in out
     for number in "1234":
         assert f"\n  {number}) " in out  # options numbered 1-4
     assert "Answer with an option number 1-4" in out  # "o" is not an option
@@ -316,7 +323,8 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "
 def test_a_wrong_pick_puts_both_statements_in_the_notebook(shipped, store, clock) -> None:
     from studyapp.quiz.engine import select_questions
 
-    session = QuizSession(shipped, store, SessionOptions(mode="new", kind="choice", count=1, seed=6))
+    # Seed 7: its one key makes a clean question (seed 6's, tp-002, is too short for one: O/X).
+    session = QuizSession(shipped, store, SessionOptions(mode="new", kind="choice", count=1, seed=7))
     question = session.current
     assert question is not None and question.choice is not None
     wrong = (question.choice.answer_index + 1) % 4

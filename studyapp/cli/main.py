@@ -25,6 +25,7 @@ from studyapp.cli.explain import add_explain_parser
 from studyapp.cli.lab import add_lab_parser
 from studyapp.cli.progress import add_progress_parser
 from studyapp.cli.quiz import add_quiz_parser
+from studyapp.content import cues
 from studyapp.content.explain import check_explain, checklist_texts
 from studyapp.content.loader import check_content
 from studyapp.content.model import Content
@@ -34,6 +35,12 @@ from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,
 from studyapp.exercises.registry import metadata_problems
 from studyapp.i18n import LANGS, Translator
 from studyapp.labrunner import registry
+from studyapp.quiz.choice_cues import choice_scores
+
+# `studyapp check`'s cue figures: seeds of generated 4-choice questions per topic, and O/X splits
+# (tests/test_cues.py and benchmarks/cue_solver.py use more).
+CHECK_SEEDS = range(3)
+CHECK_SPLITS = 10
 
 
 class _Parser(argparse.ArgumentParser):
@@ -97,11 +104,20 @@ def cmd_check(args: argparse.Namespace, t: Translator) -> int:
     content, problems = check_content(root, known_labs=set(registry.discover()))
     problems += metadata_problems(content, set(registry.discover()))  # labs/*/exercises/*/exercise.yaml
     problems += check_explain(root, checklist_texts(content))[1]  # content/explain.yaml
+    figures: list[str] = []
     if content is not None:  # near-duplicate statements and siblings: studyapp/content/similarity.py
         problems += duplicate_problems(content, base=Path.cwd())
+        # Item-writing cues (studyapp/content/cues.py), the 4-choice part over generated questions.
+        cue_report = cues.lint(
+            content, choice_scores(content, CHECK_SEEDS), base=Path.cwd(), splits=CHECK_SPLITS
+        )
+        problems += cue_report.problems
+        figures = cues.format_figures(cue_report)
     errors = [p for p in problems if not p.warning]
     for problem in problems:
         print(problem.format(Path.cwd()), file=sys.stderr if not problem.warning else sys.stdout)
+    for line in figures:
+        print(line)
     if errors or content is None:
         print(t("check.failed", count=len(errors)), file=sys.stderr)
         return EXIT_USAGE

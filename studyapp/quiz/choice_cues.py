@@ -1,0 +1,39 @@
+"""The cue-only solver (`studyapp.content.cues`) run over generated 4-choice questions.
+
+The solver lives with the content (it reads only text); the generator lives here, a floor above.
+This module joins them for `studyapp check`, `tests/test_cues.py` and `benchmarks/cue_solver.py`:
+for every topic, a batch of questions from that topic's items alone (as `studyapp quiz --kind
+choice --topic T` builds them) for each of several seeds, scored together.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+from studyapp.content.cues import ChoiceCase, ChoiceCueScore, choice_cue_score
+from studyapp.content.model import Content
+from studyapp.quiz.choice import ChoiceBuilder, choice_case, generate_choice_questions, topic_titles
+
+DEFAULT_SEEDS = tuple(range(5))
+
+
+def topic_cases(content: Content, topic: str, seeds: Iterable[int] = DEFAULT_SEEDS) -> list[ChoiceCase]:
+    """Every question a batch per seed builds from `topic`'s own items (as many as it can)."""
+    items = content.items_for_topic(topic)
+    builder = ChoiceBuilder(items, titles=topic_titles(content))
+    cases: list[ChoiceCase] = []
+    for seed in seeds:
+        questions = generate_choice_questions(items, len(items), random.Random(seed), builder=builder)
+        cases += [choice_case(question) for question in questions]
+    return cases
+
+
+def choice_scores(content: Content, seeds: Iterable[int] = DEFAULT_SEEDS) -> dict[str, ChoiceCueScore]:
+    """The 4-choice solver's figures per topic (topics with items only)."""
+    seeds = tuple(seeds)
+    return {
+        topic.id: choice_cue_score(topic_cases(content, topic.id, seeds))
+        for topic in content.ordered_topics()
+        if content.items_for_topic(topic.id)
+    }
