@@ -68,17 +68,20 @@ LENGTH_BAND = 1.6
 LENGTH_OUTLIER = 1.2
 # What one strategy may earn above chance over a session, in questions' worth: after n questions
 # a cue-only solver is right at most n/4 + CUE_ALLOWANCE times (per topic and overall).
-CUE_ALLOWANCE = 1.0
+CUE_ALLOWANCE = 0.75
 CHANCE = 1 / OPTION_COUNT
 # Distractor sets drawn at random per key; then, when there are at most EXHAUSTIVE_LIMIT sets
 # (about 14 candidates), every set in turn, so that a small topic yields a question whenever one
 # exists. A large topic relies on the draws: a key they miss is not asked.
-RANDOM_DRAWS = 80
+RANDOM_DRAWS = 40
 EXHAUSTIVE_LIMIT = 400
 # Clean sets compared per key (enough to find one that keeps every strategy near chance), and
 # sets whose cues are weighed at most, per key.
-SETS_SCORED = 12
-SCORING_LIMIT = 120
+SETS_SCORED = 8
+SCORING_LIMIT = 60
+# A batch stops after this many keys in a row of the kind it needs make no clean question (what
+# is left of the topic is used up, or would tip a cue past its allowance).
+MAX_FAILED_KEYS = 12
 # Small preferences between sets that fit equally well (in units of the cue objective).
 OFF_SECTION_COST = 0.02
 NOT_PREFERRED_COST = 0.05
@@ -263,6 +266,8 @@ class ChoiceBuilder:
         for item in sorted(self.items.values(), key=lambda i: i.id):
             self._by_topic[item.topic].append(item)
         self._apart: dict[tuple[str, str], bool] = {}
+        # Keys no distractor set can serve (lengths, closeness), whatever the session: not searched again.
+        self._hopeless: set[str] = set()
         self._lengths = {item.id: text_length(item.statement) for item in self.items.values()}
         self._absolute = {item.id: has_absolute_word(item.statement) for item in self.items.values()}
         self._hedged = {item.id: has_hedge(item.statement) for item in self.items.values()}
@@ -313,11 +318,15 @@ class ChoiceBuilder:
         rng.shuffle(candidates)
         avoid_set, prefer_set = set(avoid), set(prefer)
         fresh = [item for item in candidates if item.id not in avoid_set]
+        if key.id in self._hopeless:
+            return None
         search = _SetSearch(self, key, session, prefer_set, avoid_set)
         search.run(fresh, rng)
         if not search.found:  # no fresh set is clean: items already used may fill in
             search.run(candidates, rng)
         if not search.found:
+            if not search.scored:  # not one set passes the rules that do not depend on the session
+                self._hopeless.add(key.id)
             return None
         _, _, distractors, credits = min(search.found.values(), key=lambda entry: (entry[0], entry[1]))
         question = build_choice_question(
@@ -491,13 +500,15 @@ def generate_choice_questions(
     last_kind = rng.choice(KINDS)
 
     def next_question(kind: str) -> ChoiceQuestion | None:
-        while waiting[kind]:
+        failed = 0
+        while waiting[kind] and failed < MAX_FAILED_KEYS:
             key = waiting[kind].pop()
             if key.id in used or not builder.can_key(key):
                 continue
             question = builder.question_for(key, rng, avoid=used, session=session)
             if question is not None:
                 return question
+            failed += 1
         return None
 
     while len(questions) < count:

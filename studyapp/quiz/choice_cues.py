@@ -13,15 +13,21 @@ from collections.abc import Iterable
 
 from studyapp.content.cues import ChoiceCase, ChoiceCueScore, choice_cue_score
 from studyapp.content.model import Content
+from studyapp.content.similarity import SimilarityIndex
 from studyapp.quiz.choice import ChoiceBuilder, choice_case, generate_choice_questions, topic_titles
 
 DEFAULT_SEEDS = tuple(range(5))
 
 
-def topic_cases(content: Content, topic: str, seeds: Iterable[int] = DEFAULT_SEEDS) -> list[ChoiceCase]:
+def topic_cases(
+    content: Content,
+    topic: str,
+    seeds: Iterable[int] = DEFAULT_SEEDS,
+    builder: ChoiceBuilder | None = None,
+) -> list[ChoiceCase]:
     """Every question a batch per seed builds from `topic`'s own items (as many as it can)."""
+    builder = builder or ChoiceBuilder(content.items.values(), titles=topic_titles(content))
     items = content.items_for_topic(topic)
-    builder = ChoiceBuilder(items, titles=topic_titles(content))
     cases: list[ChoiceCase] = []
     for seed in seeds:
         questions = generate_choice_questions(items, len(items), random.Random(seed), builder=builder)
@@ -29,11 +35,15 @@ def topic_cases(content: Content, topic: str, seeds: Iterable[int] = DEFAULT_SEE
     return cases
 
 
-def choice_scores(content: Content, seeds: Iterable[int] = DEFAULT_SEEDS) -> dict[str, ChoiceCueScore]:
-    """The 4-choice solver's figures per topic (topics with items only)."""
+def choice_scores(
+    content: Content, seeds: Iterable[int] = DEFAULT_SEEDS, index: SimilarityIndex | None = None
+) -> dict[str, ChoiceCueScore]:
+    """The 4-choice solver's figures per topic (topics with items only). `index`: the bank's
+    similarity index when the caller has one (`studyapp check` does)."""
     seeds = tuple(seeds)
+    builder = ChoiceBuilder(content.items.values(), index=index, titles=topic_titles(content))
     return {
-        topic.id: choice_cue_score(topic_cases(content, topic.id, seeds))
+        topic.id: choice_cue_score(topic_cases(content, topic.id, seeds, builder))
         for topic in content.ordered_topics()
         if content.items_for_topic(topic.id)
     }
