@@ -35,7 +35,7 @@ import math
 import random
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from studyapp.content.cues import ChoiceCase, Form, form_credits, has_absolute_word, has_hedge, text_length
@@ -303,8 +303,10 @@ class ChoiceBuilder:
         else fits; `prefer` (e.g. items already studied) and the key's section are tried first.
         `session` carries the position bag and the cue surplus across a session's questions.
         """
+        if key.id not in self.items:  # not in this builder's bank: nothing to compare it with
+            return None
         session = session or ChoiceSession(rng)
-        key_length = self._lengths.get(key.id, text_length(key.statement))
+        key_length = self._lengths[key.id]
         candidates = [
             item
             for item in self._by_topic.get(key.topic, ())
@@ -351,19 +353,14 @@ class ChoiceBuilder:
         made = self.question_for(key, rng, avoid=others, session=session) if key is not None else None
         if made is not None and made.options != original.options:
             return made
-        distractors = list(original.distractors)
-        position = session.next_position(avoid=original.answer_index)
-        for _ in range(8):  # reshuffle until the order differs (four options: almost always at once)
-            question = build_choice_question(
-                original.key,
-                distractors,
-                rng,
-                position=position,
-                topic_title=self.titles.get(original.topic),
-            )
-            if question.options != original.options:
-                return question
-        return replace(question, options=tuple(reversed(question.options)), answer_index=3 - position)
+        # The same four, the key moved to another place (so the order differs too).
+        return build_choice_question(
+            original.key,
+            original.distractors,
+            rng,
+            position=session.next_position(avoid=original.answer_index),
+            topic_title=self.titles.get(original.topic),
+        )
 
 
 class _SetSearch:
@@ -554,11 +551,6 @@ def _default_keys(pool: Sequence[Item], rng: random.Random) -> list[Item]:
                 ordered.append(first.pop())
                 answer = "X" if answer == "O" else "O"
     return ordered
-
-
-def fresh_question(content: Content, original: ChoiceQuestion, rng: random.Random) -> ChoiceQuestion:
-    """`ChoiceBuilder.fresh_question` with the bank's shared builder."""
-    return shared_builder(content).fresh_question(original, rng)
 
 
 def retry_choice_questions(
