@@ -11,9 +11,14 @@ import pytest
 from studyapp.content.loader import load_content
 from studyapp.content.similarity import (
     ERROR_SCORE,
+    MIRROR_ANTONYM,
+    MIRROR_NEGATION,
+    MIRROR_NUMBER,
+    MIRROR_WORDING,
     WARNING_SCORE,
     SimilarityIndex,
     duplicate_problems,
+    mirror_change,
     normalise,
     numbers_in,
 )
@@ -142,3 +147,55 @@ def test_check_on_shipped_content_passes() -> None:
     result = run_cli("check")
     assert result.returncode == 0, result.stderr
     assert "near-duplicate" not in result.stderr  # errors go to stderr; the bank has none
+
+
+def test_mirror_change_names_what_differs() -> None:
+    base = "데모 프로파일러는 GPU 커널 시간을 측정한다."
+    assert mirror_change(base, "데모 프로파일러는 GPU 커널 시간을 측정하지 않는다.") == MIRROR_NEGATION
+    assert (
+        mirror_change("배치 크기를 키우면 처리량이 증가한다.", "배치 크기를 키우면 처리량이 감소한다.")
+        == MIRROR_ANTONYM
+    )
+    assert mirror_change("스텝 2~4가 기록된다.", "스텝 2~3이 기록된다.") == MIRROR_NUMBER
+    assert mirror_change(base, "데모 프로파일러는 CPU 커널 시간을 측정한다.") == MIRROR_ANTONYM  # cpu/gpu
+    assert mirror_change(base, "데모 프로파일러는 GPU 메모리 사용량을 측정한다.") == MIRROR_WORDING
+    # A paraphrase in other words, and a different statement, are not mirrors.
+    assert (
+        mirror_change(
+            "asyncio는 한 스레드에서 코루틴을 번갈아 실행한다.", "asyncio는 여러 코어에서 병렬로 돈다."
+        )
+        is None
+    )
+    assert mirror_change(base, "학습 곡선이 평탄해지면 데이터를 더 모아도 소용이 없다.") is None
+
+
+def test_mirrors_never_share_a_choice_question_and_siblings_exempt_them(shipped) -> None:
+    base = next(i for i in sorted(shipped.items.values(), key=lambda i: i.id) if i.answer == "O")
+    negated = replace(base, id="zz-neg", answer="X", statement=base.statement.rstrip(".") + "지 않는다.")
+    index = SimilarityIndex([*shipped.items.values(), negated])
+    assert index.mirror(base.id, "zz-neg") is not None and index.too_close(base.id, "zz-neg")
+    assert [(p.first.id, p.second.id) for p in index.mirrors() if "zz-neg" in (p.first.id, p.second.id)]
+    marked = replace(negated, siblings=(base.id,))
+    index = SimilarityIndex([*shipped.items.values(), marked])
+    assert index.mirror(base.id, "zz-neg") is None and index.too_close(base.id, "zz-neg")  # siblings: apart
+
+
+def test_planted_antonym_mirror_is_one_warning_naming_both_lines(tmp_path: Path) -> None:
+    """Lexically close too (0.76): reported once, as the mirror it is."""
+    root = content_copy(tmp_path)
+    statement = "스왑 영역을 압축하면 페이지 교체가 늘어난다."
+    mirror = dict(o_item("zz-mirror-002", "스왑 영역을 압축하면 페이지 교체가 줄어든다.", "features"))
+    mirror |= {"answer": "X", "misconception": "accuracy-vs-performance"}
+    planted, lines = plant(
+        root, "performance-analysis", [o_item("zz-mirror-001", statement, "features"), mirror]
+    )
+    result = run_cli("check", "--content", str(root))
+    assert result.returncode == 0, result.stdout + result.stderr
+    found = [line for line in result.stdout.splitlines() if "zz-mirror-00" in line and "' (" in line]
+    assert len(found) == 1, result.stdout
+    assert found[0].startswith(
+        f"{planted}:{lines['zz-mirror-002']}: warning: mirror pair without `siblings:`"
+    )
+    assert "with an opposite" in found[0]
+    assert f"'zz-mirror-001' ({planted}:{lines['zz-mirror-001']})" in found[0]
+    assert f"'zz-mirror-002' ({planted}:{lines['zz-mirror-002']})" in found[0]

@@ -13,15 +13,22 @@ from rich.table import Table
 
 from studyapp import locations
 from studyapp.cli.common import load_content
+from studyapp.content import cues
 from studyapp.content.explain import check_explain, checklist_texts
 from studyapp.content.loader import check_content
 from studyapp.content.model import Content
 from studyapp.content.render import render_topic, topic_to_dict
-from studyapp.content.similarity import duplicate_problems
+from studyapp.content.similarity import SimilarityIndex, duplicate_problems
 from studyapp.errors import EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.exercises.registry import metadata_problems
 from studyapp.i18n import Translator
 from studyapp.labrunner import registry
+from studyapp.quiz.choice_cues import choice_scores
+
+# `studyapp check`'s cue figures: seeds of generated 4-choice questions per topic, and O/X splits
+# (tests/test_cues.py and benchmarks/cue_solver.py use more).
+CHECK_SEEDS = range(3)
+CHECK_SPLITS = 10
 
 
 def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -46,11 +53,22 @@ def cmd_check(args: argparse.Namespace, t: Translator) -> int:
     content, problems = check_content(root, known_labs=set(registry.discover()))
     problems += metadata_problems(content, set(registry.discover()))  # labs/*/exercises/*/exercise.yaml
     problems += check_explain(root, checklist_texts(content))[1]  # content/explain.yaml
+    figures: list[str] = []
     if content is not None:  # near-duplicate statements and siblings: studyapp/content/similarity.py
-        problems += duplicate_problems(content, base=Path.cwd())
+        index = SimilarityIndex(content.items.values())  # one for all three: pair scores are reused
+        problems += duplicate_problems(content, base=Path.cwd(), index=index)
+        if not any(not problem.warning for problem in problems):
+            # Item-writing cues (studyapp/content/cues.py), the 4-choice part over generated
+            # questions: worth reading once the content is valid, so only then.
+            scores = choice_scores(content, CHECK_SEEDS, index=index)
+            cue_report = cues.lint(content, scores, base=Path.cwd(), index=index, splits=CHECK_SPLITS)
+            problems += cue_report.problems
+            figures = cues.format_figures(cue_report)
     errors = [p for p in problems if not p.warning]
     for problem in problems:
         print(problem.format(Path.cwd()), file=sys.stderr if not problem.warning else sys.stdout)
+    for line in figures:
+        print(line)
     if errors or content is None:
         print(t("check.failed", count=len(errors)), file=sys.stderr)
         return EXIT_USAGE

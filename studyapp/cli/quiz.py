@@ -16,7 +16,7 @@ from studyapp.cli.plain import run_plain
 from studyapp.content.model import Content
 from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
-from studyapp.quiz.choice import generate_choice_questions
+from studyapp.quiz.choice import generate_choice_questions, topic_titles
 from studyapp.quiz.engine import MODES, QUIZ_KINDS, SessionOptions, default_kind, topic_family
 
 
@@ -93,7 +93,9 @@ def _positive_int(text: str) -> int:
 def dump_choice_questions(args: argparse.Namespace, content: Content) -> int:
     """`quiz --kind choice --dump N [--json]`: generated questions for scripts; no store is opened."""
     topics = topic_family(content, args.topic) if args.topic else None
-    questions = generate_choice_questions(content.items.values(), args.dump, random.Random(args.seed), topics)
+    questions = generate_choice_questions(
+        content.items.values(), args.dump, random.Random(args.seed), topics, titles=topic_titles(content)
+    )
     if args.json:
         print(json.dumps([q.to_dict() for q in questions], ensure_ascii=False, indent=2))
         return EXIT_OK

@@ -21,16 +21,27 @@ changed); `WARNING_SCORE` and above is a warning to look at (a paraphrase that s
 wording). The thresholds were tuned on the bank; see docs/CHOICE.md for the pairs they find.
 Lexical similarity cannot see a paraphrase in different words ("GPU가 놀면 GPU를 바꾼다" vs
 "더 빠른 GPU로 교체") — those stay the reviewers' job.
+
+Mirrors (`mirror_change`, `SimilarityIndex.mirrors`): two statements word for word alike except
+a short stretch that negates, swaps an antonym, or changes a number ("…측정한다" / "…측정하지
+않는다", "증가" / "감소", "50개/s" / "100개/s"). Keyed O and X, they contradict each other, so a
+4-choice question holding both is solved by logic alone. The cosine above cannot see the number
+kind at all (a different set of numbers is "not comparable") and scores a short negated sentence
+low, so the mirror test compares the words themselves: it aligns the two word sequences and looks
+at what differs. A mirror pair without `siblings:` is a `studyapp check` warning; the 4-choice
+generator never puts one in a question, whatever the keys.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from studyapp.content.model import Content, Item
@@ -84,13 +95,124 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 def normalise(text: str) -> str:
     """The statement as compared: NFKC, lower case, no punctuation or spaces, particles cut."""
+    return "".join(words_of(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def words_of(text: str) -> tuple[str, ...]:
+    """The statement's words as compared: NFKC, lower case, each with its trailing particle cut."""
     words = _WORD.findall(unicodedata.normalize("NFKC", text).lower())
-    return "".join(_TRAILING_PARTICLE.sub(r"\1", word) for word in words)
+    return tuple(_TRAILING_PARTICLE.sub(r"\1", word) for word in words)
 
 
 def numbers_in(text: str) -> frozenset[str]:
     """The distinct numbers a statement mentions (`5 ms, 20 ms, 5 ms` → {'5', '20'})."""
     return frozenset(_NUMBER.findall(unicodedata.normalize("NFKC", text)))
+
+
+# Mirrors: at most this many words changed on either side (or a fifth of the words, if more)...
+MIRROR_MAX_CHANGED_WORDS = 3
+MIRROR_MAX_CHANGED_SHARE = 0.2
+# ...and at least this share of the longer one's words in common (`측정한다` / `측정하지 않는다`
+# changes two words of a five-word sentence).
+MIRROR_MIN_SHARED = 0.6
+# Pairs below this raw n-gram cosine are not aligned word by word (a prefilter: a mirror shares
+# nearly all its n-grams; the detector runs over every pair of the bank in `studyapp check`).
+MIRROR_PREFILTER_SCORE = 0.3
+
+MIRROR_NEGATION = "negation"
+MIRROR_ANTONYM = "antonym"
+MIRROR_NUMBER = "number"
+MIRROR_WORDING = "wording"  # another word swapped in, or only a particle differs
+
+# Stems that negate what they attach to: `측정하지 않는다`, `수 없다`, `못한다`, `아니다`, `불가능`.
+_NEGATION_MARKERS = ("않", "없", "못", "아니", "아닌", "불가", "금지", "말아", "not", "never", "no")
+# Word stems of opposite meaning, either way round (`증가`/`감소`, `켠다`/`끈다`).
+_ANTONYMS = (
+    ("증가", "감소"),
+    ("늘", "줄"),
+    ("높", "낮"),
+    ("크", "작"),
+    ("많", "적"),
+    ("빠르", "느리"),
+    ("빠른", "느린"),
+    ("빨라", "느려"),
+    ("길", "짧"),
+    ("긴", "짧은"),
+    ("이전", "이후"),
+    ("먼저", "나중"),
+    ("앞", "뒤"),
+    ("포함", "제외"),
+    ("있", "없"),
+    ("켜", "끄"),
+    ("켠", "끈"),
+    ("최대", "최소"),
+    ("상한", "하한"),
+    ("동기", "비동기"),
+    ("병렬", "순차"),
+    ("병렬", "직렬"),
+    ("성공", "실패"),
+    ("허용", "금지"),
+    ("cpu", "gpu"),
+    ("true", "false"),
+    ("before", "after"),
+)
+
+
+def mirror_change(first: Sequence[str] | str, second: Sequence[str] | str) -> str | None:
+    """How two statements that say nearly the same words differ, or None when they are not that alike.
+
+    Each side is a statement or its `words_of`. The word sequences are aligned; the pair is a
+    mirror when at most `MIRROR_MAX_CHANGED_WORDS` (or a fifth of the words) differ on each side
+    and `MIRROR_MIN_SHARED` of the longer one's words are shared. The change is named by what differs:
+    `MIRROR_NEGATION` (a negating stem on one side only), `MIRROR_NUMBER` (digits),
+    `MIRROR_ANTONYM` (a pair of opposite stems), else `MIRROR_WORDING`.
+    """
+    first_words = words_of(first) if isinstance(first, str) else tuple(first)
+    second_words = words_of(second) if isinstance(second, str) else tuple(second)
+    if not first_words or not second_words:
+        return None
+    # Numbers align as one placeholder: `2~4번` against `2~3` is one changed fact, not three words.
+    first_shape, second_shape = _number_shape(first_words), _number_shape(second_words)
+    matcher = SequenceMatcher(None, first_shape, second_shape, autojunk=False)
+    matched = sum(block.size for block in matcher.get_matching_blocks())
+    longest = max(len(first_shape), len(second_shape))
+    allowed = max(MIRROR_MAX_CHANGED_WORDS, round(MIRROR_MAX_CHANGED_SHARE * longest))
+    if longest - matched > allowed or matched < MIRROR_MIN_SHARED * longest:
+        return None
+    only_first: list[str] = []
+    only_second: list[str] = []
+    for tag, start_a, end_a, start_b, end_b in matcher.get_opcodes():
+        if tag != "equal":
+            only_first += first_shape[start_a:end_a]
+            only_second += second_shape[start_b:end_b]
+    one, other = " ".join(only_first), " ".join(only_second)
+    if _negates(one) != _negates(other):
+        return MIRROR_NEGATION
+    if _numbers_of(first_words) != _numbers_of(second_words):
+        return MIRROR_NUMBER
+    if any((a in one and b in other) or (b in one and a in other) for a, b in _ANTONYMS):
+        return MIRROR_ANTONYM
+    return MIRROR_WORDING
+
+
+_NUMBER_TOKEN = "<n>"
+_DIGIT = re.compile(r"\d")
+
+
+def _number_shape(words: Sequence[str]) -> list[str]:
+    """The words with every number (and the unit glued to it) as one placeholder."""
+    return [_NUMBER_TOKEN if _DIGIT.search(word) else word for word in words]
+
+
+def _numbers_of(words: Sequence[str]) -> list[str]:
+    return [number for word in words for number in _NUMBER.findall(word)]
+
+
+def _negates(words: str) -> bool:
+    return any(marker in words for marker in _NEGATION_MARKERS if not marker.isascii()) or any(
+        marker in words.split() for marker in _NEGATION_MARKERS if marker.isascii()
+    )
 
 
 def _ngrams(text: str) -> Counter[str]:
@@ -118,6 +240,13 @@ class SimilarPair:
         return self.score >= ERROR_SCORE
 
 
+@dataclass(frozen=True)
+class MirrorPair:
+    first: Item
+    second: Item
+    change: str  # MIRROR_NEGATION, MIRROR_NUMBER, MIRROR_ANTONYM or MIRROR_WORDING
+
+
 class SimilarityIndex:
     """TF-IDF vectors of a set of items, and every pair at or above a score."""
 
@@ -135,6 +264,8 @@ class SimilarityIndex:
         self._numbers = {item_id: numbers_in(item.statement) for item_id, item in self.items.items()}
         self._scores: dict[tuple[str, str], float] | None = None
         self._pair_cache: dict[tuple[str, str], float] = {}
+        self._mirror_cache: dict[tuple[str, str], str | None] = {}
+        self._words: dict[str, tuple[str, ...]] = {}
 
     def _vector(self, item_id: str) -> dict[str, float]:
         """The item's TF-IDF vector, unit length."""
@@ -175,6 +306,10 @@ class SimilarityIndex:
             return 1.0
         if not self._comparable(self.items[first_id], self.items[second_id]):
             return 0.0
+        return self._raw_score(first_id, second_id)
+
+    def _raw_score(self, first_id: str, second_id: str) -> float:
+        """Cosine of two statements, whatever their numbers or siblings."""
         key = (first_id, second_id) if first_id < second_id else (second_id, first_id)
         if self._scores is not None:
             return min(1.0, self._scores.get(key, 0.0))
@@ -182,10 +317,41 @@ class SimilarityIndex:
         # so building the table (most of the detector's time) would slow every quiz start.
         if key not in self._pair_cache:
             first, second = self._vector(key[0]), self._vector(key[1])
-            if len(second) < len(first):
-                first, second = second, first
-            self._pair_cache[key] = sum(weight * second.get(gram, 0.0) for gram, weight in first.items())
+            # Only the shared grams count; the key views intersect in C, a few times faster.
+            self._pair_cache[key] = sum(first[gram] * second[gram] for gram in first.keys() & second.keys())
         return min(1.0, self._pair_cache[key])
+
+    def mirror(self, first_id: str, second_id: str) -> str | None:
+        """How two statements mirror each other (`mirror_change`), whatever their answers; None
+        when they do not, or when they are declared siblings."""
+        if first_id == second_id or are_siblings(self.items[first_id], self.items[second_id]):
+            return None
+        key = (first_id, second_id) if first_id < second_id else (second_id, first_id)
+        if key not in self._mirror_cache:
+            change = None
+            if self._raw_score(*key) >= MIRROR_PREFILTER_SCORE:
+                change = mirror_change(self._words_of(key[0]), self._words_of(key[1]))
+            self._mirror_cache[key] = change
+        return self._mirror_cache[key]
+
+    def _words_of(self, item_id: str) -> tuple[str, ...]:
+        words = self._words.get(item_id)
+        if words is None:
+            words = self._words[item_id] = words_of(self.items[item_id].statement)
+        return words
+
+    def mirrors(self, opposite_answers: bool = True) -> list[MirrorPair]:
+        """Every mirror pair of the bank (keyed O and X only, by default), in id order."""
+        found = []
+        close = (pair for pair, value in self._all_scores().items() if value >= MIRROR_PREFILTER_SCORE)
+        for first_id, second_id in sorted(close):
+            first, second = self.items[first_id], self.items[second_id]
+            if opposite_answers and first.answer == second.answer:
+                continue
+            change = self.mirror(first_id, second_id)
+            if change is not None:
+                found.append(MirrorPair(first, second, change))
+        return found
 
     def _comparable(self, first: Item, second: Item) -> bool:
         if are_siblings(first, second):
@@ -204,10 +370,11 @@ class SimilarityIndex:
         return sorted(found, key=lambda p: (-p.score, p.first.id, p.second.id))
 
     def too_close(self, first_id: str, second_id: str, threshold: float = CHOICE_SCORE) -> bool:
-        """Must these two never share a 4-choice question? Siblings, or statements this close."""
+        """Must these two never share a 4-choice question? Siblings, statements this close, or a
+        mirror pair (whatever the keys: side by side they read as "one of these two")."""
         if are_siblings(self.items[first_id], self.items[second_id]):
             return True
-        return self.score(first_id, second_id) >= threshold
+        return self.score(first_id, second_id) >= threshold or self.mirror(first_id, second_id) is not None
 
 
 def _shown(location_path: Path, line: int, base: Path | None) -> str:
@@ -217,32 +384,69 @@ def _shown(location_path: Path, line: int, base: Path | None) -> str:
     return f"{path}:{line}"
 
 
-def duplicate_problems(content: Content, base: Path | None = None) -> list[Problem]:
-    """`studyapp check`'s near-duplicate findings (warnings, or errors for near-verbatim copies).
+def duplicate_problems(
+    content: Content, base: Path | None = None, index: SimilarityIndex | None = None
+) -> list[Problem]:
+    """`studyapp check`'s near-duplicate findings (warnings, or errors for near-verbatim copies),
+    and mirror pairs keyed O and X without `siblings:` (warnings). `index`: one built already.
 
     Each pair is reported once, at the second item's line, naming both ids with `FILE:LINE`.
     """
 
     problems: list[Problem] = []  # a sibling naming no other item is the loader's error
-    index = SimilarityIndex(content.items.values())
+    index = index or SimilarityIndex(content.items.values())
+    mirrors = {(pair.first.id, pair.second.id): pair.change for pair in index.mirrors()}
     for pair in index.pairs(WARNING_SCORE):
-        first, second = sorted(
-            (pair.first, pair.second), key=lambda i: (str(i.location.path), i.location.line)
-        )
+        change = mirrors.pop(_pair_key(pair.first, pair.second), None)
+        if change is not None and not pair.is_error:
+            mirrors[_pair_key(pair.first, pair.second)] = change  # reported below, as a mirror
+            continue
         kind = (
             "mirrored statements (similar wording keyed O and X)"
             if pair.mirrored
             else "near-duplicate statements"
         )
-        where_first = _shown(first.location.path, first.location.line, base)
-        where_second = _shown(second.location.path, second.location.line, base)
         problems.append(
-            Problem(
-                second.location.path,
-                second.location.line,
-                f"{kind}: '{first.id}' ({where_first}) and '{second.id}' ({where_second}), "
-                f"similarity {pair.score:.2f} — merge or replace one; if both are meant, list each other in `siblings:`",
+            _pair_problem(
+                pair.first,
+                pair.second,
+                base,
+                f"{kind}: {{pair}}, similarity {pair.score:.2f} — merge or replace one; "
+                "if both are meant, list each other in `siblings:`",
                 warning=not pair.is_error,
             )
         )
+    for (first_id, second_id), change in sorted(mirrors.items()):
+        problems.append(
+            _pair_problem(
+                content.items[first_id],
+                content.items[second_id],
+                base,
+                f"mirror pair without `siblings:` ({MIRROR_LABELS[change]}, keyed O and X): {{pair}} — "
+                "side by side in a 4-choice question logic alone finds the key; list each other in "
+                "`siblings:` or rewrite one",
+                warning=True,
+            )
+        )
     return problems
+
+
+MIRROR_LABELS = {
+    MIRROR_NEGATION: "the same words negated",
+    MIRROR_ANTONYM: "the same words with an opposite",
+    MIRROR_NUMBER: "the same words with another number",
+    MIRROR_WORDING: "the same words, one swapped",
+}
+
+
+def _pair_key(first: Item, second: Item) -> tuple[str, str]:
+    return (first.id, second.id) if first.id < second.id else (second.id, first.id)
+
+
+def _pair_problem(first: Item, second: Item, base: Path | None, message: str, warning: bool) -> Problem:
+    """A problem about two items at the later one's line; `{pair}` in `message` names both."""
+    first, second = sorted((first, second), key=lambda i: (str(i.location.path), i.location.line))
+    where_first = _shown(first.location.path, first.location.line, base)
+    where_second = _shown(second.location.path, second.location.line, base)
+    named = f"'{first.id}' ({where_first}) and '{second.id}' ({where_second})"
+    return Problem(second.location.path, second.location.line, message.replace("{pair}", named), warning)

@@ -5,26 +5,40 @@ The exam asks "다음 중 옳은 것은?" (one true statement among three false 
 at once: the feedback explains all four, and each option's item gets its own FSRS review.
 
 Rules (docs/CHOICE.md says why):
-- All four options come from one topic, from the key's section first when it has enough.
-- Never two siblings or near-duplicates in one question (`studyapp.content.similarity`): a
-  statement and its mirror side by side give the key away.
-- Options are shuffled with the caller's `random.Random`, so a seed reproduces a question.
+- All four options come from one topic, from the key's section first when it has enough; the
+  stem names the topic ("다음 중 에러 분해에 대한 설명으로 옳은 것은?").
+- Never two siblings, near-duplicates or mirrors in one question (`studyapp.content.similarity`):
+  a statement and its negation side by side give the key away by logic.
+- No cue answers better than chance (`studyapp.content.cues`): options of similar length (none
+  an outlier, the longest at most `LENGTH_BAND` × the shortest), and within a session every
+  cue-only strategy (longest, shortest, middle, odd one out, absolute words, hedges) is kept
+  near 25 %: each candidate set is scored by what each strategy would earn on it, and the set
+  that keeps the session's running surplus smallest wins (`ChoiceSession`). A key whose every
+  set would push a strategy past `CUE_ALLOWANCE` is not asked: fewer questions, not flawed ones.
+- The key's position comes from a shuffled bag of the four positions, and the two stem kinds
+  alternate, so neither position nor stem kind is lopsided within a session.
+- A seed reproduces a question (the caller's `random.Random`).
 - Grading (`grade_choice`): right and sure → key Good, each distractor Hard (it was judged only
   by elimination); right but unsure → key Hard, distractors untouched; a wrong pick → Again for
   the picked item and for the missed key, the other two untouched; "don't know" (no pick) →
   Again for the key only.
+- Retrying a miss (`fresh_question`) asks the key again with other options, or at least with
+  the options in another order, so a retry does not test position memory.
 
 Domain logic only: no Textual, no torch.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
-from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from studyapp.content.cues import ChoiceCase, Form, form_credits, has_absolute_word, has_hedge, text_length
 from studyapp.content.model import Content, Item
 from studyapp.content.similarity import CHOICE_SCORE, SimilarityIndex
 from studyapp.progress.scheduler import Grade, ItemSchedule
@@ -37,14 +51,55 @@ if TYPE_CHECKING:
 KIND_CORRECT = "correct"  # "다음 중 옳은 것은?": the key is the one O item
 KIND_INCORRECT = "incorrect"  # "다음 중 옳지 않은 것은?": the key is the one X item
 KINDS = (KIND_CORRECT, KIND_INCORRECT)
+# The stems without a topic (a question whose topic has no title), and with one. "…에 대한 설명으로
+# 옳은 것은?" is the 국가기술자격 phrasing; `에 대한` takes no particle that depends on the title.
 STEMS = {KIND_CORRECT: "다음 중 옳은 것은?", KIND_INCORRECT: "다음 중 옳지 않은 것은?"}
+TOPIC_STEMS = {
+    KIND_CORRECT: "다음 중 {topic}에 대한 설명으로 옳은 것은?",
+    KIND_INCORRECT: "다음 중 {topic}에 대한 설명으로 옳지 않은 것은?",
+}
 # The key's answer for each kind, and the distractors' (the opposite).
 KEY_ANSWER = {KIND_CORRECT: "O", KIND_INCORRECT: "X"}
+
+# Options alike in length: the longest at most this many times the shortest...
+LENGTH_BAND = 1.6
+# ...and none an outlier: the longest at most this many times the next longest, the shortest at
+# least the next shortest ÷ this (the reviews counted ≥ 1.25-1.3 as a giveaway).
+LENGTH_OUTLIER = 1.2
+# What one strategy may earn above chance over a session, in questions' worth: after n questions
+# a cue-only solver is right at most n/4 + CUE_ALLOWANCE times (per topic and overall).
+CUE_ALLOWANCE = 0.75
+CHANCE = 1 / OPTION_COUNT
+# Distractor sets drawn at random per key; then, when there are at most EXHAUSTIVE_LIMIT sets
+# (about 14 candidates), every set in turn, so that a small topic yields a question whenever one
+# exists. A large topic relies on the draws: a key they miss is not asked.
+RANDOM_DRAWS = 40
+EXHAUSTIVE_LIMIT = 400
+# Clean sets compared per key (enough to find one that keeps every strategy near chance), and
+# sets whose cues are weighed at most, per key.
+SETS_SCORED = 8
+SCORING_LIMIT = 60
+# A batch stops after this many keys in a row of the kind it needs make no clean question (what
+# is left of the topic is used up, or would tip a cue past its allowance).
+MAX_FAILED_KEYS = 12
+# Small preferences between sets that fit equally well (in units of the cue objective).
+OFF_SECTION_COST = 0.02
+NOT_PREFERRED_COST = 0.05
 
 
 def kind_for_key(item: Item) -> str:
     """An O item can only be the key of "옳은 것은?", an X item of "옳지 않은 것은?"."""
     return KIND_CORRECT if item.answer == "O" else KIND_INCORRECT
+
+
+def stem_for(kind: str, topic_title: str | None = None) -> str:
+    """The stem of a question of `kind`, naming the topic when its title is known."""
+    return TOPIC_STEMS[kind].format(topic=topic_title) if topic_title else STEMS[kind]
+
+
+def topic_titles(content: Content) -> dict[str, str]:
+    """Each topic's title as the stem names it."""
+    return {topic.id: topic.title for topic in content.topics.values()}
 
 
 @dataclass(frozen=True)
@@ -83,8 +138,26 @@ class ChoiceQuestion:
         }
 
 
-def build_choice_question(key: Item, distractors: Sequence[Item], rng: random.Random) -> ChoiceQuestion:
-    """A question with `key` and three distractors of the opposite answer, options shuffled."""
+def choice_case(question: ChoiceQuestion) -> ChoiceCase:
+    """The question as a cue-only solver sees it (`studyapp.content.cues`)."""
+    return ChoiceCase(
+        asks_true=question.kind == KIND_CORRECT,
+        options=tuple(item.statement for item in question.options),
+        answer=question.answer_index,
+        topic=question.topic,
+    )
+
+
+def build_choice_question(
+    key: Item,
+    distractors: Sequence[Item],
+    rng: random.Random,
+    *,
+    position: int | None = None,
+    topic_title: str | None = None,
+) -> ChoiceQuestion:
+    """A question with `key` at `position` (random when None) and three distractors of the
+    opposite answer, in random order."""
     kind = kind_for_key(key)
     if len(distractors) != OPTION_COUNT - 1:
         raise ValueError(f"a 4-choice question needs {OPTION_COUNT - 1} distractors, got {len(distractors)}")
@@ -92,37 +165,127 @@ def build_choice_question(key: Item, distractors: Sequence[Item], rng: random.Ra
         raise ValueError(
             f"distractors of '{key.id}' must all be answered {'X' if key.answer == 'O' else 'O'}"
         )
-    options = [key, *distractors]
+    options = list(distractors)
     rng.shuffle(options)
+    if position is None:
+        position = rng.randrange(OPTION_COUNT)
+    options.insert(position, key)
     return ChoiceQuestion(
-        stem=STEMS[kind],
+        stem=stem_for(kind, topic_title),
         kind=kind,
         options=tuple(options),
-        answer_index=options.index(key),
+        answer_index=position,
         topic=key.topic,
     )
 
 
-class ChoiceBuilder:
-    """Draws distractors for keys from one bank, keeping near-duplicates and siblings apart.
+def lengths_alike(lengths: Sequence[int]) -> bool:
+    """Option lengths a reader cannot tell apart at a glance: within `LENGTH_BAND`, no outlier."""
+    ordered = sorted(lengths)
+    shortest, next_shortest, next_longest, longest = ordered[0], ordered[1], ordered[-2], ordered[-1]
+    if shortest <= 0:
+        return False
+    return (
+        longest <= LENGTH_BAND * shortest
+        and longest <= LENGTH_OUTLIER * next_longest
+        and next_shortest <= LENGTH_OUTLIER * shortest
+    )
 
-    Build once per bank (the similarity index costs a few milliseconds) and reuse it.
+
+@dataclass
+class ChoiceSession:
+    """What the questions of one session share, so that no cue pays across them.
+
+    - `next_position`: the key's position from a shuffled bag of the four (refilled when empty).
+    - The running surplus of each cue-only strategy (what it earned minus chance), per topic and
+      overall: a new question is chosen to keep both near zero, and refused when a strategy
+      would pass `CUE_ALLOWANCE`.
+    - How many questions of each stem kind were made.
     """
 
-    def __init__(self, items: Iterable[Item], index: SimilarityIndex | None = None) -> None:
+    rng: random.Random
+    surplus: dict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
+    kinds: Counter[str] = field(default_factory=Counter)
+    _positions: list[int] = field(default_factory=list)
+
+    def next_position(self, avoid: int | None = None) -> int:
+        if not self._positions:
+            self._positions = list(range(OPTION_COUNT))
+            self.rng.shuffle(self._positions)
+        if avoid is not None and self._positions[-1] == avoid:
+            choices = [p for p in self._positions if p != avoid] or [
+                p for p in range(OPTION_COUNT) if p != avoid
+            ]
+            position = choices[-1]
+            if position in self._positions:
+                self._positions.remove(position)
+            return position
+        return self._positions.pop()
+
+    def _after(self, topic: str, credits: Mapping[str, float]) -> list[float]:
+        """Every strategy's surplus, per topic and overall, were a question with `credits` added."""
+        return [
+            self.surplus[(scope, name)] + credit - CHANCE
+            for name, credit in credits.items()
+            for scope in (topic, "")
+        ]
+
+    def fits(self, topic: str, credits: Mapping[str, float]) -> bool:
+        return all(value <= CUE_ALLOWANCE + 1e-9 for value in self._after(topic, credits))
+
+    def cost(self, topic: str, credits: Mapping[str, float]) -> float:
+        """How far above chance the session's strategies would stand (sum of squared surpluses;
+        a strategy below chance costs nothing: a solver that does worse than guessing is fine)."""
+        return sum(value * value for value in self._after(topic, credits) if value > 0)
+
+    def record(self, question: ChoiceQuestion, credits: Mapping[str, float]) -> None:
+        for name, credit in credits.items():
+            for scope in (question.topic, ""):
+                self.surplus[(scope, name)] += credit - CHANCE
+        self.kinds[question.kind] += 1
+
+
+class ChoiceBuilder:
+    """Draws distractors for keys from one bank, keeping near-duplicates, mirrors and siblings
+    apart and the options free of cues.
+
+    Build once per bank (the similarity index costs a few milliseconds) and reuse it.
+    `titles` (topic id → title) name the topic in the stem.
+    """
+
+    def __init__(
+        self,
+        items: Iterable[Item],
+        index: SimilarityIndex | None = None,
+        titles: Mapping[str, str] | None = None,
+    ) -> None:
         self.items: dict[str, Item] = {item.id: item for item in items}
         self.index = index or SimilarityIndex(self.items.values())
+        self.titles: dict[str, str] = dict(titles or {})
         self._by_topic: dict[str, list[Item]] = defaultdict(list)
         for item in sorted(self.items.values(), key=lambda i: i.id):
             self._by_topic[item.topic].append(item)
+        self._apart: dict[tuple[str, str], bool] = {}
+        # Keys no distractor set can serve (lengths, closeness), whatever the session: not searched again.
+        self._hopeless: set[str] = set()
+        self._lengths = {item.id: text_length(item.statement) for item in self.items.values()}
+        self._absolute = {item.id: has_absolute_word(item.statement) for item in self.items.values()}
+        self._hedged = {item.id: has_hedge(item.statement) for item in self.items.values()}
 
     def can_key(self, item: Item) -> bool:
         """Enough opposite-answer items in its topic for three distractors (ignoring closeness)."""
         opposite = [other for other in self._by_topic.get(item.topic, ()) if other.answer != item.answer]
         return len(opposite) >= OPTION_COUNT - 1
 
+    def _kept_apart(self, first: str, second: str) -> bool:
+        pair = (first, second) if first < second else (second, first)
+        apart = self._apart.get(pair)
+        if apart is None:
+            apart = self._apart[pair] = self.index.too_close(first, second, CHOICE_SCORE)
+        return apart
+
     def _compatible(self, candidate: Item, chosen: Sequence[Item]) -> bool:
-        return all(not self.index.too_close(candidate.id, other.id, CHOICE_SCORE) for other in chosen)
+        return all(not self._kept_apart(candidate.id, other.id) for other in chosen)
 
     def question_for(
         self,
@@ -130,35 +293,159 @@ class ChoiceBuilder:
         rng: random.Random,
         avoid: Collection[str] = (),
         prefer: Collection[str] = (),
+        session: ChoiceSession | None = None,
     ) -> ChoiceQuestion | None:
-        """A question keyed on `key`, or None when its topic cannot supply three distractors.
+        """A question keyed on `key`, or None when its topic cannot supply three distractors that
+        make a clean question (see the module's rules).
 
-        Distractors: opposite answer, same topic, none too close to the key or to each other.
-        `avoid` (e.g. items already asked this session) is used only when nothing else fits;
-        `prefer` (e.g. items already studied) and the key's section are tried first.
+        Distractors: opposite answer, same topic, none too close to the key or to each other,
+        lengths alike. `avoid` (e.g. items already asked this session) is used only when nothing
+        else fits; `prefer` (e.g. items already studied) and the key's section are tried first.
+        `session` carries the position bag and the cue surplus across a session's questions.
         """
+        if key.id not in self.items:  # not in this builder's bank: nothing to compare it with
+            return None
+        session = session or ChoiceSession(rng)
+        key_length = self._lengths[key.id]
         candidates = [
             item
             for item in self._by_topic.get(key.topic, ())
-            if item.answer != key.answer and item.id != key.id
+            if item.answer != key.answer
+            and item.id != key.id
+            and key_length / LENGTH_BAND <= self._lengths[item.id] <= key_length * LENGTH_BAND
+            and not self._kept_apart(key.id, item.id)
         ]
-        rng.shuffle(candidates)  # random among equals; the sort below is stable
-        avoid_set, prefer_set = set(avoid), set(prefer)
-
-        def rank(item: Item) -> tuple[bool, bool]:
-            return (item.section != key.section, item.id not in prefer_set)
-
-        fresh = sorted((c for c in candidates if c.id not in avoid_set), key=rank)
-        stale = sorted((c for c in candidates if c.id in avoid_set), key=rank)
-        chosen: list[Item] = [key]
-        for candidate in fresh + stale:
-            if len(chosen) == OPTION_COUNT:
-                break
-            if self._compatible(candidate, chosen):
-                chosen.append(candidate)
-        if len(chosen) < OPTION_COUNT:
+        if len(candidates) < OPTION_COUNT - 1:
             return None
-        return build_choice_question(key, chosen[1:], rng)
+        rng.shuffle(candidates)
+        avoid_set, prefer_set = set(avoid), set(prefer)
+        fresh = [item for item in candidates if item.id not in avoid_set]
+        if key.id in self._hopeless:
+            return None
+        search = _SetSearch(self, key, session, prefer_set, avoid_set)
+        search.run(fresh, rng)
+        if not search.found:  # no fresh set is clean: items already used may fill in
+            search.run(candidates, rng)
+        if not search.found:
+            if not search.scored:  # not one set passes the rules that do not depend on the session
+                self._hopeless.add(key.id)
+            return None
+        _, _, distractors, credits = min(search.found.values(), key=lambda entry: (entry[0], entry[1]))
+        question = build_choice_question(
+            key,
+            distractors,
+            rng,
+            position=session.next_position(),
+            topic_title=self.titles.get(key.topic),
+        )
+        session.record(question, credits)
+        return question
+
+    def fresh_question(
+        self, original: ChoiceQuestion, rng: random.Random, session: ChoiceSession | None = None
+    ) -> ChoiceQuestion:
+        """`original`'s key asked again: other distractors where the topic has them (the old
+        ones only to fill in), else the same options in another order — never the same
+        options in the same places, so a retry tests the statement, not position memory."""
+        session = session or ChoiceSession(rng)
+        others = {item.id for item in original.options if item.id != original.key.id}
+        key = self.items.get(original.key.id)
+        made = self.question_for(key, rng, avoid=others, session=session) if key is not None else None
+        if made is not None and made.options != original.options:
+            return made
+        # The same four, the key moved to another place (so the order differs too).
+        return build_choice_question(
+            original.key,
+            original.distractors,
+            rng,
+            position=session.next_position(avoid=original.answer_index),
+            topic_title=self.titles.get(original.topic),
+        )
+
+
+class _SetSearch:
+    """The search for one key's distractors: clean sets, each scored by the cue surplus it
+    would leave the session with (`found`: ids → (items already used, cost, set, credits)).
+
+    Random draws first (variety), then every combination in turn, so that a small topic yields
+    a question whenever one exists. At most `SETS_SCORED` clean sets are kept and at most
+    `SCORING_LIMIT` sets are scored (a key whose sets all push a cue too far is given up)."""
+
+    def __init__(
+        self,
+        builder: ChoiceBuilder,
+        key: Item,
+        session: ChoiceSession,
+        prefer: Collection[str],
+        stale: Collection[str],
+    ) -> None:
+        self.builder, self.key, self.session = builder, key, session
+        self.prefer, self.stale = prefer, stale
+        self.asks_true = kind_for_key(key) == KIND_CORRECT
+        self.key_length = builder._lengths.get(key.id) or text_length(key.statement)
+        self.found: dict[frozenset[str], tuple[int, float, tuple[Item, ...], dict[str, float]]] = {}
+        self.seen: set[frozenset[str]] = set()
+        self.scored = 0  # sets whose cues were weighed (they passed every other rule)
+
+    def run(self, candidates: Sequence[Item], rng: random.Random) -> None:
+        if len(candidates) < OPTION_COUNT - 1:
+            return
+        # Draws stratified by the key's length rank (0..3 distractors shorter than the key), in
+        # turn: the length strategies' credit depends on that rank, and a plain draw would
+        # almost never find the rare set where a short key is not the shortest.
+        lengths = self.builder._lengths
+        shorter = [item for item in candidates if lengths[item.id] < self.key_length]
+        longer = [item for item in candidates if lengths[item.id] >= self.key_length]
+        ranks = [rank for rank in range(OPTION_COUNT) if len(shorter) >= rank and len(longer) >= 3 - rank]
+        for draw in range(RANDOM_DRAWS if ranks else 0):
+            if self._enough():
+                return
+            rank = ranks[draw % len(ranks)]
+            self._consider(tuple(rng.sample(shorter, rank) + rng.sample(longer, OPTION_COUNT - 1 - rank)))
+        if self.found or math.comb(len(candidates), OPTION_COUNT - 1) > EXHAUSTIVE_LIMIT:
+            return
+        for combination in itertools.combinations(candidates, OPTION_COUNT - 1):
+            if self._enough():
+                return
+            self._consider(combination)
+
+    def _enough(self) -> bool:
+        return len(self.found) >= SETS_SCORED or self.scored >= SCORING_LIMIT
+
+    def _consider(self, distractors: tuple[Item, ...]) -> None:
+        builder = self.builder
+        lengths = (self.key_length, *(builder._lengths[item.id] for item in distractors))
+        if not lengths_alike(lengths):
+            return
+        ids = frozenset(item.id for item in distractors)
+        if ids in self.seen:
+            return
+        self.seen.add(ids)
+        first, second, third = distractors
+        if (
+            builder._kept_apart(first.id, second.id)
+            or builder._kept_apart(first.id, third.id)
+            or builder._kept_apart(second.id, third.id)
+        ):
+            return
+        options = (self.key, *distractors)
+        form = Form(
+            self.asks_true,
+            lengths,
+            tuple(builder._absolute.get(item.id, False) for item in options),
+            tuple(builder._hedged.get(item.id, False) for item in options),
+        )
+        self.scored += 1
+        credits = form_credits(form, 0)  # the key is option 0 here; its place is drawn later
+        topic = self.key.topic
+        if not self.session.fits(topic, credits):
+            return
+        cost = self.session.cost(topic, credits)
+        cost += OFF_SECTION_COST * sum(item.section != self.key.section for item in distractors)
+        if self.prefer:
+            cost += NOT_PREFERRED_COST * sum(item.id not in self.prefer for item in distractors)
+        stale = sum(item.id in self.stale for item in distractors)
+        self.found[ids] = (stale, cost, distractors, credits)
 
 
 _shared_builder: tuple[Content, ChoiceBuilder] | None = None
@@ -170,7 +457,7 @@ def shared_builder(content: Content) -> ChoiceBuilder:
     session adds to quiz start-up. Another `Content` (a reload) gets a fresh one."""
     global _shared_builder
     if _shared_builder is None or _shared_builder[0] is not content:
-        _shared_builder = (content, ChoiceBuilder(content.items.values()))
+        _shared_builder = (content, ChoiceBuilder(content.items.values(), titles=topic_titles(content)))
     return _shared_builder[1]
 
 
@@ -182,13 +469,16 @@ def generate_choice_questions(
     *,
     builder: ChoiceBuilder | None = None,
     keys: Sequence[Item] | None = None,
+    titles: Mapping[str, str] | None = None,
 ) -> list[ChoiceQuestion]:
     """Up to `count` 4-choice questions from the O/X bank `items`.
 
     `topic`: one topic id or a set of them (None: all). `keys`: the items to ask about, in order
-    (e.g. the due ones); by default keys are drawn at random, alternating "옳은 것은?" and "옳지
-    않은 것은?" and interleaving topics. No item is the key twice; an item is an option in only
-    one question while the bank allows it. Fewer questions come back when the bank runs out.
+    of preference (e.g. the due ones); by default keys are drawn at random, interleaving topics.
+    "옳은 것은?" and "옳지 않은 것은?" alternate, and the two never differ by more than one: when
+    one kind runs out the batch stops. No item is the key twice; an item is an option in only one
+    question while the bank allows it. Fewer questions come back when the bank runs out of
+    clean ones. `titles` (topic id → title) name the topic in the stem (`topic_titles`).
     """
     if count < 0:
         raise ValueError("count must not be negative")
@@ -196,21 +486,48 @@ def generate_choice_questions(
     if topic is not None:
         topics = {topic} if isinstance(topic, str) else set(topic)
         pool = [item for item in pool if item.topic in topics]
-    builder = builder or ChoiceBuilder(pool)
-    if keys is None:
-        keys = _default_keys(pool, rng)
+    builder = builder or ChoiceBuilder(pool, titles=titles)
+    ordered = list(keys) if keys is not None else _default_keys(pool, rng)
+    waiting = {kind: [key for key in ordered if kind_for_key(key) == kind] for kind in KINDS}
+    for entries in waiting.values():
+        entries.reverse()  # popped from the end: the first key first
+    session = ChoiceSession(rng)
     used: set[str] = set()
     questions: list[ChoiceQuestion] = []
-    for key in keys:
-        if len(questions) >= count:
-            break
-        if key.id in used or not builder.can_key(key):
-            continue
-        question = builder.question_for(key, rng, avoid=used)
+    last_kind = rng.choice(KINDS)
+
+    def next_question(kind: str) -> ChoiceQuestion | None:
+        failed = 0
+        while waiting[kind] and failed < MAX_FAILED_KEYS:
+            key = waiting[kind].pop()
+            if key.id in used or not builder.can_key(key):
+                continue
+            question = builder.question_for(key, rng, avoid=used, session=session)
+            if question is not None:
+                return question
+            failed += 1
+        return None
+
+    while len(questions) < count:
+        asked = session.kinds
+        if asked[KIND_CORRECT] != asked[KIND_INCORRECT]:
+            wanted = min(KINDS, key=lambda kind: asked[kind])
+        else:
+            wanted = KIND_INCORRECT if last_kind == KIND_CORRECT else KIND_CORRECT
+        question = next_question(wanted)
         if question is None:
-            continue
+            other = KIND_INCORRECT if wanted == KIND_CORRECT else KIND_CORRECT
+            if asked[other] > asked[wanted]:
+                break  # one more of the other kind would tip the balance past one
+            question = next_question(other)
+            if question is None:
+                break
+            used.update(item.id for item in question.options)
+            questions.append(question)
+            break  # `wanted` has run out: one of the other kind evens the count, then stop
         used.update(item.id for item in question.options)
         questions.append(question)
+        last_kind = question.kind
     return questions
 
 
@@ -234,6 +551,22 @@ def _default_keys(pool: Sequence[Item], rng: random.Random) -> list[Item]:
                 ordered.append(first.pop())
                 answer = "X" if answer == "O" else "O"
     return ordered
+
+
+def retry_choice_questions(
+    content: Content, questions: Sequence[Question], rng: random.Random
+) -> list[Question]:
+    """A session's misses asked again: each 4-choice question rebuilt around its key with other
+    options (`ChoiceBuilder.fresh_question`), O/X questions and drills as they were."""
+    builder = shared_builder(content)
+    session = ChoiceSession(rng)
+    retried = []
+    for question in questions:
+        if question.choice is None:
+            retried.append(question)
+            continue
+        retried.append(as_question(builder.fresh_question(question.choice, rng, session)))
+    return retried
 
 
 # ---------------------------------------------------------------------------------------------
@@ -357,10 +690,12 @@ def mix_into_queue(
 ) -> list[Question]:
     """Turn O/X questions of a selected queue into 4-choice questions keyed on the same items.
 
-    `kind` "choice": every O/X question (one whose topic cannot make a question stays O/X);
-    "mixed": every `MIXED_EVERY`-th. Distractors come from outside the queue where possible (so
-    nothing is asked twice), preferring `studied` items (so a choice question does not pull in
-    three brand-new items); an O/X question whose item already served as an option is dropped.
+    `kind` "choice": every O/X question (one whose topic cannot make a clean question stays
+    O/X); "mixed": about every `MIXED_EVERY`-th, choosing the O/X question that keeps the two
+    stem kinds within one of each other. Distractors come from outside the queue where possible
+    (so nothing is asked twice), preferring `studied` items (so a choice question does not pull
+    in three brand-new items); an O/X question whose item already served as an option is
+    dropped. One `ChoiceSession` runs through the queue: positions and cues balance across it.
     """
 
     if kind not in ("choice", "mixed"):
@@ -368,7 +703,9 @@ def mix_into_queue(
     queued = {q.id for q in queue if q.kind == KIND_OX}
     used: set[str] = set()
     result: list[Question] = []
+    session = ChoiceSession(rng)
     ox_seen = 0
+    owed = False  # mixed: a 4-choice question is due, waiting for a key of the kind asked less
     for question in queue:
         if question.kind != KIND_OX:
             result.append(question)
@@ -377,9 +714,10 @@ def mix_into_queue(
             continue  # already shown as an option of an earlier 4-choice question
         ox_seen += 1
         key = builder.items.get(question.id)
-        wanted = kind == "choice" or ox_seen % MIXED_EVERY == 0
+        owed = owed or ox_seen % MIXED_EVERY == 0
+        wanted = kind == "choice" or (owed and key is not None and _keeps_kinds_even(session, key))
         made = (
-            builder.question_for(key, rng, avoid=queued | used, prefer=studied)
+            builder.question_for(key, rng, avoid=queued | used, prefer=studied, session=session)
             if wanted and key is not None and builder.can_key(key)
             else None
         )
@@ -387,9 +725,17 @@ def mix_into_queue(
             result.append(question)
             used.add(question.id)
             continue
+        owed = False
         used.update(item.id for item in made.options)
         result.append(as_question(made))
     return result
+
+
+def _keeps_kinds_even(session: ChoiceSession, key: Item) -> bool:
+    """Would a question keyed on `key` keep "옳은 것은?" and "옳지 않은 것은?" within one?"""
+    kind = kind_for_key(key)
+    other = KIND_INCORRECT if kind == KIND_CORRECT else KIND_CORRECT
+    return session.kinds[kind] <= session.kinds[other]
 
 
 @dataclass(frozen=True)

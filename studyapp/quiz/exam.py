@@ -195,7 +195,9 @@ def build_questions(content: Content, settings: ExamSettings) -> tuple[list[Exam
         if module is None:
             notice = "exam.notice.no_choice"  # a Translator key (studyapp/cli/exam.py)
         else:
-            generated = module.generate_choice_questions(pool, settings.count, rng)
+            generated = module.generate_choice_questions(
+                pool, settings.count, rng, titles=module.topic_titles(content)
+            )
             if generated:
                 return [from_choice(q) for q in generated], None
             notice = "exam.notice.too_few"
@@ -205,11 +207,19 @@ def build_questions(content: Content, settings: ExamSettings) -> tuple[list[Exam
     return [ox_question(content.items[q.id]) for q in chosen], notice
 
 
-def retry_questions(content: Content, attempt: exams.ExamAttempt) -> list[ExamQuestion]:
+def retry_questions(
+    content: Content, attempt: exams.ExamAttempt, rng: random.Random | None = None
+) -> list[ExamQuestion]:
     """The misses of an archived `attempt` as questions again (unanswered ones included), with
-    today's explanations. A miss whose items were removed from the bank since is left out."""
+    today's explanations. A 4-choice miss comes back as a new question around the same key, its
+    options redrawn where the topic allows (else the same options in another order), so a retry
+    tests the statements, not where the answer sat. A miss whose items were removed from the
+    bank since is left out. `rng`: a seed for tests (default: fresh each time)."""
     if not attempt.finished:
         raise StudyappError(f"attempt {attempt.short_id} was never submitted: there are no misses to retry")
+    rng = rng or random.Random()
+    module = choice_module()
+    session = module.ChoiceSession(rng) if module is not None else None
     questions: list[ExamQuestion] = []
     for row in attempt.misses:
         ids = [i for i in row.get("item_ids", []) if isinstance(i, str)]
@@ -225,8 +235,9 @@ def retry_questions(content: Content, attempt: exams.ExamAttempt) -> list[ExamQu
             questions.extend(ox_question(item) for item in items)
             continue
         source = _rebuild_choice(row, items)
-        if source is not None:
-            questions.append(from_choice(source))
+        if source is not None and module is not None:
+            fresh = module.shared_builder(content).fresh_question(source, rng, session)
+            questions.append(from_choice(fresh))
             continue
         questions.append(
             ExamQuestion(

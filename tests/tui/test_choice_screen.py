@@ -142,3 +142,28 @@ async def test_summary_names_the_key_statement_of_a_missed_choice(make: Any, con
         assert isinstance(app.screen, SummaryScreen)
         text = flat(screen_text(app))
         assert flat("병목을 고친 뒤에는 다시 측정해") in text and flat("정답은 3") in text
+
+
+async def test_retrying_a_missed_choice_asks_it_afresh(make: Any, content: Content) -> None:
+    """`w` on the summary retries the misses; a 4-choice miss comes back with its options in
+    another order (redrawn, where the bank has other distractors), never as it was."""
+    from studyapp.tui.screens.summary import SummaryScreen
+
+    question = choice_question(content)
+    assert question.choice is not None
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await start(app, pilot, [question])
+        await pilot.press("1")  # wrong: the key is option 3
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
+        await pilot.press("w")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, QuizScreen)
+        retried = screen.session.current
+        assert retried is not None and retried.choice is not None
+        assert retried.choice.key.id == question.choice.key.id
+        assert retried.choice.options != question.choice.options
+        assert retried.choice.answer_index != question.choice.answer_index  # the key moved
