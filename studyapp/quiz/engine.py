@@ -211,13 +211,19 @@ class QuizSession:
             raise StudyappError(f"unknown mode '{self.options.mode}'. Modes: {', '.join(SESSION_MODES)}")
         self.session_id = uuid.uuid4().hex
         self.started_at = store.clock()
-        self.queue = (
+        self._queue = (
             questions
             if questions is not None
-            else with_choice_questions(
-                content, store, self.options, select_questions(content, store, self.options, self.started_at)
-            )
+            else select_questions(content, store, self.options, self.started_at)
         )
+        # Asking some O/X items as 4-choice questions builds the whole bank's similarity index
+        # (most of a mixed session's start-up). A mixed session never asks its first question as
+        # one, so that waits until the first question is on screen (`prepare`, or the first answer).
+        self._to_mix: set[str] | None = None  # the items studied so far, while mixing waits
+        if questions is None and self.options.kind in ("choice", "mixed"):
+            self._to_mix = set(store.schedules())
+            if self.options.kind == "choice":
+                self.prepare()
         self.position = 0
         self.answers: list[AnswerRecord] = []
         self.shown_at = self.started_at
@@ -226,9 +232,21 @@ class QuizSession:
     def mode(self) -> str:
         return self.options.mode
 
+    def prepare(self) -> None:
+        """Turn the O/X questions due for it into 4-choice ones (`--kind mixed|choice`), once."""
+        if self._to_mix is not None:
+            studied, self._to_mix = self._to_mix, None
+            self._queue = with_choice_questions(self.content, self.options, self._queue, studied)
+
+    @property
+    def queue(self) -> list[Question]:
+        self.prepare()
+        return self._queue
+
     @property
     def current(self) -> Question | None:
-        return self.queue[self.position] if self.position < len(self.queue) else None
+        queue = self._queue if self.position == 0 else self.queue  # mixing never changes the first
+        return queue[self.position] if self.position < len(queue) else None
 
     @property
     def finished(self) -> bool:
@@ -236,7 +254,9 @@ class QuizSession:
 
     @property
     def total(self) -> int:
-        return len(self.queue)
+        """How many questions; before `prepare` it can still shrink by the items an early 4-choice
+        question takes as options (rare: distractors come from outside the queue first)."""
+        return len(self._queue)
 
     def mark_shown(self) -> None:
         """Call when the question appears on screen; response time counts from here."""
@@ -247,6 +267,7 @@ class QuizSession:
 
         The question's kind reads the response and says which reviews to store: one for an O/X
         item or a drill, one per credited option for a 4-choice question (key first)."""
+        self.prepare()
         question = self.current
         if question is None:
             raise StudyappError("the session has no question left")
@@ -332,16 +353,17 @@ class QuizSession:
 
 
 def with_choice_questions(
-    content: Content, store: ProgressStore, options: SessionOptions, selected: list[Question]
+    content: Content, options: SessionOptions, selected: list[Question], studied: set[str]
 ) -> list[Question]:
-    """Ask some of the selected O/X items as 4-choice questions (`--kind choice|mixed`)."""
+    """Ask some of the selected O/X items as 4-choice questions (`--kind choice|mixed`);
+    distractors prefer `studied` items, so a question does not pull in three new ones."""
     kind = options.kind
     if kind not in ("choice", "mixed"):
         return selected
 
     # Seeded apart from the selection so the same seed gives the same O/X order as before.
     rng = random.Random(None if options.seed is None else options.seed + 1)
-    return mix_into_queue(shared_builder(content), selected, kind, rng, studied=set(store.schedules()))
+    return mix_into_queue(shared_builder(content), selected, kind, rng, studied=studied)
 
 
 def due_window_end(now: datetime, tz: tzinfo | None = None) -> datetime:

@@ -106,6 +106,16 @@ class QuizScreen(StudyScreen):
         if not self._painted:
             self._painted = True
             self.study.first_question_painted()
+        self.call_after_refresh(self._prepare_session)
+
+    def _prepare_session(self) -> None:
+        """Build the session's 4-choice questions once the first question is on screen."""
+        total = self.session.total
+        self.session.prepare()
+        if self.session.total != total and self.state == ASKING:
+            self.query_one("#quiz-title", TitleBar).set(
+                right=self.t("quiz.progress", current=self.session.position + 1, total=self.session.total)
+            )
 
     def _asking_texts(self) -> tuple[str, str, str, str]:
         """(title, progress, statement, hint) for the current question, or the empty message."""
