@@ -98,3 +98,12 @@ def test_the_store_modules_import_one_way() -> None:
     assert not {n for n in _imports_of("studyapp/progress/db.py") if n.startswith("studyapp.progress")}
     store_imports = _imports_of("studyapp/progress/store.py")
     assert not {n for n in store_imports if n.startswith("studyapp.progress.transfer")}
+
+
+def test_the_quiz_path_never_imports_the_yaml_loader() -> None:
+    """The quiz reads the JSON content cache; PyYAML and the loader are for `check` and cache misses."""
+    loaded = _modules_after(
+        "import studyapp.cli.main, studyapp.cli.quiz, studyapp.cli.common, studyapp.quiz.engine, "
+        "studyapp.quiz.kinds, studyapp.tui.app, studyapp.tui.screens.quiz"
+    )
+    assert not {"yaml", "studyapp.content.loader"} & loaded

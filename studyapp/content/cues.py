@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from studyapp.content.loader import Problem
+from studyapp.content.problems import Problem
 from studyapp.content.model import Content, Item
 from studyapp.content.similarity import SimilarityIndex, mirror_change, normalise
 
