@@ -189,7 +189,9 @@ def fit_compute(points: Sequence[tuple[int, float]]) -> dict[str, float]:
     sxx = sum((x - mx) ** 2 for x in xs)
     b = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
     a = my - b * mx
-    if a < 0:  # superlinear-looking noise: all of it splits
+    if b < 0:  # more processes computed slower (time-shared cores): nothing measurably split
+        a, b = my, 0.0
+    elif a < 0:  # superlinear-looking noise: all of it splits
         a, b = 0.0, sum(x * y for x, y in zip(xs, ys, strict=True)) / sum(x * x for x in xs)
     return {"fixed_s": a, "split_s": b}
 
@@ -321,7 +323,9 @@ def trace_comm_analysis(events: Sequence[dict[str, Any]]) -> dict[str, Any]:
         queued_at = [float(e["ts"]) for e in enqueues if start <= float(e["ts"]) < end]
         # The backend runs its queue in order: the i-th queued collective is the i-th to start.
         paired = list(zip(queued_at, executing, strict=False))
-        launch_to_done = [(q, x_end) for q, (_, x_end) in paired] + executing[len(paired) :]
+        launch_to_done = [(min(q, x_start), x_end) for q, (x_start, x_end) in paired] + executing[
+            len(paired) :
+        ]
         queue_waits = [max(0.0, x_start - q) for q, (x_start, _) in paired]
         last_launch = max(queued_at) if queued_at else end
         comm = covered_within(executing, start, end)

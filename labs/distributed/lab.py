@@ -511,9 +511,8 @@ def amdahl_summary(
         predict_to=max(PREDICT_AT),
     )
     karp = {str(n): analysis.karp_flatt(scaling[str(n)]["speedup"], n) for n in plan["world_sizes"] if n > 1}
-    fit["predicted"] = {
-        str(n): row for n, row in fit["predicted"].items() if n in PREDICT_AT or n == fit["best_n"]
-    }
+    shown = {*PREDICT_AT, fit["best_n"], *plan["world_sizes"]}
+    fit["predicted"] = {str(n): row for n, row in fit["predicted"].items() if n in shown}
     fit["residuals_s"] = {str(n): r for n, r in fit["residuals_s"].items()}
     fit["fitted_on"] = fair
     fit["karp_flatt"] = karp
@@ -767,9 +766,7 @@ def findings(r: dict[str, Any]) -> list[str]:
     )
     out.append(
         f"1개 프로세스 {ms(one['step_s'])} → {world}개 {ms(top['step_s'])}: speedup {top['speedup']:.2f}배, "
-        f"효율 t1/(N·tN) = {top['efficiency']:.0%}. 통신이 없어도(no_sync) 계산만 {ms(top['nosync_compute_s'])}로 "
-        f"t1/{world} = {ms(one['step_s'] / world)}보다 {'길어' if top['nosync_compute_s'] > one['step_s'] / world else '짧아'}, "
-        "모든 rank가 같은 optimizer step과 층마다 같은 고정 비용을 되풀이하는 몫은 나눠지지 않습니다."
+        f"효율 t1/(N·tN) = {top['efficiency']:.0%}. " + compute_split_finding(r, world)
     )
     if top["interference_s"] > 0.1 * top["nosync_compute_s"]:
         out.append(
@@ -795,16 +792,7 @@ def findings(r: dict[str, Any]) -> list[str]:
         f"({ms(acc['no_sync']['comm_s'])}); step은 {ms(acc['every']['step_s'])} → {ms(acc['no_sync']['step_s'])} "
         f"({acc['step_ratio']:.2f}배). 결과 gradient는 같고(합을 한 번에 평균) 통신만 1/{acc['k']}로 줍니다."
     )
-    grid = r["grid"]
-    if len(grid) >= 2:
-        hi = max(grid, key=lambda g: g["comm_share"])
-        lo = min(grid, key=lambda g: g["comm_share"])
-        out.append(
-            f"통신 비율은 width {hi['width']}·batch {hi['batch_per_rank']}/rank에서 {hi['comm_share']:.0%}로 가장 크고 "
-            f"width {lo['width']}·batch {lo['batch_per_rank']}/rank에서 {lo['comm_share']:.0%}로 가장 작습니다: all-reduce는 "
-            "파라미터 수에만, 계산은 파라미터 수 × 배치에 비례하므로 rank당 배치가 클수록 통신 몫이 줄고, 작은 모델은 "
-            "고정 지연(α)이 커서 크기에 비해 통신 몫이 큽니다."
-        )
+    out += grid_findings(r)
     sweep = r["allreduce"]
     latency_rows = [row for row in sweep["rows"] if row["bound"] == "latency"]
     out.append(
@@ -862,6 +850,71 @@ def findings(r: dict[str, Any]) -> list[str]:
     else:
         bad = ", ".join(f"{s['address']}:{s['port']}" for s in r["listening"] if not s["loopback"])
         out.append(f"경고: loopback이 아닌 주소에서 listen한 소켓이 있었습니다: {bad}")
+    return out
+
+
+def compute_split_finding(r: dict[str, Any], world: int) -> str:
+    """Did the computation split N ways? Compared with t1/N, and why not where it did not."""
+    top, one = r["scaling"][str(world)], r["scaling"]["1"]
+    ideal = one["step_s"] / world
+    ratio = top["nosync_compute_s"] / ideal
+    text = f"통신을 빼고(no_sync) 잰 계산은 {ms(top['nosync_compute_s'])}로 t1/{world} = {ms(ideal)}의 {ratio:.2f}배"
+    if ratio <= 1.15:
+        return text + "입니다: 계산은 거의 이상적으로 나눠졌고, 잃은 시간은 통신입니다."
+    if r["time_sharing"] or one["cores_busy"] < BUSY_SHARE:
+        return (
+            text
+            + "입니다: rank들이 코어를 나눠 받아(time-sharing) 각자의 계산이 늘어졌습니다 — 나눠진 일의 양이 아니라 "
+            "받은 CPU가 부족했습니다."
+        )
+    return (
+        text
+        + "입니다: 모든 rank가 같은 optimizer step(전체 파라미터)과 층마다 같은 고정 비용(연산 launch, 작은 행렬의 "
+        "비효율)을 되풀이하므로 그 몫은 나눠지지 않습니다 — Amdahl의 직렬 구간과 같은 역할입니다."
+    )
+
+
+def grid_findings(r: dict[str, Any]) -> list[str]:
+    """Communication share vs batch per rank (per width), and how much of a small model's all-reduce is latency."""
+    by_width: dict[int, list[dict[str, Any]]] = {}
+    for g in r["grid"]:
+        by_width.setdefault(g["width"], []).append(g)
+    parts = []
+    for width, rows in sorted(by_width.items()):
+        rows.sort(key=lambda g: g["batch_per_rank"])
+        small, large = rows[0], rows[-1]
+        if small is large:
+            continue
+        trend = (
+            "줄었습니다"
+            if large["comm_share"] < small["comm_share"]
+            else "줄지 않았습니다(잡음이나 CPU 경합)"
+        )
+        parts.append(
+            f"width {width}(gradient {small['grad_bytes'] / 1e6:.1f} MB): batch {small['batch_per_rank']}→{large['batch_per_rank']}/rank에서 "
+            f"통신 비율 {small['comm_share']:.0%}→{large['comm_share']:.0%}로 {trend}"
+        )
+    out = []
+    if parts:
+        out.append(
+            "; ".join(parts)
+            + ". all-reduce는 파라미터 수에만, 계산은 파라미터 수 × rank당 배치에 비례하므로 배치가 클수록 "
+            "통신 몫이 작아야 합니다 — 그래서 데이터 병렬은 rank당 배치를 키울 때 잘 확장됩니다."
+        )
+    sweep = r["allreduce"]
+    smallest = min(r["grid"], key=lambda g: g["grad_bytes"], default=None)
+    if smallest is not None and smallest["comm_s"] > 0:
+        latency = smallest["buckets"] * sweep["latency_s"]
+        wire = smallest["grad_bytes"] * sweep["ring_factor"] / sweep["bus_bandwidth_Bps"]
+        out.append(
+            f"가장 작은 모델(width {smallest['width']}, {smallest['grad_bytes'] / 1e6:.2f} MB): sweep의 α로 보면 bucket "
+            f"{smallest['buckets']:g}개 × α = {ms(latency)}, 대역폭 시간 S/β = {ms(wire)} — "
+            + (
+                "지연이 대역폭보다 커서 작은 모델의 all-reduce는 latency-bound입니다."
+                if latency > wire
+                else "대역폭 시간이 더 큽니다."
+            )
+        )
     return out
 
 
