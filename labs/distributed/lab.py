@@ -885,10 +885,13 @@ def grid_findings(r: dict[str, Any]) -> list[str]:
         small, large = rows[0], rows[-1]
         if small is large:
             continue
+        change = large["comm_share"] - small["comm_share"]
         trend = (
             "줄었습니다"
-            if large["comm_share"] < small["comm_share"]
-            else "줄지 않았습니다(잡음이나 CPU 경합)"
+            if change < -0.02
+            else "늘었습니다(잡음이나 CPU 경합)"
+            if change > 0.02
+            else "거의 같았습니다"
         )
         parts.append(
             f"width {width}(gradient {small['grad_bytes'] / 1e6:.1f} MB): batch {small['batch_per_rank']}→{large['batch_per_rank']}/rank에서 "
