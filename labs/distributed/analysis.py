@@ -315,11 +315,11 @@ def trace_comm_analysis(events: Sequence[dict[str, Any]]) -> dict[str, Any]:
     per_step = []
     for step in steps:
         start, end = float(step["ts"]), float(step["ts"]) + float(step["dur"])
-        executing = [
-            (float(e["ts"]), float(e["ts"]) + float(e["dur"]))
-            for e in collectives
-            if start <= float(e["ts"]) < end
-        ]
+        # every collective running during the step counts (clipped to it); those that started in
+        # it are the ones its c10d:: calls queued
+        running = [(float(e["ts"]), float(e["ts"]) + float(e["dur"])) for e in collectives]
+        running = [(a, b) for a, b in running if a < end and b > start]
+        executing = [(a, b) for a, b in running if start <= a]
         queued_at = [float(e["ts"]) for e in enqueues if start <= float(e["ts"]) < end]
         # The backend runs its queue in order: the i-th queued collective is the i-th to start.
         paired = list(zip(queued_at, executing, strict=False))
@@ -328,8 +328,8 @@ def trace_comm_analysis(events: Sequence[dict[str, Any]]) -> dict[str, Any]:
         ]
         queue_waits = [max(0.0, x_start - q) for q, (x_start, _) in paired]
         last_launch = max(queued_at) if queued_at else end
-        comm = covered_within(executing, start, end)
-        exposed = covered_within(executing, last_launch, end)
+        comm = covered_within(running, start, end)
+        exposed = covered_within(running, last_launch, end)
         per_step.append(
             {
                 # per collective, seconds from the step's start: queued, started, ended
@@ -343,7 +343,7 @@ def trace_comm_analysis(events: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 "queue_wait_s": sum(queue_waits) / 1e6,
                 "collectives": len(executing),
                 "enqueued": len(queued_at),
-                "comm_sum_s": sum(b - a for a, b in executing) / 1e6,
+                "comm_sum_s": sum(min(b, end) - max(a, start) for a, b in running) / 1e6,
             }
         )
     total_step = sum(s["step_s"] for s in per_step)
