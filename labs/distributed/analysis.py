@@ -68,7 +68,9 @@ def decompose_step(
     (*overlapped*). `segments`: the (first, end) launch indices of each backward pass when a step
     has several (gradient accumulation); default one pass.
     """
-    spans = [(launch, done) for launch, done in zip(launches, dones, strict=True)]
+    # A collective may finish before the clock after its launch is read: its span starts at `done` then.
+    spans = [(min(launch, done), done) for launch, done in zip(launches, dones, strict=True)]
+    launches = [start for start, _ in spans]
     record = {
         "step_s": step_end - step_start,
         "comm_s": union_length(spans),

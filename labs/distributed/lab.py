@@ -41,16 +41,16 @@ QUICK = {
     "global_batch": 64,
     "warmup": 2,
     "phase_warmup": 1,
-    "steps": 6,
+    "steps": 4,
     "rounds": 2,
     "bucket_caps_mb": [0.25, 25.0],
-    "bucket_steps": 4,
+    "bucket_steps": 3,
     "accumulation": 4,
     "accumulation_steps": 2,
     "grid_widths": [128, 512],
     "grid_batches": [8, 64],
     "grid_steps": 3,
-    "sweep_bytes": [4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20],
+    "sweep_bytes": [4 << 10, 32 << 10, 256 << 10, 1 << 20, 4 << 20],
     "sweep_repeats": 5,
     "profile_steps": 3,
     "timeout_s": 150,
@@ -99,7 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--quick", action="store_true", help="작은 설정 (2코어에서 약 20초)")
+    parser.add_argument(
+        "--quick", action="store_true", help="작은 설정 (2코어에서 약 15~30초, 대부분 torch import)"
+    )
     parser.add_argument("--out", type=Path, default=None, help="결과 폴더 (trace와 result.json)")
     parser.add_argument(
         "--world-size",
@@ -113,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--batch", type=bounded_int(2, 65536), help="전체(global) 배치 크기 (quick 64, full 128)"
     )
     parser.add_argument(
-        "--steps", type=bounded_int(2, 500), help="프로세스 수마다 잰 step 수 (quick 5, full 12)"
+        "--steps", type=bounded_int(2, 500), help="프로세스 수마다 잰 step 수 (quick 4, full 15)"
     )
     parser.add_argument("--bucket-caps", type=_caps, help="비교할 bucket_cap_mb 목록 (예: 0.25,1,25)")
     parser.add_argument(
@@ -428,32 +430,38 @@ def trace_summary(rank0: dict[str, Any], timed: dict[str, Any], world: int) -> d
     timer_share = timer_comm / timer_step if timer_step > 0 else 0.0
     gap = timer_share - from_trace["comm_share"]
     # The gap in two measured parts that sum to it: the time collectives sat in gloo's queue
-    # (c10d:: op → gloo:all_reduce start, from the trace), and whatever the timers see beyond the
-    # trace's queued-to-finished span (clock reads in Python around C++ events; ~0 when they agree).
+    # (c10d:: op → gloo:* start, from the trace), and what the timers see beyond the trace's
+    # queued-to-finished span: the Python call around the c10d op, timed by the hook as dispatch.
     queue_part = from_trace["launch_to_done_share"] - from_trace["comm_share"]
     rest_part = timer_share - from_trace["launch_to_done_share"]
+    dispatch_share = sum(r.get("dispatch_s", 0.0) for r in records) / timer_step if timer_step > 0 else 0.0
     agree = abs(gap) <= TRACE_TOLERANCE
-    explained_by_queue = not agree and abs(rest_part) <= TRACE_TOLERANCE
+    explained = not agree and (
+        abs(rest_part) <= TRACE_TOLERANCE or 0 <= rest_part <= dispatch_share + TRACE_TOLERANCE
+    )
     overhead = (timer_step / len(records)) / timed["step_s"] if records and timed["step_s"] > 0 else None
+    parts = (
+        f"큐 대기(trace의 c10d::allreduce_ → gloo:* 시작) {queue_part:+.0%}p, 나머지 {rest_part:+.0%}p — hook이 all_reduce를 "
+        f"부른 Python 호출은 step의 {dispatch_share:.0%}를 썼습니다(GIL과 CPU를 기다린 시간 포함)"
+    )
     if agree:
         explanation = (
             f"trace의 통신 비율 {from_trace['comm_share']:.0%}와 timer의 {timer_share:.0%}가 허용 오차 "
-            f"±{TRACE_TOLERANCE:.0%}p 안에서 일치합니다 (차이 {gap:+.0%}p, 그중 큐 대기 {queue_part:+.0%}p)."
+            f"±{TRACE_TOLERANCE:.0%}p 안에서 일치합니다 (차이 {gap:+.0%}p: {parts})."
         )
-    elif explained_by_queue:
+    elif explained:
         explanation = (
             f"timer는 통신을 {timer_share:.0%}, trace는 {from_trace['comm_share']:.0%}로 봅니다 (차이 {gap:+.0%}p). trace의 "
-            "gloo:all_reduce 구간은 gloo 스레드가 실제로 실행한 시간이고, hook timer는 bucket을 큐에 넣은 순간부터 결과가 "
-            "돌아온 순간까지 잽니다. 큐에서 기다린 시간(trace의 c10d::allreduce_ → gloo:all_reduce 시작)이 "
-            f"{queue_part:+.0%}p, 나머지가 {rest_part:+.0%}p입니다: 큐 대기를 넣어 trace로 다시 재면 "
-            f"{from_trace['launch_to_done_share']:.0%}로 timer와 맞습니다 — 차이는 실행이 아니라 대기(CPU를 받지 못한 gloo 스레드)입니다."
+            "gloo:* 구간은 gloo 스레드가 실제로 실행한 시간이고, hook timer는 DDP가 bucket을 넘긴 순간부터 결과가 돌아온 "
+            f"순간까지 잽니다. 차이 = {parts}. 차이는 실행이 아니라 대기입니다: 바쁜 기계에서는 큐에 든 작업을 가져갈 gloo 스레드와, "
+            "Python으로 all_reduce를 부르는 메인 스레드가 GIL과 CPU를 기다립니다."
         )
     else:
         explanation = (
             f"timer {timer_share:.0%}와 trace {from_trace['comm_share']:.0%}가 ±{TRACE_TOLERANCE:.0%}p 넘게 다르고 "
-            f"(차이 {gap:+.0%}p = 큐 대기 {queue_part:+.0%}p + 나머지 {rest_part:+.0%}p), 큐 대기로도 다 설명되지 않습니다: "
-            "trace의 c10d 호출과 gloo 구간을 순서대로 짝지었는데 한 step 안에서 개수가 맞지 않았거나(step 경계에 걸친 "
-            "집합 통신), profiler가 이벤트를 기록하는 비용이 step을 늘렸을 수 있습니다(여기서 "
+            f"(차이 {gap:+.0%}p = {parts}), 큐 대기와 호출 시간으로도 다 설명되지 않습니다: 두 비율의 분모부터 다릅니다 — "
+            f"ProfilerStep#N 구간은 prof.step() 사이 전체(프로파일러의 처리 포함)라 {ms(from_trace['step_s'])}, timer의 step은 "
+            f"{ms(timer_step)}입니다. profiler가 이벤트를 기록하는 비용도 step을 늘립니다(보통 step의 "
             + (f"{overhead:.2f}배" if overhead else "측정 안 됨")
             + "). 기계가 한가할 때 기본 설정으로 다시 재 보세요."
         )
@@ -480,7 +488,8 @@ def trace_summary(rank0: dict[str, Any], timed: dict[str, Any], world: int) -> d
         "gap_queue_share": queue_part,
         "gap_rest_share": rest_part,
         "agree": agree,
-        "explained_by_queue": explained_by_queue,
+        "explained": explained,
+        "timer_dispatch_share": dispatch_share,
         "explanation": explanation,
         "profiler_overhead": overhead,
         "world_size": world,
@@ -838,6 +847,11 @@ def findings(r: dict[str, Any]) -> list[str]:
             f"amdahl lab의 Karp–Flatt e = (1/S − 1/N)/(1 − 1/N)로 보면 {parts}. 순수한 직렬 코드라면 e가 N과 무관하게 "
             "일정하지만, 통신은 N과 함께 커지는 오버헤드라 e를 키웁니다 — 통신을 Amdahl의 직렬 구간처럼 다루되 그 크기가 N에 "
             "따라 변한다는 것이 이 lab의 모델입니다."
+            + (
+                " e > 1은 프로세스를 늘렸더니 오히려 느려졌다는 뜻입니다(speedup < 1): 직렬 비율로는 읽을 수 없습니다."
+                if any(e > 1 for e in am["karp_flatt"].values())
+                else ""
+            )
         )
     if r["loopback_only"] is None:
         out.append("이 OS에서는 /proc이 없어 listen 소켓을 확인하지 못했습니다 (Linux에서 확인합니다).")

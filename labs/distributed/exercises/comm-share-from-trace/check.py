@@ -332,7 +332,7 @@ def timer_comparison(profile: dict[str, Any], trace: dict[str, Any]) -> str:
     lab_reading = analysis.trace_comm_analysis(complete_events(trace))
     queued = lab_reading["launch_to_done_share"] - lab_reading["comm_share"]
     return (
-        f"; the comm hook timed {timer_share:.1%} of the same steps (each bucket from queued to done): "
+        f"; the comm hook timed {timer_share:.1%} of the same steps (each bucket from DDP handing it over to its result): "
         f"{queued:+.1%} of the step was waiting for a gloo thread, which gloo:* spans (execution) leave out"
     )
 
