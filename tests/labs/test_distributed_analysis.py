@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from labs.distributed import analysis, lab, launcher
+from tests.conftest import REPO
 
 
 def test_union_counts_overlapping_time_once() -> None:
@@ -169,3 +173,51 @@ def test_a_batch_too_small_to_split_is_refused(tmp_path: Path) -> None:
 
     with pytest.raises(LabUsageError, match="micro-batch"):
         lab.main(["--quick", "--batch", "4", "--out", str(tmp_path)])
+
+
+# A rank whose lab dies: Linux's PR_SET_PDEATHSIG, and the polling thread used elsewhere.
+PARENT = """
+import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2]])
+print(child.pid, flush=True)
+time.sleep(60)
+"""
+CHILD = """
+import os, sys, time
+sys.path.insert(0, {repo!r})
+if sys.argv[1] == "poll":
+    sys.platform = "darwin"  # as on macOS: no prctl, the watcher thread must notice
+from labs.distributed.worker import die_with_parent
+die_with_parent(os.getppid())
+time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("how", ["prctl", "poll"])
+def test_a_rank_exits_when_its_lab_is_killed(how: str) -> None:
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, CHILD.format(repo=str(REPO)), how], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        time.sleep(1.0)  # the child has imported the worker and armed itself
+        assert Path(f"/proc/{child}").exists()
+        parent.kill()
+        parent.wait(5)
+        deadline = time.monotonic() + 5
+        while Path(f"/proc/{child}").exists() and time.monotonic() < deadline:
+            stat = (
+                Path(f"/proc/{child}/stat").read_text(errors="replace")
+                if Path(f"/proc/{child}").exists()
+                else ""
+            )
+            if stat and stat.rsplit(")", 1)[1].split()[0] == "Z":
+                break  # exited; a zombie until init reaps it
+            time.sleep(0.05)
+        else:
+            assert not Path(f"/proc/{child}").exists(), f"rank {child} outlived its lab"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
