@@ -8,6 +8,7 @@ processes listen on, independently of what the lab says about itself.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
@@ -278,6 +279,12 @@ def test_one_usable_core_is_said_to_measure_time_sharing(result: dict[str, Any])
         assert result["time_sharing"] and said
     else:
         assert result["time_sharing"] == bool(result["time_shared_sizes"])
+    # the same numbers as if this process could use one CPU (taskset -c 0): the note comes first
+    from labs.distributed.lab import findings
+
+    one_core = copy.deepcopy(result) | {"usable_cores": 1, "time_sharing": True}
+    first = findings(one_core)[0]
+    assert "CPU가 1개뿐" in first and "time-sharing" in first
 
 
 # -- stopping -------------------------------------------------------------------------------------------
