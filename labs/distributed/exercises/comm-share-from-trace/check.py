@@ -1,0 +1,404 @@
+"""Checker of the comm-share-from-trace exercise (README.md).
+
+1. Planted traces, built here with fresh random numbers every check: the answer is known, no clock
+   is involved. They hold the traps of a real DDP trace — two gloo threads reducing at once, the
+   c10d:: calls that only queue a collective, collectives outside the steps (DDP's first broadcast,
+   a barrier after the loop), times in microseconds, the profiler's own span around everything.
+2. A real run: two ranks (the distributed lab's own launcher: gloo on 127.0.0.1, ranks that die
+   with the checker) train a DDP model for a few steps under torch.profiler. The learner's function
+   reads rank 0's trace and must agree with this checker's reading of the same file; the comm hook
+   timers of the same steps are shown beside it. Both read one file, so noise cannot move the
+   comparison: only the recording depends on the machine, and when a busy machine keeps it from
+   finishing in time the verdict is undecided, never failed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+# Run as a script (by studyapp or by hand), the labs package is the one this file sits in. Imported
+# as a module in the learner's process, it leaves sys.path alone (their workspace comes first).
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
+
+from labs._exercise import Checker, call_on_cases, is_close, parse_args, run_learner, short_repr
+
+LEARNER_FILE = "comm_share.py"
+FUNCTION = "communication_share"
+KEYS = ("steps", "step_s", "comm_s", "share")
+TOLERANCE = 1e-6  # relative: both sides read the same numbers from the same file
+MAIN, GLOO_A, GLOO_B, PID = 101, 201, 202, 4242
+
+Span = tuple[float, float]
+
+
+# -- the driver (runs in the learner's child process) ------------------------------------------------
+
+
+def probe(paths: list[str]) -> list[Any]:
+    cases = [{"name": Path(path).stem, "path": path} for path in paths]
+    return call_on_cases(LEARNER_FILE, FUNCTION, cases, ("path",))
+
+
+# -- the checker's own reading of a trace --------------------------------------------------------------
+
+
+def complete_events(trace: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e for e in trace["traceEvents"] if e.get("ph") == "X"]
+
+
+def named(events: list[dict[str, Any]], prefix: str) -> list[Span]:
+    return [
+        (float(e["ts"]), float(e["ts"]) + float(e["dur"]))
+        for e in events
+        if str(e["name"]).startswith(prefix)
+    ]
+
+
+def covered(intervals: list[Span], start: float, end: float) -> float:
+    merged: list[list[float]] = []
+    for a, b in sorted((max(a, start), min(b, end)) for a, b in intervals if a < end and b > start):
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return sum(b - a for a, b in merged)
+
+
+def reading(trace: dict[str, Any]) -> dict[str, Any]:
+    """The answer, and the numbers that common slips would give instead (for the hints)."""
+    events = complete_events(trace)
+    steps = named(events, "ProfilerStep#")
+    gloo = named(events, "gloo:")
+    step_us = sum(b - a for a, b in steps)
+    comm_us = sum(covered(gloo, a, b) for a, b in steps)
+    whole = [(min(a for a, _ in named(events, "")), max(b for _, b in named(events, "")))]
+    return {
+        "steps": len(steps),
+        "step_s": step_us / 1e6,
+        "comm_s": comm_us / 1e6,
+        "share": comm_us / step_us if step_us > 0 else 0.0,
+        "slips": {
+            "summed": sum(min(b, e) - max(a, s) for s, e in steps for a, b in gloo if a < e and b > s) / 1e6,
+            "enqueue": sum(covered(named(events, "c10d::"), a, b) for a, b in steps) / 1e6,
+            "whole_trace": covered(gloo, -math.inf, math.inf) / 1e6,
+            "profiler_span": sum(b - a for a, b in named(events, "PyTorch Profiler")) / 1e6,
+            "trace_length": sum(b - a for a, b in whole) / 1e6,
+        },
+    }
+
+
+# -- planted traces ---------------------------------------------------------------------------------
+
+
+def event(name: str, cat: str, tid: int, ts: float, dur: float) -> dict[str, Any]:
+    return {
+        "ph": "X",
+        "cat": cat,
+        "name": name,
+        "pid": PID,
+        "tid": tid,
+        "ts": round(ts, 3),
+        "dur": round(dur, 3),
+    }
+
+
+def planted_step(
+    rng: random.Random, events: list[dict[str, Any]], start: float, length: float, number: int
+) -> None:
+    """One DDP step: forward/backward ops on the main thread, 3 buckets queued by c10d::allreduce_
+    and executed on two gloo threads, the second overlapping the first."""
+    events.append(event(f"ProfilerStep#{number}", "user_annotation", MAIN, start, length))
+    events.append(event("aten::linear", "cpu_op", MAIN, start + 0.02 * length, 0.2 * length))
+    queued = [start + length * f for f in (0.35 + rng.uniform(0, 0.05), 0.5 + rng.uniform(0, 0.05), 0.7)]
+    first_end = queued[0] + rng.uniform(0.05, 0.1) * length + 0.25 * length
+    runs = [
+        (queued[0] + rng.uniform(0.02, 0.05) * length, first_end, GLOO_A),
+        (queued[1] + rng.uniform(0.0, 0.02) * length, first_end + rng.uniform(0.05, 0.1) * length, GLOO_B),
+        (queued[2] + rng.uniform(0.1, 0.12) * length, start + rng.uniform(0.92, 0.96) * length, GLOO_A),
+    ]
+    for when, (a, b, tid) in zip(queued, runs, strict=True):
+        events.append(event("c10d::allreduce_", "cpu_op", MAIN, when, rng.uniform(20, 90)))
+        events.append(event("gloo:all_reduce", "user_annotation", tid, a, b - a))
+    events.append(event("Optimizer.step#SGD.step", "cpu_op", MAIN, start + 0.96 * length, 0.03 * length))
+
+
+def planted_traces(rng: random.Random) -> dict[str, dict[str, Any]]:
+    base = rng.uniform(1e12, 5e12)  # real traces count µs from an arbitrary, large origin
+    traces = {}
+
+    events: list[dict[str, Any]] = []
+    at = base
+    for number in range(1, 4):  # three contiguous steps, as torch.profiler's schedule records them
+        length = rng.uniform(8_000, 16_000)
+        planted_step(rng, events, at, length, number)
+        at += length
+    traces["three-steps"] = events
+
+    events = []
+    # DDP broadcasts the parameters when it is built, before the loop: a collective outside any step
+    events.append(event("gloo:broadcast", "user_annotation", GLOO_A, base, rng.uniform(2_000, 4_000)))
+    at = base + 6_000
+    lengths = [rng.uniform(9_000, 14_000) for _ in range(2)]
+    planted_step(rng, events, at, lengths[0], 7)
+    gap_start = at + lengths[0]
+    at = gap_start + rng.uniform(1_500, 3_000)  # something unprofiled between the steps
+    planted_step(rng, events, at, lengths[1], 8)
+    # a collective that started in step 7 and ended in step 8, across the gap: only its parts inside count
+    events.append(
+        event("gloo:all_reduce", "user_annotation", GLOO_B, gap_start - 800, at + 600 - (gap_start - 800))
+    )
+    events.append(
+        event("gloo:barrier", "user_annotation", GLOO_B, at + lengths[1] + 500, rng.uniform(1_000, 3_000))
+    )
+    traces["gaps-and-outside"] = events
+
+    for name, events in traces.items():
+        start = min(e["ts"] for e in events) - 100
+        end = max(e["ts"] + e["dur"] for e in events) + 100
+        events.append(event("PyTorch Profiler (0)", "Trace", MAIN, start, end - start))
+        events.append(
+            {
+                "ph": "i",
+                "cat": "cpu_instant_event",
+                "name": "[memory]",
+                "pid": PID,
+                "tid": MAIN,
+                "ts": start + 5,
+                "s": "t",
+            }
+        )
+        traces[name] = {"schemaVersion": 1, "traceEvents": events}
+    return traces
+
+
+# -- the requirements -------------------------------------------------------------------------------
+
+
+def numbers(value: Any) -> str | None:
+    """None when `value` is a dict with a number for every key; else what is wrong with it."""
+    if not isinstance(value, dict):
+        return f"returned {short_repr(value)}; return a dict with {', '.join(KEYS)}"
+    missing = [
+        key
+        for key in KEYS
+        if isinstance(value.get(key), bool) or not isinstance(value.get(key), (int, float))
+    ]
+    if missing:
+        return f"no number for {', '.join(missing)} in {short_repr(value)}"
+    return None
+
+
+def comm_hint(mine: float, expected: dict[str, Any]) -> str:
+    slips = expected["slips"]
+    if is_close(mine, expected["comm_s"] * 1e6, 1e-4):
+        return ": that is in µs — trace times are microseconds, report seconds"
+    if is_close(mine, slips["summed"], 1e-4):
+        return ": that is the sum of the gloo spans — two gloo threads reduced at the same time; count that time once (the union)"
+    if is_close(mine, slips["enqueue"], 1e-4):
+        return ": that is the c10d:: calls on the main thread — they only queue a collective and return; the gloo:* spans on gloo's threads are when it ran"
+    if is_close(mine, slips["whole_trace"], 1e-4) or mine > expected["comm_s"] * (1 + 1e-4):
+        return ": more than the steps hold — count only the time inside the ProfilerStep#N spans (DDP's first broadcast and a barrier after the loop are outside them)"
+    return ""
+
+
+def step_hint(mine: float, expected: dict[str, Any]) -> str:
+    if is_close(mine, expected["step_s"] * 1e6, 1e-4):
+        return ": that is in µs — trace times are microseconds, report seconds"
+    if is_close(mine, expected["step_s"] * 1e3, 1e-4):
+        return ": that is in ms — report seconds"
+    slips = expected["slips"]
+    if is_close(mine, slips["profiler_span"], 1e-4) or is_close(mine, slips["trace_length"], 1e-4):
+        return (
+            ": that is the whole trace — the steps are the ProfilerStep#N spans, not the profiler's own span"
+        )
+    return ""
+
+
+def check_planted(
+    check: Checker, names: list[str], values: list[Any], expected: list[dict[str, Any]]
+) -> bool:
+    for name, value in zip(names, values, strict=True):
+        problem = numbers(value)
+        if problem is not None:
+            check.requirement(
+                "returns steps, step_s, comm_s and share as numbers", False, f"{problem} (trace {name})"
+            )
+            return False
+    check.requirement(
+        "returns steps, step_s, comm_s and share as numbers", True, f"a dict with {', '.join(KEYS)}"
+    )
+    ok = True
+    rows = list(zip(names, values, expected, strict=True))
+    wrong = [(n, v, e) for n, v, e in rows if v["steps"] != e["steps"]]
+    ok &= check.require(
+        "steps: one per ProfilerStep#N span",
+        not wrong,
+        ", ".join(f"{e['steps']} in {n}" for n, _, e in rows),
+        next(
+            (
+                f"trace {n}: you counted {v['steps']}, it has {e['steps']} ProfilerStep#N spans"
+                for n, v, e in wrong
+            ),
+            "",
+        ),
+    )
+    wrong = [(n, v, e) for n, v, e in rows if not is_close(v["step_s"], e["step_s"], TOLERANCE)]
+    ok &= check.require(
+        "step_s: the steps' total time, in seconds",
+        not wrong,
+        ", ".join(f"{e['step_s'] * 1e3:.3f} ms in {n}" for n, _, e in rows),
+        next(
+            (
+                f"trace {n}: you measured {v['step_s']:.6g}, the steps last {e['step_s']:.6g} s{step_hint(v['step_s'], e)}"
+                for n, v, e in wrong
+            ),
+            "",
+        ),
+    )
+    wrong = [(n, v, e) for n, v, e in rows if not is_close(v["comm_s"], e["comm_s"], TOLERANCE)]
+    ok &= check.require(
+        "comm_s: time inside the steps when at least one gloo collective runs",
+        not wrong,
+        ", ".join(f"{e['comm_s'] * 1e3:.3f} ms in {n}" for n, _, e in rows),
+        next(
+            (
+                f"trace {n}: you measured {v['comm_s']:.6g} s, expected {e['comm_s']:.6g} s{comm_hint(v['comm_s'], e)}"
+                for n, v, e in wrong
+            ),
+            "",
+        ),
+    )
+    wrong = [(n, v, e) for n, v, e in rows if not is_close(v["share"], e["share"], TOLERANCE)]
+    ok &= check.require(
+        "share = comm_s / step_s",
+        not wrong,
+        ", ".join(f"{e['share']:.4f} in {n}" for n, _, e in rows),
+        next(
+            (
+                f"trace {n}: your share {v['share']:.6g}, expected {e['share']:.6g}"
+                + (
+                    " (your own comm_s / step_s would be " + f"{v['comm_s'] / v['step_s']:.6g})"
+                    if v["step_s"]
+                    else ""
+                )
+                for n, v, e in wrong
+            ),
+            "",
+        ),
+    )
+    return bool(ok)
+
+
+def record_run(out_dir: Path, quick: bool, check: Checker) -> dict[str, Any]:
+    """Two ranks, DDP, a few profiled steps: rank 0's trace and its comm hook timers."""
+    from labs.distributed import launcher
+
+    steps = 3 if quick else 4
+    plan = {
+        "phases": ["profile"],
+        "world_sizes": [2],
+        "loopback_interface": launcher.loopback_interface(),
+        "collective_timeout_s": 120,
+        "width": 512,
+        "depth": 6,
+        "global_batch": 64,
+        "phase_warmup": 1,
+        "profile_steps": steps,
+        "trace_dir": str(out_dir),
+        "total_work": steps,
+    }
+    ranks, _listening = launcher.run_ranks(
+        2, plan, 120 if quick else 180, lambda _phase, _fraction, message: check.progress(message)
+    )
+    return ranks[0]["profile"]
+
+
+def timer_comparison(profile: dict[str, Any], trace: dict[str, Any]) -> str:
+    """The comm hook's share of the same steps, and how much of the difference is queueing (lab's analysis)."""
+    from labs.distributed import analysis
+
+    records = profile["steps"]
+    step_s = sum(r["step_s"] for r in records)
+    if not records or step_s <= 0:
+        return ""
+    timer_share = sum(r["comm_s"] for r in records) / step_s
+    lab_reading = analysis.trace_comm_analysis(complete_events(trace))
+    queued = lab_reading["launch_to_done_share"] - lab_reading["comm_share"]
+    return (
+        f"; the comm hook timed {timer_share:.1%} of the same steps (each bucket from DDP handing it over to its result): "
+        f"{queued:+.1%} of the step was waiting for a gloo thread, which gloo:* spans (execution) leave out"
+    )
+
+
+def main() -> None:
+    args = parse_args()
+    with Checker(args) as check:
+        rng = random.Random()
+        here = Path(__file__).resolve()
+        with tempfile.TemporaryDirectory(prefix="comm-share-") as scratch:
+            folder = Path(scratch)
+            planted = planted_traces(rng)
+            paths = []
+            for name, trace in planted.items():
+                path = folder / f"{name}.json"
+                path.write_text(json.dumps(trace), encoding="utf-8")
+                paths.append(str(path))
+            check.progress(f"your {FUNCTION}() on {len(paths)} planted traces")
+            result = run_learner(args.workspace, here, "probe", paths, timeout_s=60)
+            if not check.require_ran(f"{FUNCTION}() runs", result):
+                check.stop()
+            if not check_planted(check, list(planted), result.value, [reading(t) for t in planted.values()]):
+                check.stop()  # the recorded run would fail the same way: fix the planted cases first
+
+            check.progress("recording DDP steps on 2 processes (gloo on 127.0.0.1) under torch.profiler")
+            from labs.distributed import launcher
+
+            name = "a recorded 2-process DDP run: your reading = the checker's reading of the same trace"
+            try:
+                profile = record_run(folder, args.quick, check)
+            except launcher.RankMissingDependency as exc:
+                check.undecided(name, f"this PyTorch cannot run the recording: {exc}")
+                check.stop()
+            except launcher.RankFailed as exc:
+                check.undecided(
+                    name,
+                    f"the checker's own 2-process recording did not complete ({exc}); that says nothing about your "
+                    "code — the machine is probably too busy: check again",
+                )
+                check.stop()
+            trace_path = profile["trace"]
+            trace = json.loads(Path(trace_path).read_text(encoding="utf-8"))
+            expected = reading(trace)
+            result = run_learner(args.workspace, here, "probe", [trace_path], timeout_s=60)
+            if not check.require_ran(name, result):
+                check.stop()
+            (value,) = result.value
+            problem = numbers(value)
+            if problem is not None:
+                check.requirement(name, False, problem)
+                check.stop()
+            agree = all(
+                value[key] == expected[key]
+                if key == "steps"
+                else is_close(value[key], expected[key], TOLERANCE)
+                for key in KEYS
+            )
+            mine = f"share {value['share']:.1%} = {value['comm_s'] * 1e3:.2f} / {value['step_s'] * 1e3:.2f} ms over {value['steps']} steps"
+            theirs = f"the checker read {expected['share']:.1%} = {expected['comm_s'] * 1e3:.2f} / {expected['step_s'] * 1e3:.2f} ms over {expected['steps']} steps"
+            check.require(
+                name,
+                agree,
+                f"{mine}, as the checker read it{timer_comparison(profile, trace)}",
+                f"{mine}; {theirs}{comm_hint(value['comm_s'], expected)}",
+            )
+
+
+if __name__ == "__main__":
+    main()
