@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from studyapp.content.problems import Problem
 from studyapp.content.model import Content, Item
+from studyapp.content.problems import Problem
 from studyapp.content.similarity import SimilarityIndex, mirror_change, normalise
 
 # Specific determiners: words that make a statement absolute. Test-wise learners read them as "false".
