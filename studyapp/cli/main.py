@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from studyapp import __version__, locations
+from studyapp import __version__, clock, locations
 from studyapp.cli.common import load_content, run_tui
 from studyapp.cli.exercise import add_exercise_parser
 from studyapp.cli.explain import add_explain_parser
@@ -214,6 +214,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "lab":
             args.lab_args = _lab_args(extra)  # options for the lab itself, passed through
         t = Translator(args.lang)
+        try:
+            clock.check_setting()  # a mistyped STUDYAPP_NOW is one line, before anything is written
+        except clock.ClockSettingError as exc:
+            raise StudyappError(str(exc)) from None
         if args.command is None:
             return cmd_home(args, t)
         handler = COMMANDS.get(args.command) or args.handler

@@ -79,7 +79,15 @@ class ExamAttempt:
             "retry_of": self.settings.get("retry_of"),
             "misses": len(self.misses) if self.finished else None,
             "answered": self.answered,
+            # The prediction made just before the attempt (None for attempts archived without one).
+            "predicted": self._predicted("expected_score"),
+            "predicted_pass": self._predicted("pass_probability"),
         }
+
+    def _predicted(self, key: str) -> float | None:
+        prediction = self.settings.get("prediction")
+        value = prediction.get(key) if isinstance(prediction, dict) else None
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _json(value: Any) -> str:
@@ -199,6 +207,8 @@ def attempt_lines(rows: list[dict[str, Any]], t: Any) -> list[str]:
             extra += t("exams.retry_of", id=str(row["retry_of"])[:SHORT_ID])
         if row.get("auto_submitted"):
             extra += t("exams.auto")
+        if row.get("predicted") is not None:
+            extra += t("exams.predicted", predicted=f"{row['predicted'] * 100:.0f}%")
         if row["finished_at"] is None:
             lines.append(
                 f"  {row['id']}  {date}  {t('exams.unfinished', answered=row['answered'], total=row['total'])}"
