@@ -366,3 +366,70 @@ def test_pool_forecast_for_a_learner_who_knows_everything_or_nothing(bank) -> No
     assert top.expected == pytest.approx(1.0) and top.pass_probability == pytest.approx(1.0)
     assert bottom.expected == pytest.approx(0.25, abs=1e-6)  # blind 4-choice guesses
     assert bottom.pass_probability < 0.001 and top.questions == bottom.questions == 30
+
+
+# ---------------------------------------------------------------------------------------------
+# resuming an exam that ended without a submit
+# ---------------------------------------------------------------------------------------------
+
+
+def test_an_unfinished_exam_resumes_with_its_answers_and_the_time_it_had_left(
+    bank, store, fake_clock
+) -> None:
+    from studyapp.quiz.exam_resume import resumable, resume_session, time_left
+
+    session = ExamSession(bank, store, ExamSettings(count=4, seed=2, time_limit_s=600))
+    prediction.attach_prediction(session)
+    session.start()
+    fake_clock.advance(seconds=100)
+    session.answer("1")
+    session.toggle_flag(2)
+    session.go(3)
+    fake_clock.advance(seconds=50)
+    session.answer("2")  # the process dies here: no submit
+    fake_clock.advance(hours=3)
+    attempt = resumable(store, fake_clock())
+    assert attempt is not None and attempt.uid == session.attempt_id
+    assert time_left(attempt) == pytest.approx(450, abs=1)
+    resumed = resume_session(bank, store, attempt)
+    assert resumed.answers == {0: "1", 2: "2"}
+    assert resumed.flags == {2}  # saved with the answer after it
+    assert resumed.position == 1 and resumed.prediction == session.prediction
+    assert resumed.remaining_s() == pytest.approx(450, abs=1)
+    resumed.answer("3")
+    result = resumed.submit()
+    assert result.time_used_s == pytest.approx(150, abs=1)
+    every = exams.attempts(store)
+    assert len(every) == 1 and every[0].finished and every[0].answered == 3
+    assert resumable(store, fake_clock()) is None
+    # a day later an unfinished attempt is no longer offered
+    stale = ExamSession(bank, store, ExamSettings(count=2, seed=3))
+    stale.start()
+    stale.answer("1")
+    fake_clock.advance(days=2)
+    assert resumable(store, fake_clock()) is None
+
+
+def test_quiz_resume_goes_on_with_the_newest_unfinished_exam(tmp_path: Path, bank) -> None:
+    home = tmp_path / "h"
+    store = ProgressStore.in_dir(home)
+    session = ExamSession(bank, store, ExamSettings(count=3, seed=5))
+    session.start()
+    session.answer("1")
+    store.close()
+    env = {"STUDYAPP_HOME": str(home)}
+    done = subprocess.run(
+        [sys.executable, "-m", "studyapp", "quiz", "--mode", "exam", "--plain", "--resume"],
+        input="2\ns\n",
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**__import__("os").environ, "PYTHONPATH": str(REPO), **env},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2/3" in done.stdout  # it opens on the first unanswered question
+    data = json.loads(run_cli("progress", "--json", env=env).stdout)["exams"]
+    assert len(data) == 1 and data[0]["finished_at"] and data[0]["answered"] == 2
+    nothing = run_cli("quiz", "--mode", "exam", "--plain", "--resume", env=env)
+    assert nothing.returncode == 2 and "no unfinished mock exam" in nothing.stderr

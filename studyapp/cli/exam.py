@@ -35,8 +35,8 @@ from studyapp.quiz.exam import (
     retry_questions,
     retry_time_limit,
 )
+from studyapp.quiz.exam_resume import find_unfinished, resume_session
 from studyapp.quiz.exam_text import archive_warning, intro_lines, result_lines
-from studyapp.report.prediction import attach_prediction
 from studyapp.timetext import format_clock
 
 # ---------------------------------------------------------------------------------------------
@@ -75,6 +75,13 @@ def add_exam_options(quiz: argparse.ArgumentParser) -> None:
         "--retry", metavar="ATTEMPT", help="retry the misses of an attempt (id from `progress`, or last)"
     )
     group.add_argument(
+        "--resume",
+        nargs="?",
+        const="last",
+        metavar="ATTEMPT",
+        help="go on with an exam that ended without a submit (its id, or the newest)",
+    )
+    group.add_argument(
         "--schedule",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -84,7 +91,8 @@ def add_exam_options(quiz: argparse.ArgumentParser) -> None:
 
 def uses_exam_options(args: argparse.Namespace) -> bool:
     return any(
-        getattr(args, name, None) is not None for name in ("time_limit", "pass_mark", "retry", "schedule")
+        getattr(args, name, None) is not None
+        for name in ("time_limit", "pass_mark", "retry", "schedule", "resume")
     )
 
 
@@ -130,8 +138,14 @@ def session_from_args(content: Content, store: ProgressStore, args: argparse.Nam
 
 
 def run_exam_command(args: argparse.Namespace, t: Translator, content: Content, store: ProgressStore) -> int:
-    session = session_from_args(content, store, args)
-    attach_prediction(session)  # archived with the attempt: "predicted 72 %, scored 68 %"
+    if getattr(args, "resume", None):  # the same attempt, with the time it had left
+        session = resume_session(content, store, find_unfinished(store, args.resume))
+    else:
+        # numpy and the model load only for an exam, not for every command that imports this
+        from studyapp.report.prediction import attach_prediction
+
+        session = session_from_args(content, store, args)
+        attach_prediction(session)  # archived with the attempt: "predicted 72 %, scored 68 %"
     if args.plain:
         return run_plain_exam(session, t, sys.stdin, sys.stdout)
     return run_tui(args, t, start="exam", content=content, store=store, options=session)

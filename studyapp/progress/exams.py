@@ -109,12 +109,16 @@ def begin_attempt(store: ProgressStore, attempt: ExamAttempt) -> None:
 
 
 def save_progress(store: ProgressStore, attempt: ExamAttempt) -> None:
-    """The answers so far (after each answer): an interrupted sitting keeps them. The row is
+    """The answers so far (after each answer) and the settings with the time used so far: an
+    interrupted sitting keeps them and can be resumed (studyapp/quiz/exam_resume.py). The row is
     created here too when the write at the start failed (a full disk that has space again)."""
     questions_json = _json(attempt.questions)
     with store.transaction() as db:
         _insert_row(db, attempt, questions_json)
-        db.execute("UPDATE exam_attempts SET questions_json = ? WHERE uid = ?", (questions_json, attempt.uid))
+        db.execute(
+            "UPDATE exam_attempts SET questions_json = ?, settings_json = ? WHERE uid = ?",
+            (questions_json, _json(attempt.settings), attempt.uid),
+        )
 
 
 def finish_attempt(store: ProgressStore, attempt: ExamAttempt) -> None:

@@ -437,6 +437,7 @@ class ExamSession:
             settings["auto_submitted"] = result.auto_submitted
         if self.prediction is not None:
             settings["prediction"] = self.prediction
+        settings["elapsed_s"] = round(self.elapsed_s(), 3)  # what a resumed sitting has used up
         questions = []
         for index, question in enumerate(self.questions):
             row = question.to_dict()

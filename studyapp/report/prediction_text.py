@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
@@ -98,3 +99,32 @@ def plan_lines(plan: list[dict[str, Any]], t: Translator) -> list[str]:
         elif kind == "mock_exam":
             lines.append(t("plan.mock_exam", command=entry["command"]))
     return lines or [t("plan.nothing")]
+
+
+def reliability_plot(bins: Sequence[Any], width: int = 41, height: int = 11) -> list[str]:
+    """A reliability diagram as text: predicted probability across, the share right up; `·` is
+    the diagonal a calibrated forecast follows, `●` a bin (`○` one with fewer than 10 answers)."""
+    grid = [[" "] * width for _ in range(height)]
+
+    def cell(x: float, y: float) -> tuple[int, int]:
+        column = min(width - 1, max(0, round(x * (width - 1))))
+        row = min(height - 1, max(0, round((1 - y) * (height - 1))))
+        return row, column
+
+    for step in range(width):
+        row, column = cell(step / (width - 1), step / (width - 1))
+        grid[row][column] = "·"
+    for b in bins:
+        row, column = cell(b.predicted, b.observed)
+        grid[row][column] = "●" if b.count >= 10 else "○"
+    lines = []
+    for index, cells in enumerate(grid):
+        label = {0: "100%", (height - 1) // 2: " 50%", height - 1: "  0%"}.get(index, "    ")
+        lines.append(f"{label} │{''.join(cells)}")
+    lines.append("     └" + "─" * width)
+    axis = [" "] * (width + 2)
+    for value, text in ((0.0, "0%"), (0.5, "50%"), (1.0, "100%")):
+        start = min(width + 2 - len(text), round(value * (width - 1)))
+        axis[start : start + len(text)] = list(text)
+    lines.append("      " + "".join(axis).rstrip())
+    return lines

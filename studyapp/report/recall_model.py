@@ -36,12 +36,12 @@ docs/READINESS.md ("Exam prediction") has the reasoning; no Textual here.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import accumulate, product
+from itertools import product
 from typing import Any
 
 import numpy as np
@@ -60,6 +60,7 @@ CHOICE_RIGHT_UNKNOWN = 0.4
 CHOICE_WRONG_UNKNOWN = 0.6
 CHOICE_OPTIONS = 4
 SKIM_SHARE = 0.5  # an option shown but not credited teaches half as often as a feedback on the item
+FIRST_STABILITY = 2.3065  # days: FSRS-6's default stability after a first sure answer (w[2])
 
 HARD_LEARN = 0.02  # an item feedback does not teach this learner, learnt anyway
 # The grid the learner's parameters are chosen from, and the defaults used before MIN_ANSWERS.
@@ -123,7 +124,9 @@ class ItemLog:
     steps: tuple[Step, ...]
     stability: float | None  # FSRS stability after the last review
     last_review: datetime | None
-    exposures: float = 0.0  # times shown as an uncredited 4-choice option before its first review
+    # times shown as an uncredited 4-choice option before its first review, as remembered then,
+    # one value per forgetting pace of the grid (PACE_GRID)
+    exposures: np.ndarray | None = None
 
     def keep_until(self, moment: datetime, pace: float = 1.0) -> float:
         """FSRS retrievability from the last review to `moment`, time running `pace` times faster."""
@@ -165,20 +168,31 @@ class Exposures:
             unseen = max(0, options - len(credited))
             if unseen:
                 events[topic].append((moment, unseen / max(1, sizes[topic])))
-        for entries in events.values():
-            entries.sort()
-        self._times = {topic: [moment for moment, _ in entries] for topic, entries in events.items()}
-        self._totals = {
-            topic: list(accumulate(share for _, share in entries)) for topic, entries in events.items()
+        self._events = {
+            topic: (
+                np.array([moment.timestamp() for moment, _ in sorted(entries)]),
+                np.array([share for _, share in sorted(entries)]),
+            )
+            for topic, entries in events.items()
         }
 
-    def before(self, topic: str, moment: datetime | None) -> float:
-        """Expected times an item of `topic` was shown uncredited before `moment` (None: ever)."""
-        totals = self._totals.get(topic)
-        if not totals:
+    def before(self, topic: str, moment: datetime, pace: float = 1.0) -> float:
+        """Expected showings of an item of `topic` before `moment`, each weighed by how much of
+        it is still remembered then (FSRS's curve from a first sure answer's stability, time
+        running `pace` times faster): what is learnt in passing fades like the rest."""
+        times, shares = self._events.get(topic, (None, None))
+        if times is None or shares is None:
             return 0.0
-        count = len(totals) if moment is None else bisect_left(self._times[topic], moment)
-        return totals[count - 1] if count else 0.0
+        elapsed = (moment.timestamp() - times) / 86400
+        shown = elapsed > 0
+        if not shown.any():
+            return 0.0
+        keep = recall_curve(FIRST_STABILITY, pace * elapsed[shown])
+        return float(np.dot(shares[shown], keep))
+
+    def before_by_pace(self, topic: str, moment: datetime) -> np.ndarray:
+        """`before` for every forgetting pace of the grid (PACE_GRID)."""
+        return np.array([self.before(topic, moment, pace) for pace in PACE_GRID])
 
 
 def item_logs(
@@ -211,9 +225,9 @@ def item_logs(
                 )
             )
             stability, last = state.stability, state.last_review
-        shown = 0.0
+        shown = None
         if exposures is not None and topic_of is not None and item_id in topic_of:
-            shown = exposures.before(topic_of[item_id], history[0].reviewed_at)
+            shown = exposures.before_by_pace(topic_of[item_id], history[0].reviewed_at)
         logs[item_id] = ItemLog(item_id, tuple(steps), stability, last, shown)
     return logs
 
@@ -259,11 +273,20 @@ PARAM_NAMES = ("learnable", "learn", "prior", "unsure", "pace")
 DEFAULT_PARAMS = Params(DEFAULT_LEARNABLE, DEFAULT_LEARN, DEFAULT_PRIOR, DEFAULT_UNSURE, DEFAULT_PACE)
 
 
-def initial_state(params: Params, exposures: float) -> tuple[Any, Any, Any]:
+def _exposures_for(params: Params, exposures: np.ndarray | None) -> Any:
+    """The exposures at each grid point's pace (or the one point's)."""
+    if exposures is None:
+        return 0.0
+    if isinstance(params.pace, np.ndarray):
+        return exposures[np.searchsorted(PACE_GRID, params.pace)]
+    return float(exposures[min(len(PACE_GRID) - 1, int(np.searchsorted(PACE_GRID, params.pace)))])
+
+
+def initial_state(params: Params, exposures: Any) -> tuple[Any, Any, Any]:
     """(known, teachable, other) before an item's first review: known beforehand with `prior`,
     or learnt from being shown as an option, each showing teaching a teachable item at
     `SKIM_SHARE` × `learn`."""
-    learnt = 1 - np.exp(-exposures * SKIM_SHARE * params.learn) if exposures else 0.0
+    learnt = 1 - np.exp(-exposures * SKIM_SHARE * params.learn)
     teachable = (1 - params.prior) * params.learnable
     return (
         params.prior + teachable * learnt,
@@ -298,7 +321,7 @@ def trace(logs: Iterable[ItemLog], params: Params, bounds: Sequence[datetime] = 
     result = Trace()
     sums: list[Any] = [0.0] * (len(bounds) + 1)
     for item in logs:
-        known, teachable, other = initial_state(params, item.exposures)
+        known, teachable, other = initial_state(params, _exposures_for(params, item.exposures))
         for step in item.steps:
             keep = 1.0 if step.stability is None else recall_curve(step.stability, step.elapsed * params.pace)
             forgotten = known * (1 - keep)  # forgotten items were learnt: teachable again
@@ -474,8 +497,9 @@ class Fitted:
         log = self.logs.get(item_id)
         if log is None:
             topic = self.topic_of.get(item_id)
-            shown = self.exposures.before(topic, None) if self.exposures and topic else 0.0
-            return float(self.model.calibrate(initial_state(self.model.params, shown)[0]))
+            pace = self.model.params.pace
+            shown = self.exposures.before(topic, moment, pace) if self.exposures and topic else 0.0
+            return float(initial_state(self.model.params, shown)[0])
         keep = log.keep_until(moment, self.model.params.pace)
         return float(self.model.calibrate(self.known_after[item_id] * keep))
 
