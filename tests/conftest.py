@@ -23,6 +23,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("STUDYAPP_HOME", str(home))
     monkeypatch.delenv("STUDYAPP_CONTENT", raising=False)
     monkeypatch.delenv("STUDYAPP_LABS", raising=False)
+    monkeypatch.delenv("STUDYAPP_NOW", raising=False)  # each test sets its own "now"
     monkeypatch.setenv("STUDYAPP_LANG", "en")
     return home
 

@@ -22,7 +22,7 @@ from studyapp.cli.common import run_tui
 from studyapp.content.model import Content
 from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
-from studyapp.progress import exams
+from studyapp.progress import exams, goals
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.exam import (
     DEFAULT_PASS_MARK,
@@ -35,6 +35,7 @@ from studyapp.quiz.exam import (
     retry_questions,
     retry_time_limit,
 )
+from studyapp.quiz.exam_resume import find_unfinished, resume_session
 from studyapp.quiz.exam_text import archive_warning, intro_lines, result_lines
 from studyapp.timetext import format_clock
 
@@ -74,6 +75,13 @@ def add_exam_options(quiz: argparse.ArgumentParser) -> None:
         "--retry", metavar="ATTEMPT", help="retry the misses of an attempt (id from `progress`, or last)"
     )
     group.add_argument(
+        "--resume",
+        nargs="?",
+        const="last",
+        metavar="ATTEMPT",
+        help="go on with an exam that ended without a submit (its id, or the newest)",
+    )
+    group.add_argument(
         "--schedule",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -83,18 +91,21 @@ def add_exam_options(quiz: argparse.ArgumentParser) -> None:
 
 def uses_exam_options(args: argparse.Namespace) -> bool:
     return any(
-        getattr(args, name, None) is not None for name in ("time_limit", "pass_mark", "retry", "schedule")
+        getattr(args, name, None) is not None
+        for name in ("time_limit", "pass_mark", "retry", "schedule", "resume")
     )
 
 
-def settings_from_args(args: argparse.Namespace) -> ExamSettings:
+def settings_from_args(args: argparse.Namespace, default_pass_mark: float | None = None) -> ExamSettings:
+    """The exam's settings; without --pass-mark, `default_pass_mark` (the learner's stored one)."""
+    default_pass_mark = default_pass_mark or ExamSettings().pass_mark
     kind = getattr(args, "kind", None)
     if kind == "drill":
         raise StudyappError("an exam asks 4-choice or O/X questions: use --kind choice (default) or ox")
     return ExamSettings(
         count=args.count if args.count is not None else ExamSettings().count,
         time_limit_s=args.time_limit,
-        pass_mark=args.pass_mark if args.pass_mark is not None else ExamSettings().pass_mark,
+        pass_mark=args.pass_mark if args.pass_mark is not None else default_pass_mark,
         kind=KIND_OX if kind == "ox" else KIND_CHOICE,
         topic=args.topic,
         checklist=args.checklist,
@@ -104,7 +115,7 @@ def settings_from_args(args: argparse.Namespace) -> ExamSettings:
 
 
 def session_from_args(content: Content, store: ProgressStore, args: argparse.Namespace) -> ExamSession:
-    settings = settings_from_args(args)
+    settings = settings_from_args(args, goals.pass_mark(store))
     if args.retry:
         attempt = exams.find_attempt(store, args.retry)
         questions = retry_questions(content, attempt)
@@ -127,7 +138,14 @@ def session_from_args(content: Content, store: ProgressStore, args: argparse.Nam
 
 
 def run_exam_command(args: argparse.Namespace, t: Translator, content: Content, store: ProgressStore) -> int:
-    session = session_from_args(content, store, args)
+    if getattr(args, "resume", None):  # the same attempt, with the time it had left
+        session = resume_session(content, store, find_unfinished(store, args.resume))
+    else:
+        # numpy and the model load only for an exam, not for every command that imports this
+        from studyapp.report.prediction import attach_prediction
+
+        session = session_from_args(content, store, args)
+        attach_prediction(session)  # archived with the attempt: "predicted 72 %, scored 68 %"
     if args.plain:
         return run_plain_exam(session, t, sys.stdin, sys.stdout)
     return run_tui(args, t, start="exam", content=content, store=store, options=session)

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from studyapp import __version__
+from studyapp import __version__, clock
 from studyapp.cli.common import run_tui
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.i18n import LANGS, Translator
@@ -144,6 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "lab":
             args.lab_args = _lab_args(extra)  # options for the lab itself, passed through
         t = Translator(args.lang)
+        try:
+            clock.check_setting()  # a mistyped STUDYAPP_NOW is one line, before anything is written
+        except clock.ClockSettingError as exc:
+            raise StudyappError(str(exc)) from None
         if args.command is None:
             return cmd_home(args, t)
         handler = args.handler

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 from studyapp.cli.common import load_content, open_store
+from studyapp.cli.quiz import parse_exam_date
 from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
+from studyapp.progress import goals
+from studyapp.progress.store import ProgressStore
+from studyapp.quiz.exam import parse_pass_mark
 from studyapp.report import progress_report as report
 
 
@@ -21,12 +26,67 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     progress.add_argument("--import-data", metavar="FILE.json", help="merge progress exported elsewhere")
     progress.add_argument("--self-check", metavar="ID", help="mark a checklist item as 'I can explain this'")
     progress.add_argument("--uncheck", metavar="ID", help="take a self-check back")
+    progress.add_argument(
+        "--exam-date", type=_exam_date, metavar="YYYY-MM-DD", help="store your exam date ('none' clears it)"
+    )
+    progress.add_argument(
+        "--pass-mark", type=_share, metavar="PERCENT", help="the exam's pass mark, e.g. 60 ('none' clears it)"
+    )
+    progress.add_argument(
+        "--cutoff", type=_share, metavar="PERCENT", help="per-topic cutoff (과락), e.g. 40 ('none' clears it)"
+    )
     progress.set_defaults(handler=cmd_progress)
+
+
+_CLEAR = ("none", "off", "-")
+
+
+def _exam_date(text: str) -> date | str:
+    return "none" if text.strip().lower() in _CLEAR else parse_exam_date(text)
+
+
+def _share(text: str) -> float | str:
+    if text.strip().lower() in _CLEAR:
+        return "none"
+    try:
+        value = parse_pass_mark(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be more than 0 % and at most 100 %: {text!r}")
+    return value
+
+
+def _set_goals(args: argparse.Namespace, store: ProgressStore, t: Translator) -> bool:
+    """Store the exam date, pass mark and cutoff given on the command line; True if any was."""
+    given = False
+    if args.exam_date is not None:
+        store.set_exam_date(None if args.exam_date == "none" else args.exam_date)
+        given = True
+    for value, setter in ((args.pass_mark, goals.set_pass_mark), (args.cutoff, goals.set_topic_cutoff)):
+        if value is not None:
+            setter(store, None if value == "none" else value)
+            given = True
+    if given:
+        exam, mark, cutoff = store.exam_date(), goals.pass_mark(store), goals.topic_cutoff(store)
+        none = t("progress.goal_none")
+        print(
+            t(
+                "progress.goals_saved",
+                date=exam.isoformat() if exam else none,
+                mark=f"{mark * 100:.0f}%" if mark else none,
+                cutoff=f"{cutoff * 100:.0f}%" if cutoff else none,
+            )
+        )
+    return given
 
 
 def cmd_progress(args: argparse.Namespace, t: Translator) -> int:
     content = load_content(args)
-    store = open_store(args, read_only_ok=not (args.import_data or args.self_check or args.uncheck))
+    writes = args.import_data or args.self_check or args.uncheck
+    writes = writes or any(v is not None for v in (args.exam_date, args.pass_mark, args.cutoff))
+    store = open_store(args, read_only_ok=not writes)
+    _set_goals(args, store, t)
     if args.import_data:
         added = report.import_file(store, Path(args.import_data))
         print(t("progress.imported", **added))
@@ -42,11 +102,11 @@ def cmd_progress(args: argparse.Namespace, t: Translator) -> int:
             store.set_self_check(entry_id, value)
     data = report.full_report(content, store)
     if args.export:
-        report.write_atomically(Path(args.export), report.to_markdown(data, t))
+        report.write_atomically(Path(args.export), report.to_markdown(data, t, goals.topic_cutoff(store)))
         print(t("progress.exported", path=args.export))
         return EXIT_OK
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return EXIT_OK
-    report.print_report(data, t)
+    report.print_report(data, t, goals.topic_cutoff(store))
     return EXIT_OK

@@ -13,6 +13,7 @@ from typing import Any
 from studyapp.cli import exam as exam_cli
 from studyapp.cli.common import load_content, open_store, run_tui
 from studyapp.cli.plain import run_plain
+from studyapp.clock import local_today
 from studyapp.content.model import Content
 from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
@@ -31,10 +32,10 @@ def _parse_date(text: str) -> date:
 _EXAM_DATE_HORIZON_DAYS = 3 * 366
 
 
-def _parse_exam_date(text: str) -> date:
+def parse_exam_date(text: str) -> date:
     """An exam date from today on: a past or far-off date would silently change the new-item quota."""
     exam = _parse_date(text)
-    today = date.today()
+    today = local_today()  # STUDYAPP_NOW moves it too
     if exam < today:
         raise argparse.ArgumentTypeError(f"{exam.isoformat()} is in the past (today is {today.isoformat()})")
     if (exam - today).days > _EXAM_DATE_HORIZON_DAYS:
@@ -61,7 +62,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     quiz.add_argument("--json", action="store_true", help="with --dump: print JSON")
     quiz.add_argument("--plain", action="store_true", help="line mode without the TUI (reads o/x from stdin)")
-    quiz.add_argument("--exam-date", type=_parse_exam_date, metavar="YYYY-MM-DD", help="store your exam date")
+    quiz.add_argument("--exam-date", type=parse_exam_date, metavar="YYYY-MM-DD", help="store your exam date")
     quiz.add_argument("--no-drills", action="store_true", help="O/X items only, no calculation drills")
     quiz.add_argument("--seed", type=int, help=argparse.SUPPRESS)
     exam_cli.add_exam_options(quiz)  # --time-limit, --pass-mark, --retry, --schedule/--no-schedule

@@ -79,7 +79,15 @@ class ExamAttempt:
             "retry_of": self.settings.get("retry_of"),
             "misses": len(self.misses) if self.finished else None,
             "answered": self.answered,
+            # The prediction made just before the attempt (None for attempts archived without one).
+            "predicted": self._predicted("expected_score"),
+            "predicted_pass": self._predicted("pass_probability"),
         }
+
+    def _predicted(self, key: str) -> float | None:
+        prediction = self.settings.get("prediction")
+        value = prediction.get(key) if isinstance(prediction, dict) else None
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _json(value: Any) -> str:
@@ -101,12 +109,16 @@ def begin_attempt(store: ProgressStore, attempt: ExamAttempt) -> None:
 
 
 def save_progress(store: ProgressStore, attempt: ExamAttempt) -> None:
-    """The answers so far (after each answer): an interrupted sitting keeps them. The row is
+    """The answers so far (after each answer) and the settings with the time used so far: an
+    interrupted sitting keeps them and can be resumed (studyapp/quiz/exam_resume.py). The row is
     created here too when the write at the start failed (a full disk that has space again)."""
     questions_json = _json(attempt.questions)
     with store.transaction() as db:
         _insert_row(db, attempt, questions_json)
-        db.execute("UPDATE exam_attempts SET questions_json = ? WHERE uid = ?", (questions_json, attempt.uid))
+        db.execute(
+            "UPDATE exam_attempts SET questions_json = ?, settings_json = ? WHERE uid = ?",
+            (questions_json, _json(attempt.settings), attempt.uid),
+        )
 
 
 def finish_attempt(store: ProgressStore, attempt: ExamAttempt) -> None:
@@ -199,6 +211,8 @@ def attempt_lines(rows: list[dict[str, Any]], t: Any) -> list[str]:
             extra += t("exams.retry_of", id=str(row["retry_of"])[:SHORT_ID])
         if row.get("auto_submitted"):
             extra += t("exams.auto")
+        if row.get("predicted") is not None:
+            extra += t("exams.predicted", predicted=f"{row['predicted'] * 100:.0f}%")
         if row["finished_at"] is None:
             lines.append(
                 f"  {row['id']}  {date}  {t('exams.unfinished', answered=row['answered'], total=row['total'])}"

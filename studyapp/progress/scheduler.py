@@ -134,3 +134,31 @@ def preview_due(schedule: ItemSchedule | None, grade: Grade, now: datetime) -> d
         card, Rating(int(grade)), review_datetime=now.astimezone(timezone.utc)
     )
     return new_card.due
+
+
+def replay_states(item_id: str, reviews: Iterable[tuple[datetime, Grade]]) -> Iterable[ItemSchedule]:
+    """The item's schedule after each review of its log, in order (what `replay` returns last)."""
+    from fsrs import Card, Rating
+
+    scheduler = _scheduler()
+    card = None
+    for reviewed_at, grade in reviews:
+        moment = reviewed_at.astimezone(timezone.utc)
+        if card is None:
+            card = Card(card_id=card_id_for(item_id), due=moment)
+        card, _ = scheduler.review_card(card, Rating(int(grade)), review_datetime=moment)
+        yield ItemSchedule.from_card(item_id, card)
+
+
+def recall_after(stability: float, elapsed_days: float) -> float:
+    """FSRS's forgetting curve: the probability of recall `elapsed_days` after a review that left
+    the card with `stability` (fractional days, like `ItemSchedule.retrievability`)."""
+    scheduler = _scheduler()
+    return float((1 + scheduler._FACTOR * max(0.0, elapsed_days) / stability) ** scheduler._DECAY)
+
+
+def recall_curve(stability: float, elapsed_days: Any) -> Any:
+    """`recall_after` for a number or a numpy array of elapsed days (the exam prediction traces
+    many forgetting paces at once)."""
+    scheduler = _scheduler()
+    return (1 + scheduler._FACTOR * elapsed_days / stability) ** scheduler._DECAY

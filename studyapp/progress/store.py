@@ -21,6 +21,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from studyapp.clock import now_utc
 from studyapp.progress.db import DB_NAME, ProgressDB, StoreError, StoreWriteError, WaitNotice
 from studyapp.progress.scheduler import Grade, ItemSchedule, replay
 
@@ -28,7 +29,8 @@ Clock = Callable[[], datetime]
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    """The store's default clock: the system's, or `STUDYAPP_NOW` (studyapp/clock.py)."""
+    return now_utc()
 
 
 def to_iso(moment: datetime) -> str:

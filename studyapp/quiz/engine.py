@@ -21,6 +21,7 @@ from studyapp.atomicfile import write_text_atomically
 from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.progress.db import StoreError
+from studyapp.progress.exam_aim import exam_due, exam_moment
 from studyapp.progress.scheduler import Grade, ItemSchedule
 from studyapp.progress.store import ProgressStore
 from studyapp.progress.transfer import unsaved_export
@@ -121,11 +122,20 @@ def interleave(questions: Iterable[Question]) -> list[Question]:
     return result
 
 
-def is_due(schedule: ItemSchedule, question: Question, now: datetime) -> bool:
-    """Due by FSRS, or its text changed since it was last answered (shown again once)."""
-    return schedule.due <= now or (
+def is_due(
+    schedule: ItemSchedule, question: Question, now: datetime, exam_at: datetime | None = None
+) -> bool:
+    """Due by FSRS (aimed at the exam day when `exam_at` is given: studyapp/progress/exam_aim.py),
+    or its text changed since it was last answered (shown again once)."""
+    return exam_due(schedule, exam_at) <= now or (
         schedule.text_hash is not None and schedule.text_hash != question.text_hash
     )
+
+
+def exam_at_of(store: ProgressStore, tz: tzinfo | None = None) -> datetime | None:
+    """The moment reviews aim at: 09:00 on the stored exam date, or None without one."""
+    exam = store.exam_date()
+    return exam_moment(exam, tz or local_tz()) if exam is not None else None
 
 
 def new_quota(unseen: int, exam: date | None, today: date, base: int) -> int:
@@ -183,9 +193,11 @@ def select_questions(
     if options.mode == "new":
         return unseen[: options.count or DEFAULT_COUNT]
 
-    # due: overdue first (most overdue first), then new items, interleaving topics.
-    due = [q for q in ordered if q.id in schedules and is_due(schedules[q.id], q, now)]
-    due.sort(key=lambda q: schedules[q.id].due)
+    # due: overdue first (most overdue first), then new items, interleaving topics. With an exam
+    # date, reviews aim at recall on the exam day (studyapp/progress/exam_aim.py).
+    exam_at = exam_at_of(store, tz)
+    due = [q for q in ordered if q.id in schedules and is_due(schedules[q.id], q, now, exam_at)]
+    due.sort(key=lambda q: exam_due(schedules[q.id], exam_at))
     limit = options.count or DEFAULT_COUNT
     today = now.astimezone(tz or local_tz()).date()
     quota = new_quota(len(unseen), store.exam_date(), today, DEFAULT_NEW_PER_SESSION)

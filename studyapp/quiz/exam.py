@@ -360,6 +360,9 @@ class ExamSession:
         # One line when the archive could not be written (disk full, locked, read-only): the
         # sitting goes on in memory and the next write (an answer, the submit) tries again.
         self.save_problem: str | None = None
+        # The prediction made just before the exam (studyapp.report.prediction.attach_prediction),
+        # archived with the attempt as settings["prediction"]; None: none was made.
+        self.prediction: dict[str, Any] | None = None
 
     # -- time ----------------------------------------------------------------------------------
     @property
@@ -443,6 +446,9 @@ class ExamSession:
         settings["built_kind"] = self.kind
         if result is not None:
             settings["auto_submitted"] = result.auto_submitted
+        if self.prediction is not None:
+            settings["prediction"] = self.prediction
+        settings["elapsed_s"] = round(self.elapsed_s(), 3)  # what a resumed sitting has used up
         questions = []
         for index, question in enumerate(self.questions):
             row = question.to_dict()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import stat
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ from studyapp.progress import exams
 from studyapp.progress.exams import attempt_lines
 from studyapp.progress.store import ProgressStore
 from studyapp.progress.transfer import export_data, import_data
+from studyapp.report import plan, prediction
+from studyapp.report.prediction_text import plan_lines, prediction_lines
 from studyapp.report.readiness import checklist_readiness, overall
 from studyapp.report.stats import progress_report
 
@@ -46,7 +49,8 @@ def full_report(content: Content, store: ProgressStore) -> dict[str, Any]:
         }
 
     exercises = discover_exercises()
-    data["exercises"] = {k: v.to_dict() for k, v in all_statuses(exercises, store).items()}
+    statuses = all_statuses(exercises, store)
+    data["exercises"] = {k: v.to_dict() for k, v in statuses.items()}
     readiness = checklist_readiness(
         content, store, now, {i for i, info in labs.items() if info.check_question}, exercises
     )
@@ -54,7 +58,21 @@ def full_report(content: Content, store: ProgressStore) -> dict[str, Any]:
     data["readiness"] = round(overall(readiness), 4)
 
     data["exams"] = [attempt.to_dict() for attempt in exams.attempts(store)]  # mock-exam attempts
+
+    # The predicted mock-exam score today and on the exam day, its check on the learner's own
+    # answers, and today's plan (docs/READINESS.md, "Exam prediction").
+    forecast = prediction.predict(content, store, now)
+    data["exam_prediction"] = forecast.to_dict()
+    data["calibration"] = forecast.calibration.to_dict()
+    data["today_plan"] = plan.today_plan(
+        content, store, now, forecast, exercises=exercises, statuses=statuses
+    )
     return data
+
+
+def _today(data: dict[str, Any]) -> date:
+    """The report's own day (local), from when it was generated."""
+    return datetime.fromisoformat(data["generated_at"]).astimezone().date()
 
 
 def _pct(value: float | None) -> str:
@@ -66,9 +84,17 @@ def _bar(value: float, width: int = 10) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-def print_report(data: dict[str, Any], t: Translator) -> None:
+def print_report(data: dict[str, Any], t: Translator, cutoff: float | None = None) -> None:
+    """The report on the terminal; `cutoff`: the learner's per-topic cutoff, named with the pass mark."""
 
     console = Console()
+    console.print(Text(t("prediction.title"), style="bold"))
+    for line in prediction_lines(data, _today(data), t, cutoff):
+        console.print(Text(line))
+    console.print(Text(t("plan.title"), style="bold"))
+    for line in plan_lines(data.get("today_plan", []), t):
+        console.print(Text(f"  {line}"))
+    console.print()
     console.print(Text(t("progress.title"), style="bold"))
     console.print(
         t(
@@ -126,7 +152,7 @@ def print_report(data: dict[str, Any], t: Translator) -> None:
         console.print(Text(line))
 
 
-def to_markdown(data: dict[str, Any], t: Translator) -> str:
+def to_markdown(data: dict[str, Any], t: Translator, cutoff: float | None = None) -> str:
     lines = [f"# {t('progress.title')} — {data['generated_at'][:10]}", ""]
     lines.append(
         t(
@@ -137,6 +163,10 @@ def to_markdown(data: dict[str, Any], t: Translator) -> str:
             streak=data["streak_days"],
         )
     )
+    lines += ["", f"## {t('prediction.title')}", ""]
+    lines += [f"- {line}" for line in prediction_lines(data, _today(data), t, cutoff)]
+    lines += ["", f"## {t('plan.title')}", ""]
+    lines += [f"- {line}" for line in plan_lines(data.get("today_plan", []), t)]
     lines += ["", f"## {t('progress.readiness', value=_pct(data['readiness']))}", ""]
     lines += ["| # | 항목 | 준비도 | 다음 할 일 | 올릴 과제 |", "| --- | --- | --- | --- | --- |"]
     for entry in data["checklist"]:

@@ -25,9 +25,11 @@ from textual.screen import Screen
 from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.i18n import Translator
+from studyapp.progress import goals
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions, default_kind
 from studyapp.quiz.exam import ExamSession, ExamSettings
+from studyapp.quiz.exam_resume import resumable
 from studyapp.quiz.questions import Question
 from studyapp.tui.sections import SECTION_IDS, SECTIONS
 from studyapp.tui.strings import translate_bindings
@@ -267,12 +269,16 @@ class StudyApp(App[int]):
         # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.exam import ExamIntroScreen
 
+        # The learner's own pass mark (settings, F8) unless the intro's p changes it.
+        settings = ExamSettings(
+            topic=topic, checklist=checklist, pass_mark=goals.pass_mark(self.store) or 0.6
+        )
         try:
-            session = ExamSession(self.content, self.store, ExamSettings(topic=topic, checklist=checklist))
+            session = ExamSession(self.content, self.store, settings)
         except StudyappError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        self.push_screen(ExamIntroScreen(session))
+        self.push_screen(ExamIntroScreen(session, unfinished=resumable(self.store, self.now())))
 
     def _explain_screen(self, prompt_id: str | None = None, checklist: str | None = None) -> Screen[Any]:
         # content.explain reads YAML (PyYAML ~50 ms to import): only when explain-it opens.

@@ -41,5 +41,6 @@ SECTIONS: tuple[Section, ...] = (
     Section("checklist", "studyapp.tui.screens.checklist:ChecklistScreen", "f5"),
     Section("stats", "studyapp.tui.screens.stats:StatsScreen", "f6"),
     Section("exercises", "studyapp.tui.screens.exercises:ExercisesScreen", "f7"),
+    Section("settings", "studyapp.tui.screens.settings:SettingsScreen", "f8"),
 )
 SECTION_IDS = tuple(section.id for section in SECTIONS)

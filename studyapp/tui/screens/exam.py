@@ -21,7 +21,9 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from studyapp.errors import StudyappError
+from studyapp.progress import exams
 from studyapp.quiz.exam import DEFAULT_PASS_MARK, ExamSession, ExamSettings
+from studyapp.quiz.exam_resume import resume_session, time_left
 from studyapp.quiz.exam_text import archive_warning, intro_lines
 from studyapp.timetext import format_clock
 from studyapp.tui.screens.base import StudyModal, StudyScreen, TitleBar
@@ -30,6 +32,12 @@ from studyapp.tui.widgets.text import Hanging
 
 COUNTS = (10, 20, 30, 40)
 PASS_MARKS = (0.6, 0.7, 0.8)
+WARN_BEFORE_END_S = 300.0
+
+
+def warning_at(limit_s: float) -> float:
+    """Seconds left when the countdown warns: 5 minutes, or a fifth of a short exam."""
+    return min(WARN_BEFORE_END_S, limit_s / 5)
 
 
 def replace_screen(screen: StudyScreen, following: StudyScreen) -> None:
@@ -63,12 +71,14 @@ class ExamIntroScreen(StudyScreen):
         Binding("t", "cycle_time", "key.exam_time"),
         Binding("p", "cycle_mark", "key.exam_mark"),
         Binding("s", "toggle_schedule", "key.exam_schedule"),
+        Binding("c", "resume", "key.exam_resume"),
         Binding("escape,q", "back", "key.back", key_display="esc"),
     ]
 
-    def __init__(self, session: ExamSession) -> None:
+    def __init__(self, session: ExamSession, unfinished: exams.ExamAttempt | None = None) -> None:
         super().__init__()
         self.session = session
+        self.unfinished = unfinished  # an attempt that ended without a submit: c goes on with it
 
     def compose(self) -> ComposeResult:
         yield TitleBar(self.t("exam.intro_title"), id="exam-intro-title")
@@ -83,11 +93,23 @@ class ExamIntroScreen(StudyScreen):
     def refresh_text(self) -> None:
         lines = intro_lines(self.session, self.t)
         parts = [Content.styled(lines[0], "bold")] + [Content(line) for line in lines[1:]]
+        if self.unfinished is not None:
+            attempt = self.unfinished
+            resume = self.t(
+                "exam.resume_offer",
+                id=attempt.short_id,
+                answered=attempt.answered,
+                total=attempt.total,
+                left=format_clock(time_left(attempt)),
+            )
+            parts = [Content.styled(resume, "bold $warning"), Content(""), *parts]
         self.query_one("#exam-intro-text", Static).update(Content("\n").join(parts))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cycle_count":
             return self.session.settings.retry_of is None  # a retry asks exactly the misses
+        if action == "resume":
+            return self.unfinished is not None
         return True
 
     def _rebuild(self, **changes: Any) -> None:
@@ -130,7 +152,26 @@ class ExamIntroScreen(StudyScreen):
         self._rebuild(schedule=not self.session.settings.schedule)
 
     def action_start(self) -> None:
+        # The prediction for exactly these questions, archived with the attempt before its clock
+        # starts ("predicted 72 %, scored 68 %" in progress and on the stats screen). Imported
+        # here: numpy and the model load when an exam starts, not with the screen.
+        from studyapp.report.prediction import attach_prediction
+
+        attach_prediction(self.session)
         replace_screen(self, ExamScreen(self.session))
+
+    def action_resume(self) -> None:
+        """Go on with the unfinished attempt: its answers, flags and the time it had left."""
+        if self.unfinished is None:
+            return
+        try:
+            session = resume_session(
+                self.study.content, self.study.store, self.unfinished, self.session.clock
+            )
+        except StudyappError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        replace_screen(self, ExamScreen(session))
 
     def action_back(self) -> None:
         close_exam(self)
@@ -157,6 +198,7 @@ class ExamScreen(StudyScreen):
         super().__init__()
         self.session = session
         self._submitting = False
+        self._warned = False  # the last-minutes warning is given once
 
     def compose(self) -> ComposeResult:
         yield TitleBar("", "", id="exam-title")
@@ -229,15 +271,27 @@ class ExamScreen(StudyScreen):
         return Content("").join(parts)
 
     def tick(self) -> None:
-        """Redraw the countdown; at 00:00 submit on the learner's behalf."""
+        """Redraw the countdown, warn once in its last minutes; at 00:00 submit on the learner's
+        behalf."""
         if self.session.finished or self._submitting:
             return
         if self.session.time_up():
             self.finish(auto=True)
             return
-        self.query_one("#exam-title", TitleBar).set(
-            right=self.t("exam.clock", left=format_clock(self.session.remaining_s()))
-        )
+        remaining = self.session.remaining_s()
+        self.query_one("#exam-title", TitleBar).set(right=self.t("exam.clock", left=format_clock(remaining)))
+        if not self._warned and remaining <= warning_at(self.session.time_limit_s):
+            self._warned = True
+            self.query_one("#exam-title", TitleBar).add_class("ending")
+            self.notify(
+                self.t(
+                    "exam.ending",
+                    left=format_clock(remaining),
+                    unanswered=self.session.total - len(self.session.answers),
+                ),
+                severity="warning",
+                timeout=10,
+            )
 
     # -- actions -------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

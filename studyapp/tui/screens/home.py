@@ -41,6 +41,7 @@ class HomeScreen(StudyScreen):
     def compose(self) -> ComposeResult:
         yield TitleBar(f"studyapp · {self.t('home.title')}", id="home-title")
         yield Static(id="home-status", markup=False)
+        yield Static(id="home-forecast", markup=False)  # the exam prediction and today's plan
         yield Static(id="home-guide", classes="muted", markup=False)
         table: DataTable[Text] = DataTable(cursor_type="row", id="home-topics", zebra_stripes=False)
         yield table
@@ -127,6 +128,9 @@ class HomeScreen(StudyScreen):
                     Content.styled(t("home.exam_past", date=exam.isoformat()), "$warning"),
                 ]
         self.query_one("#home-status", Static).update(Content.assemble(*parts))
+        # After the frame: the prediction fits the learner's model (numpy, a few hundred ms on a
+        # long history, then cached), and Home's first paint should not wait for it.
+        self.call_after_refresh(self.show_forecast)
         # The first-run path, then why answered items are due again so soon (FSRS learning steps).
         if store.review_count() == 0:
             guide = t("home.first_run", count=app.session_size())
@@ -156,6 +160,12 @@ class HomeScreen(StudyScreen):
             )
         if table.row_count:
             table.move_cursor(row=min(row, table.row_count - 1), animate=False)
+
+    def show_forecast(self) -> None:
+        from studyapp.tui.widgets.forecast import forecast_lines
+
+        if self.is_mounted:
+            self.query_one("#home-forecast", Static).update(forecast_lines(self.study))
 
     def action_size(self) -> None:
         self.study.cycle_session_size()

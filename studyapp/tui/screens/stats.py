@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
@@ -17,6 +17,8 @@ from studyapp.progress import exams
 from studyapp.quiz.exam import ExamSession, ExamSettings, retry_questions
 from studyapp.quiz.presenting import bar, column_chart, pad, percent
 from studyapp.quiz.questions import all_questions
+from studyapp.report.prediction import learner_state
+from studyapp.report.prediction_text import reliability_plot
 from studyapp.report.stats import due_forecast, due_today, reviews_per_day, streak, topic_stats
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
@@ -44,6 +46,9 @@ class StatsScreen(StudyScreen):
             yield Static(id="stats-per-day", markup=False)
             yield Static(Content(self.t("stats.forecast")), classes="heading", markup=False)
             yield Static(id="stats-forecast", markup=False)
+            # predicted vs what happened, on the learner's own answers (studyapp/report/recall_model.py)
+            yield Static(Content(self.t("stats.calibration")), classes="heading", markup=False)
+            yield Static(id="stats-calibration", markup=False)
             yield Static(id="stats-exams", markup=False)  # mock-exam attempts (studyapp/progress/exams.py)
         yield KeyBar()
 
@@ -105,6 +110,8 @@ class StatsScreen(StudyScreen):
             )
         self.query_one("#stats-forecast", Static).update(Content("\n").join(lines))
 
+        self.query_one("#stats-calibration", Static).update(calibration_view(content, store, t))
+
         rows = [attempt.to_dict() for attempt in exams.attempts(store)][-8:]
         exam_lines = exams.attempt_lines(rows, t)
         self.query_one("#stats-exams", Static).update(
@@ -136,6 +143,21 @@ class StatsScreen(StudyScreen):
 
     def action_back(self) -> None:
         self.study.switch_mode("home")
+
+
+def calibration_view(content: Any, store: Any, t: Any) -> Content:
+    """The reliability diagram of the learner's answers, with its Brier score and log loss."""
+    calibration = learner_state(content, store).calibration
+    if not calibration.answers or calibration.brier is None or calibration.log_loss is None:
+        return Content(t("prediction.calibration_none"))
+    summary = t(
+        "prediction.calibration",
+        answers=calibration.answers,
+        brier=f"{calibration.brier:.3f}",
+        log_loss=f"{calibration.log_loss:.3f}",
+    )
+    plot = [Content.styled(line, "$accent") for line in reliability_plot(calibration.bins)]
+    return Content("\n").join([Content(summary), *plot, Content.styled(t("stats.calibration_axes"), "dim")])
 
 
 def _axis(days: list[date]) -> str:

@@ -1,0 +1,235 @@
+"""How well the exam prediction predicts: simulated learners study with the real engine for weeks,
+then sit real mock exams (tests/learner_sim.py has the memory model — not FSRS).
+
+For learners who can learn 30 %, 60 % and 90 % of the items, over study plans of different
+lengths and a gap of days without study before the exam, it prints:
+- MAE: mean absolute error, in points, between the predicted and the actual mock-exam score —
+  per sitting (one 30-question exam: its own luck included), and per learner (the mean of the
+  learner's sittings); "floor" is the per-sitting MAE of the simulator's own true probabilities
+  for the same questions, the part no prediction can remove;
+- the exam-day projection made at the end of study, against the exams sat after the gap;
+- pass probability (mean of the predictions) against the actual pass rate;
+- the calibration of the per-question probabilities (Brier score, and the reliability table);
+- the share of sittings whose score fell inside the predicted 80 % interval.
+
+    python benchmarks/exam_prediction.py [--learners 6] [--exams 8] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from studyapp import locations  # noqa: E402
+from studyapp.content.loader import load_content  # noqa: E402
+from studyapp.content.model import Content  # noqa: E402
+from studyapp.report import prediction  # noqa: E402
+from studyapp.report.recall_model import score_predictions  # noqa: E402
+from tests.learner_sim import START, Learner, SimClock, Sitting, open_store, sit_exam, study_day  # noqa: E402
+
+SHARES = (0.3, 0.6, 0.9)
+PLANS = (
+    (10, 30, 0),
+    (20, 30, 0),
+    (14, 30, 7),
+)  # (study days, answers a day, days without study before the exam)
+
+
+@dataclass
+class LearnerRun:
+    share: float
+    plan: tuple[int, int, int]
+    sittings: list[Sitting]
+    projected: prediction.Outlook | None  # the exam-day outlook made at the end of study
+    calibration: Any = None
+    answers: int = 0
+    seconds: float = 0.0
+    fitted: bool = False
+
+
+def run_learner(
+    content: Content, folder: Path, share: float, plan: tuple[int, int, int], seed: int, exams: int
+) -> LearnerRun:
+    started = time.perf_counter()
+    days, per_day, gap = plan
+    clock = SimClock()
+    store = open_store(folder, clock)
+    exam_date = (START + timedelta(days=days + gap)).date()
+    store.set_exam_date(exam_date)
+    learner = Learner.create(content, share, seed)
+    answers = 0
+    for day in range(days):
+        clock.now = START + timedelta(days=day)
+        answers += study_day(content, store, learner, clock, per_day, seed * 1000 + day)
+    clock.now = START + timedelta(days=days - 1, hours=10)
+    projected = prediction.predict(content, store, clock()).exam_day if gap else None
+    clock.now = START + timedelta(days=days + gap, hours=0 if gap else -14)
+    state = prediction.learner_state(content, store)
+    today = prediction.predict(content, store, clock(), state=state)
+    sittings = [sit_exam(content, store, learner, clock, seed * 7919 + n, today.today) for n in range(exams)]
+    store.close()
+    return LearnerRun(
+        share,
+        plan,
+        sittings,
+        projected,
+        state.calibration,
+        answers,
+        time.perf_counter() - started,
+        state.model.fitted,
+    )
+
+
+@dataclass
+class Group:
+    runs: list[LearnerRun] = field(default_factory=list)
+
+    @property
+    def sittings(self) -> list[Sitting]:
+        return [s for r in self.runs for s in r.sittings]
+
+
+def points(value: float) -> str:
+    return f"{value * 100:5.1f}"
+
+
+def summarise(label: str, runs: list[LearnerRun]) -> dict[str, float]:
+    sittings = [s for r in runs for s in r.sittings]
+    per_sitting = statistics.mean(abs(s.predicted_pool - s.score) for s in sittings)
+    attempt = statistics.mean(abs(s.predicted_attempt - s.score) for s in sittings)
+    floor = statistics.mean(abs(s.oracle - s.score) for s in sittings)
+    per_learner = statistics.mean(
+        abs(r.sittings[0].predicted_pool - statistics.mean(s.score for s in r.sittings)) for r in runs
+    )
+    pass_p = statistics.mean(s.pool_pass_probability for s in sittings)
+    pass_rate = statistics.mean(float(s.passed) for s in sittings)
+    inside = statistics.mean(float(s.low - 1e-9 <= s.score <= s.high + 1e-9) for s in sittings)
+    pairs = [pair for s in sittings for pair in s.per_question]
+    brier = score_predictions([p for p, _ in pairs], [y for _, y in pairs]).brier or 0.0
+    return {
+        "label": label,
+        "learners": len(runs),
+        "sittings": len(sittings),
+        "predicted": statistics.mean(s.predicted_pool for s in sittings),
+        "actual": statistics.mean(s.score for s in sittings),
+        "mae_sitting": per_sitting,
+        "mae_attempt": attempt,
+        "mae_floor": floor,
+        "mae_learner": per_learner,
+        "pass_p": pass_p,
+        "pass_rate": pass_rate,
+        "inside": inside,
+        "brier": brier,
+    }
+
+
+def print_table(rows: list[dict[str, float]]) -> None:
+    print(
+        "| learner knows | learners | sittings | predicted | actual | MAE/sitting | MAE/sitting (its questions)"
+        " | floor | MAE/learner | P(pass) | pass rate | in 80 % interval | Brier/question |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for row in rows:
+        print(
+            f"| {row['label']} | {row['learners']} | {row['sittings']} | {points(row['predicted'])} |"
+            f" {points(row['actual'])} | {points(row['mae_sitting'])} | {points(row['mae_attempt'])} |"
+            f" {points(row['mae_floor'])} | {points(row['mae_learner'])} | {row['pass_p']:.2f} |"
+            f" {row['pass_rate']:.2f} | {row['inside']:.2f} | {row['brier']:.3f} |"
+        )
+
+
+def projection_table(runs: list[LearnerRun]) -> None:
+    projected = [r for r in runs if r.projected is not None]
+    if not projected:
+        return
+    print()
+    print("Exam-day projection made at the end of study, exams sat after the gap:")
+    print("| learner knows | learners | projected | actual | MAE/learner | P(pass) projected | pass rate |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    by_share: dict[float, list[LearnerRun]] = defaultdict(list)
+    for run in projected:
+        by_share[run.share].append(run)
+    for share, group in sorted(by_share.items()):
+        actual = [statistics.mean(s.score for s in r.sittings) for r in group]
+        guess = [r.projected.expected for r in group if r.projected]
+        print(
+            f"| {share:.0%} | {len(group)} | {points(statistics.mean(guess))} | {points(statistics.mean(actual))} |"
+            f" {points(statistics.mean(abs(a - b) for a, b in zip(guess, actual, strict=True)))} |"
+            f" {statistics.mean(r.projected.pass_probability for r in group if r.projected):.2f} |"
+            f" {statistics.mean(float(s.passed) for r in group for s in r.sittings):.2f} |"
+        )
+
+
+def reliability_table(runs: list[LearnerRun]) -> None:
+    pairs = [pair for r in runs for s in r.sittings for pair in s.per_question]
+    result = score_predictions([p for p, _ in pairs], [y for _, y in pairs])
+    print()
+    print(
+        f"Per-question calibration over {result.answers} exam questions: Brier {result.brier:.3f},"
+        f" log loss {result.log_loss:.3f}"
+    )
+    print("| predicted | questions | mean predicted | share right |")
+    print("| --- | ---: | ---: | ---: |")
+    for b in result.bins:
+        print(f"| {b.low:.1f}–{b.high:.1f} | {b.count} | {b.predicted:.2f} | {b.observed:.2f} |")
+    answers = [r.calibration for r in runs if r.calibration and r.calibration.answers]
+    if answers:
+        print()
+        print(
+            "Study answers (O/X, each predicted before it was given, prequentially):"
+            f" {sum(c.answers for c in answers)} answers, mean Brier"
+            f" {statistics.mean(c.brier for c in answers):.3f}, mean log loss"
+            f" {statistics.mean(c.log_loss for c in answers):.3f}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--learners", type=int, default=4, help="learners per share and plan")
+    parser.add_argument("--exams", type=int, default=6, help="mock exams each learner sits")
+    parser.add_argument("--quick", action="store_true", help="one plan, two learners per share")
+    args = parser.parse_args(argv)
+    content = load_content(locations.content_dir(None))
+    plans = PLANS[:1] if args.quick else PLANS
+    learners = 2 if args.quick else args.learners
+    runs: list[LearnerRun] = []
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        seed = 1
+        for share in SHARES:
+            for plan in plans:
+                for _ in range(learners):
+                    run = run_learner(content, Path(tmp) / f"l{seed}", share, plan, seed, args.exams)
+                    runs.append(run)
+                    print(
+                        f"  learner {seed}: knows {share:.0%}, plan {plan}, {run.answers} answers,"
+                        f" fitted={run.fitted}, {run.seconds:.1f}s",
+                        file=sys.stderr,
+                    )
+                    seed += 1
+    rows = [summarise(f"{share:.0%}", [r for r in runs if r.share == share]) for share in SHARES]
+    rows.append(summarise("all", runs))
+    print(f"Exam prediction against simulated learners ({time.perf_counter() - started:.0f} s)")
+    print()
+    print_table(rows)
+    projection_table(runs)
+    reliability_table(runs)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

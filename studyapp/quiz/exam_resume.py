@@ -1,0 +1,119 @@
+"""Resume a mock exam that ended without a submit (ctrl+q, a closed terminal, a crash).
+
+Every answer of a sitting is archived as it is given, with the time used so far
+(studyapp/progress/exams.py), so an unfinished attempt can be picked up again: the same attempt
+(its id, questions, answers, flags and prediction), with the time that was left at its last saved
+answer — the minutes between the interruption and the resume are not counted, the ones before it
+are. Only attempts started within `RESUME_WITHIN` are offered; older ones stay in the archive as
+not submitted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from datetime import datetime, timedelta
+from typing import Any
+
+from studyapp.content.model import Content, Item
+from studyapp.errors import StudyappError
+from studyapp.progress import exams
+from studyapp.progress.store import ProgressStore
+from studyapp.quiz import exam as exam_module
+from studyapp.quiz.exam import KIND_CHOICE, ExamOption, ExamQuestion, ExamSession, ExamSettings
+
+RESUME_WITHIN = timedelta(hours=24)
+
+
+def time_used(attempt: exams.ExamAttempt) -> float:
+    value = attempt.settings.get("elapsed_s")
+    return (
+        float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else 0.0
+    )
+
+
+def time_left(attempt: exams.ExamAttempt) -> float:
+    limit = attempt.settings.get("time_limit_s")
+    if not isinstance(limit, int | float) or isinstance(limit, bool):
+        return 0.0
+    return max(0.0, float(limit) - time_used(attempt))
+
+
+def resumable(store: ProgressStore, now: datetime) -> exams.ExamAttempt | None:
+    """The newest unfinished attempt started within RESUME_WITHIN that has time left."""
+    for attempt in reversed(exams.attempts(store)):
+        if attempt.finished:
+            continue
+        if now - attempt.started_at <= RESUME_WITHIN and time_left(attempt) > 0:
+            return attempt
+        return None  # only the newest unfinished one is offered
+    return None
+
+
+def _question(content: Content, row: dict[str, Any]) -> ExamQuestion:
+    ids = [i for i in row.get("item_ids", []) if isinstance(i, str)]
+    items: list[Item | None] = [content.items.get(i) for i in ids]
+    texts = [o.get("text", "") for o in row.get("options", []) if isinstance(o, dict)]
+    kind = str(row.get("kind") or exam_module.KIND_OX)
+    if kind != KIND_CHOICE or not texts:
+        item = items[0] if items else None
+        if item is not None:
+            return exam_module.ox_question(item)
+        return ExamQuestion(
+            kind=kind,
+            topic=str(row.get("topic") or ""),
+            stem=str(row.get("stem") or ""),
+            answer=str(row.get("answer") or ""),
+            item_ids=tuple(ids),
+        )
+    options = tuple(
+        exam_module.exam_options([item])[0]
+        if item is not None
+        else ExamOption(ids[n] if n < len(ids) else "", texts[n], "", False)
+        for n, item in enumerate(items)
+    )
+    source = exam_module._rebuild_choice(row, [i for i in items if i is not None]) if all(items) else None
+    return ExamQuestion(
+        kind=KIND_CHOICE,
+        topic=str(row.get("topic") or ""),
+        stem=str(row.get("stem") or ""),
+        answer=str(row.get("answer") or ""),
+        options=options,
+        item_ids=tuple(ids),
+        source=source,
+    )
+
+
+def resume_session(
+    content: Content, store: ProgressStore, attempt: exams.ExamAttempt, clock: Any = None
+) -> ExamSession:
+    """The attempt as a sitting again, its clock running from the time it had used."""
+    if attempt.finished:
+        raise StudyappError(f"attempt {attempt.short_id} was submitted already: nothing to resume")
+    rows = sorted(attempt.questions, key=lambda r: int(r.get("number") or 0))
+    questions = [_question(content, row) for row in rows]
+    known = {f.name for f in fields(ExamSettings)}
+    settings = ExamSettings(**{k: v for k, v in attempt.settings.items() if k in known})
+    session = ExamSession(content, store, settings, questions=questions, clock=clock)
+    session.attempt_id = attempt.uid
+    prediction = attempt.settings.get("prediction")
+    session.prediction = prediction if isinstance(prediction, dict) else None
+    for index, (row, question) in enumerate(zip(rows, questions, strict=True)):
+        response = row.get("response")
+        if isinstance(response, str) and question.normalise(response) is not None:
+            session.answers[index] = response
+        if row.get("flagged"):
+            session.flags.add(index)
+    unanswered = [i for i in range(len(questions)) if i not in session.answers]
+    session.position = unanswered[0] if unanswered else 0
+    session.started_at = session.clock() - timedelta(seconds=time_used(attempt))
+    return session
+
+
+def find_unfinished(store: ProgressStore, wanted: str) -> exams.ExamAttempt:
+    """An attempt to resume, by id or `last` (the newest unfinished one)."""
+    if wanted.strip().lower() == "last":
+        for attempt in reversed(exams.attempts(store)):
+            if not attempt.finished:
+                return attempt
+        raise StudyappError("no unfinished mock exam to resume")
+    return exams.find_attempt(store, wanted)

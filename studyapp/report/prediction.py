@@ -1,0 +1,474 @@
+"""The predicted mock-exam score and pass probability, today and on the exam date.
+
+Per question: the probability this learner answers it right, from `recall_model` (what each item's
+history says they know, projected to the day) and the question's kind:
+- O/X on item i:            p = ½ + ½·k_i
+- 4-choice, key i, distractors d: the learner picks the key when they know it; otherwise they
+  strike the distractors they know to be wrong and guess among the rest:
+                            p = k_i + (1 − k_i) · E[1 / (1 + number of distractors not known)]
+- any other kind:           p = k_i + (1 − k_i) · its blind-guess rate.
+The score is a sum of Bernoulli trials, so its distribution is computed exactly:
+- for an exam already built (`exam_forecast`: the prediction archived with each attempt), the
+  Poisson-binomial of its questions;
+- for "a mock exam" not yet built (`pool_forecast`: today and the exam day), the distribution of
+  the number right when each topic's questions are keyed on items drawn at random, without
+  replacement, from the topic's pool (the exam deals its questions round-robin over topics), with
+  a distractor's chance of being known the topic's average — computed by dynamic programming.
+A per-topic cutoff (과락) truncates each topic's distribution before they are convolved, so the
+pass probability is P(total ≥ pass mark and every topic ≥ its cutoff).
+
+Projected "to the day" means as things stand, with no more study: FSRS recall at 09:00 on that
+day. The interval is the central 80 % of the score's distribution.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, tzinfo
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from studyapp.content.model import Content, Item
+from studyapp.progress import goals
+from studyapp.progress.exam_aim import exam_moment
+from studyapp.progress.store import ProgressStore
+from studyapp.quiz.engine import local_tz
+from studyapp.quiz.exam import DEFAULT_COUNT, DEFAULT_PASS_MARK, KIND_CHOICE, KIND_OX, ExamQuestion, exam_pool
+from studyapp.report.recall_model import Calibration, Fitted, RecallModel, by_item, fit_learner, guess_rate
+
+INTERVAL = (0.10, 0.90)  # the central 80 % of the score distribution
+DISTRACTORS = 3  # of a 4-choice question
+MAX_TOPIC_SPLITS = 64  # ways to hand out the remainder questions among topics, enumerated or sampled
+
+
+# ---------------------------------------------------------------------------------------------
+# distributions
+# ---------------------------------------------------------------------------------------------
+
+
+def poisson_binomial(probabilities: Iterable[float]) -> np.ndarray:
+    """P(k right) for k = 0..n when question j is right with probability p_j, independently."""
+    distribution = np.array([1.0])
+    for p in probabilities:
+        distribution = np.convolve(distribution, [1.0 - p, p])
+    return distribution
+
+
+def drawn_sum(probabilities: Sequence[float], draws: int) -> np.ndarray:
+    """P(k right) for k = 0..draws when `draws` of the questions are picked at random without
+    replacement and each picked one is right with its probability (selection sampling: question j
+    is picked with probability (draws − picked so far) / (questions left))."""
+    total = len(probabilities)
+    draws = min(draws, total)
+    state = np.zeros((draws + 1, draws + 1))  # [picked so far, right so far]
+    state[0, 0] = 1.0
+    picked = np.arange(draws + 1)
+    for index, p in enumerate(probabilities):
+        take = np.clip((draws - picked) / (total - index), 0.0, 1.0)[:, None]
+        chosen = state * take
+        state = state - chosen
+        state[1:, :] += chosen[:-1, :] * (1.0 - p)
+        state[1:, 1:] += chosen[:-1, :-1] * p
+    return state[draws]
+
+
+def _at_least(count: int, share: float) -> int:
+    """Questions right needed to reach `share` of `count` (as the exam grades: ≥ share − 1e-9)."""
+    return max(0, math.ceil(share * count - 1e-9))
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """The predicted score of one exam: its distribution and what follows from it."""
+
+    questions: int
+    expected: float  # share, 0–1
+    low: float
+    high: float
+    pass_probability: float
+    pass_mark: float
+    cutoff: float | None = None
+    topic_pass: dict[str, float] = field(default_factory=dict)  # P(topic ≥ cutoff), when one is set
+    distribution: tuple[float, ...] = ()  # P(share = k / questions), k = 0..questions
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "expected_score": round(self.expected, 4),
+            "low": round(self.low, 4),
+            "high": round(self.high, 4),
+            "pass_probability": round(self.pass_probability, 4),
+            "pass_mark": round(self.pass_mark, 4),
+            "questions": self.questions,
+        }
+
+
+def _quantile(distribution: np.ndarray, level: float) -> int:
+    cumulative = np.cumsum(distribution)
+    return int(np.searchsorted(cumulative, level - 1e-12))
+
+
+def outlook(
+    topic_distributions: Mapping[str, np.ndarray], pass_mark: float, cutoff: float | None = None
+) -> Outlook:
+    """Combine per-topic score distributions into the exam's (independent topics)."""
+    total = np.array([1.0])
+    passing = np.array([1.0])  # every topic at or above its cutoff
+    topic_pass: dict[str, float] = {}
+    for topic, distribution in topic_distributions.items():
+        total = np.convolve(total, distribution)
+        if cutoff is not None:
+            needed = _at_least(len(distribution) - 1, cutoff)
+            truncated = distribution.copy()
+            truncated[:needed] = 0.0
+            topic_pass[topic] = float(truncated.sum())
+            passing = np.convolve(passing, truncated)
+    count = len(total) - 1
+    needed = _at_least(count, pass_mark)
+    source = passing if cutoff is not None else total
+    shares = np.arange(count + 1) / max(count, 1)
+    return Outlook(
+        questions=count,
+        expected=float(np.dot(total, shares)),
+        low=float(shares[_quantile(total, INTERVAL[0])]),
+        high=float(shares[_quantile(total, INTERVAL[1])]),
+        pass_probability=float(min(1.0, source[needed:].sum())),
+        pass_mark=pass_mark,
+        cutoff=cutoff,
+        topic_pass=topic_pass,
+        distribution=tuple(float(x) for x in total),
+    )
+
+
+def mix(outlooks: Sequence[Outlook], weights: Sequence[float]) -> Outlook:
+    """One outlook for an exam that is one of several shapes (how questions fall to topics)."""
+    if len(outlooks) == 1:
+        return outlooks[0]
+    scale = sum(weights)
+    w = [x / scale for x in weights]
+    first = outlooks[0]
+    same_size = all(o.questions == first.questions for o in outlooks)
+    distribution: tuple[float, ...] = ()
+    low, high = (
+        sum(a * o.low for a, o in zip(w, outlooks, strict=True)),
+        sum(a * o.high for a, o in zip(w, outlooks, strict=True)),
+    )
+    if same_size:
+        mixed = sum(a * np.array(o.distribution) for a, o in zip(w, outlooks, strict=True))
+        shares = np.arange(first.questions + 1) / max(first.questions, 1)
+        low = float(shares[_quantile(mixed, INTERVAL[0])])
+        high = float(shares[_quantile(mixed, INTERVAL[1])])
+        distribution = tuple(float(x) for x in mixed)
+    topics = {t for o in outlooks for t in o.topic_pass}
+    return Outlook(
+        questions=first.questions,
+        expected=sum(a * o.expected for a, o in zip(w, outlooks, strict=True)),
+        low=low,
+        high=high,
+        pass_probability=sum(a * o.pass_probability for a, o in zip(w, outlooks, strict=True)),
+        pass_mark=first.pass_mark,
+        cutoff=first.cutoff,
+        topic_pass={
+            t: sum(a * o.topic_pass.get(t, 1.0) for a, o in zip(w, outlooks, strict=True)) for t in topics
+        },
+        distribution=distribution,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# what the learner knows
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Knowledge:
+    """k_i, the calibrated P(known), for every item of the bank at one moment."""
+
+    at: datetime
+    knows: dict[str, float]
+    unseen: float  # an item with no review
+
+    def of(self, item_id: str) -> float:
+        return self.knows.get(item_id, self.unseen)
+
+
+@dataclass
+class LearnerState:
+    """The learner's history read and fitted once: enough for any number of predictions."""
+
+    content: Content
+    fitted: Fitted
+
+    @property
+    def model(self) -> RecallModel:
+        return self.fitted.model
+
+    @property
+    def calibration(self) -> Calibration:
+        return self.fitted.calibration
+
+    def knowledge(self, moment: datetime) -> Knowledge:
+        knows = {item_id: self.fitted.knows(item_id, moment) for item_id in self.fitted.logs}
+        unseen = {i: self.fitted.knows(i, moment) for i in self.content.items if i not in knows}
+        return Knowledge(moment, {**knows, **unseen}, self.fitted.knows("", moment))
+
+
+_cached: tuple[tuple[Any, ...], LearnerState] | None = None
+
+
+def learner_state(content: Content, store: ProgressStore) -> LearnerState:
+    """Read the log, fit the learner's model on their answers, score its calibration. The last
+    fit is reused while the log is unchanged (same file, same number of reviews and newest row):
+    Home, the report and the exam ask for it in turn."""
+    global _cached
+    row = store.query("SELECT count(*), max(id) FROM reviews")[0]
+    key = (id(content), str(store.path), row[0], row[1])
+    if _cached is not None and _cached[0] == key:
+        return _cached[1]
+    topic_of = {item.id: item.topic for item in content.items.values()}
+    state = LearnerState(content, fit_learner(by_item(store.reviews()), topic_of))
+    _cached = (key, state)
+    return state
+
+
+# ---------------------------------------------------------------------------------------------
+# questions
+# ---------------------------------------------------------------------------------------------
+
+
+def eliminated_guess(distractor_knows: Sequence[float]) -> float:
+    """P(right) when the key is not known: strike the known distractors, guess among the rest."""
+    unknown = poisson_binomial(1.0 - k for k in distractor_knows)
+    return float(sum(p / (1 + count) for count, p in enumerate(unknown)))
+
+
+def choice_probability(key: float, distractors: Sequence[float]) -> float:
+    return key + (1 - key) * eliminated_guess(distractors)
+
+
+def question_probability(question: ExamQuestion, knowledge: Knowledge) -> float:
+    """P(right) for one exam question as built (4-choice, O/X or another kind)."""
+    ids = list(question.item_ids)
+    if not ids:
+        return guess_rate(question.kind)
+    if question.kind == KIND_OX or len(ids) == 1:
+        k = knowledge.of(ids[0])
+        return k + (1 - k) * guess_rate(question.kind if question.kind != KIND_CHOICE else KIND_OX)
+    try:
+        key_index = int(question.answer) - 1
+    except ValueError:
+        key_index = 0
+    if not 0 <= key_index < len(ids):
+        key_index = 0
+    key = knowledge.of(ids[key_index])
+    if question.kind == KIND_CHOICE:
+        return choice_probability(key, [knowledge.of(i) for n, i in enumerate(ids) if n != key_index])
+    return key + (1 - key) * guess_rate(question.kind)
+
+
+def exam_forecast(
+    questions: Sequence[ExamQuestion], knowledge: Knowledge, pass_mark: float, cutoff: float | None = None
+) -> tuple[Outlook, list[float]]:
+    """The outlook of an exam already built, and each question's probability."""
+    probabilities = [question_probability(q, knowledge) for q in questions]
+    per_topic: dict[str, list[float]] = defaultdict(list)
+    for question, p in zip(questions, probabilities, strict=True):
+        per_topic[question.topic].append(p)
+    distributions = {topic: poisson_binomial(ps) for topic, ps in per_topic.items()}
+    return outlook(distributions, pass_mark, cutoff), probabilities
+
+
+def _keyable(items: Sequence[Item]) -> dict[str, list[Item]]:
+    """Items that can key a 4-choice question: three opposite-answer items in their topic."""
+    by_topic: dict[str, list[Item]] = defaultdict(list)
+    for item in items:
+        by_topic[item.topic].append(item)
+    keyable: dict[str, list[Item]] = {}
+    for topic, members in by_topic.items():
+        answers = [m.answer for m in members]
+        chosen = [m for m in members if sum(a != m.answer for a in answers) >= DISTRACTORS]
+        if chosen:
+            keyable[topic] = chosen
+    return keyable
+
+
+def pool_question_probabilities(
+    pool: Sequence[Item], knowledge: Knowledge, kind: str = KIND_CHOICE
+) -> dict[str, dict[str, float]]:
+    """Topic → item → P(right) for the question keyed on that item, distractors at the topic's
+    average knowledge of opposite-answer items (4-choice), or the item itself asked O/X."""
+    result: dict[str, dict[str, float]] = {}
+    if kind == KIND_OX:
+        for item in pool:
+            k = knowledge.of(item.id)
+            result.setdefault(item.topic, {})[item.id] = k + (1 - k) * guess_rate(KIND_OX)
+        return result
+    for topic, keys in _keyable(pool).items():
+        members = [i for i in pool if i.topic == topic]
+        mean_known = {
+            answer: float(np.mean([knowledge.of(i.id) for i in members if i.answer == answer] or [0.0]))
+            for answer in ("O", "X")
+        }
+        result[topic] = {}
+        for item in keys:
+            other = "X" if item.answer == "O" else "O"
+            result[topic][item.id] = choice_probability(
+                knowledge.of(item.id), [mean_known[other]] * DISTRACTORS
+            )
+    return result
+
+
+def topic_counts(topics: Sequence[str], questions: int, available: Mapping[str, int]) -> list[dict[str, int]]:
+    """How `questions` questions fall to topics dealt round-robin in a random order: every topic
+    gets the same number, the remainder going to a random set of topics (each set equally likely;
+    at most MAX_TOPIC_SPLITS of them, sampled with a fixed seed beyond that)."""
+    if not topics:
+        return []
+    base, extra = divmod(questions, len(topics))
+    ordered = sorted(topics)
+    if extra == 0:
+        splits: list[tuple[str, ...]] = [()]
+    elif math.comb(len(ordered), extra) <= MAX_TOPIC_SPLITS:
+        splits = list(combinations(ordered, extra))
+    else:
+        rng = random.Random(0)
+        splits = [tuple(rng.sample(ordered, extra)) for _ in range(MAX_TOPIC_SPLITS)]
+    return [
+        {t: min(available.get(t, 0), base + (t in chosen)) for t in ordered if available.get(t, 0)}
+        for chosen in splits
+    ]
+
+
+def pool_forecast(
+    content: Content,
+    knowledge: Knowledge,
+    pass_mark: float,
+    cutoff: float | None = None,
+    questions: int = DEFAULT_COUNT,
+    kind: str = KIND_CHOICE,
+) -> Outlook:
+    """The outlook of a mock exam not yet built: `questions` questions from the whole bank."""
+    from studyapp.quiz.exam import ExamSettings
+
+    pool = exam_pool(content, ExamSettings())
+    per_topic = pool_question_probabilities(pool, knowledge, kind)
+    shapes = topic_counts(list(per_topic), questions, {t: len(ps) for t, ps in per_topic.items()})
+    outlooks = []
+    for counts in shapes:
+        distributions = {
+            topic: drawn_sum([per_topic[topic][i] for i in sorted(per_topic[topic])], count)
+            for topic, count in counts.items()
+            if count
+        }
+        outlooks.append(outlook(distributions, pass_mark, cutoff))
+    if not outlooks:
+        return Outlook(0, 0.0, 0.0, 0.0, 0.0, pass_mark, cutoff)
+    return mix(outlooks, [1.0] * len(outlooks))
+
+
+# ---------------------------------------------------------------------------------------------
+# the report
+# ---------------------------------------------------------------------------------------------
+
+
+def pass_mark_of(store: ProgressStore) -> float:
+    return goals.pass_mark(store) or DEFAULT_PASS_MARK
+
+
+@dataclass(frozen=True)
+class Prediction:
+    today: Outlook
+    exam_day: Outlook | None
+    exam_date: date | None
+    calibration: Calibration
+    model: RecallModel
+    knowledge_today: Knowledge
+    knowledge_exam_day: Knowledge | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "today": self.today.to_dict(),
+            "exam_day": self.exam_day.to_dict() if self.exam_day else None,
+            "exam_date": self.exam_date.isoformat() if self.exam_date else None,
+        }
+
+
+def predict(
+    content: Content,
+    store: ProgressStore,
+    now: datetime,
+    tz: tzinfo | None = None,
+    state: LearnerState | None = None,
+) -> Prediction:
+    """Today's and the exam day's outlook for a default mock exam, with the learner's settings."""
+    state = state or learner_state(content, store)
+    mark, cutoff = pass_mark_of(store), goals.topic_cutoff(store)
+    exam_date = store.exam_date()
+    today_knowledge = state.knowledge(now)
+    today = pool_forecast(content, today_knowledge, mark, cutoff)
+    exam_day = exam_knowledge = None
+    zone = tz or local_tz()
+    if exam_date is not None and exam_date >= now.astimezone(zone).date():
+        moment = max(now, exam_moment(exam_date, zone))
+        exam_knowledge = state.knowledge(moment)
+        exam_day = pool_forecast(content, exam_knowledge, mark, cutoff)
+    return Prediction(
+        today, exam_day, exam_date, state.calibration, state.model, today_knowledge, exam_knowledge
+    )
+
+
+def attempt_prediction(
+    content: Content, store: ProgressStore, questions: Sequence[ExamQuestion], pass_mark: float
+) -> dict[str, Any]:
+    """What is archived with a mock exam just before it starts: the outlook of exactly its
+    questions and each question's probability (`settings["prediction"]` of the attempt)."""
+    state = learner_state(content, store)
+    now = store.clock()
+    forecast, probabilities = exam_forecast(
+        questions, state.knowledge(now), pass_mark, goals.topic_cutoff(store)
+    )
+    return {
+        **forecast.to_dict(),
+        "made_at": now.isoformat(),
+        "model_fitted": state.model.fitted,
+        "per_question": [round(p, 4) for p in probabilities],
+    }
+
+
+def attach_prediction(session: Any) -> None:
+    """Give an `ExamSession` (before it starts) the prediction to archive with it; a prediction
+    that cannot be made (a damaged store) leaves the exam as it was."""
+    try:
+        session.prediction = attempt_prediction(
+            session.content, session.store, session.questions, session.settings.pass_mark
+        )
+    except Exception:  # the exam matters more than its forecast
+        session.prediction = None
+
+
+def attempt_outcomes(attempts: Iterable[Any]) -> list[tuple[float, bool]]:
+    """(predicted probability, right) for every question of finished attempts archived with a
+    prediction: the exam's own calibration."""
+    pairs: list[tuple[float, bool]] = []
+    for attempt in attempts:
+        prediction = attempt.settings.get("prediction") if attempt.finished else None
+        if not isinstance(prediction, dict):
+            continue
+        per_question = prediction.get("per_question")
+        if not isinstance(per_question, list) or len(per_question) != len(attempt.questions):
+            continue
+        for p, row in zip(per_question, attempt.questions, strict=True):
+            if isinstance(p, int | float):
+                pairs.append((float(p), bool(row.get("correct"))))
+    return pairs
+
+
+def days_until(exam_date: date | None, now: datetime, tz: tzinfo | None = None) -> int | None:
+    if exam_date is None:
+        return None
+    return (exam_date - now.astimezone(tz or local_tz()).date()).days

@@ -1,0 +1,550 @@
+"""How likely this learner is to *know* an item at a given moment, from their own answers.
+
+FSRS's retrievability says how likely a learned item is still recalled, but FSRS learns from
+grades, and half of all blind O/X guesses are graded correct: a lucky guess looks like knowledge.
+So whether an item is known is traced with a two-state hidden Markov model (knowledge tracing)
+over its review log, and FSRS only supplies the forgetting:
+
+- before its first review an item is known with probability `prior` (what the learner brought);
+- between two reviews a known item stays known with FSRS's retrievability over that gap (the
+  stability after the earlier review), so forgetting follows FSRS's curve;
+- an answer is evidence: a known item is answered right unless it slips (`SLIP`) and is marked
+  unsure rarely (`UNSURE_KNOWN`); an unknown one is right by the guess rate (½ on O/X) and marked
+  unsure with probability `unsure` (fitted: a learner who never marks unsure gets no credit
+  for a "sure" answer). Of a 4-choice answer's credits only the key's sure right answer and the
+  misses are evidence (a distractor is credited whenever the key is found, known or not);
+- an option shown without being credited (the feedback explains all four) may teach a little
+  (`Exposures`);
+- after the feedback an unknown item becomes known with probability `learn`.
+Projected to a day, an item is known with P(known after its last review) × FSRS retrievability
+on that day.
+
+`learn`, `prior` and `unsure` are the learner's own: the maximum a posteriori point of a small
+grid (weak Beta priors) on the likelihood of all their answers, once there are `MIN_ANSWERS` O/X
+answers (the defaults before). On top, a logistic calibration of recall → correct,
+
+    P(right on a question with guess rate g) = g + (1 − g) · σ(a + b · logit P(known)),
+
+fitted (Fisher scoring, priors a ~ N(0, ½²), b ~ N(1, ½²)) on the same O/X answers, each from
+what was known just before it. Calibration is shown prequentially: the answers are cut in
+time-ordered blocks, and each block is predicted by parameters fitted only on the blocks before
+it (Brier score, log loss, reliability bins).
+
+docs/READINESS.md ("Exam prediction") has the reasoning; no Textual here.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from itertools import product
+from typing import Any
+
+import numpy as np
+
+from studyapp.progress.scheduler import Grade, recall_after, recall_curve, replay_states
+from studyapp.progress.store import Review
+
+SLIP = 0.05  # a known item answered wrong anyway
+UNSURE_KNOWN = 0.05  # a known item marked unsure
+GUESS_OX = 0.5
+# A 4-choice answer's credits (studyapp.quiz.choice): the key sure and right (Good) is right by
+# elimination this often when the key is not known; a missed key or a wrong pick (Again) is wrong
+# this often for an item not known; a Hard credit (every distractor of a right answer, or the key
+# answered unsure) says nothing about the item itself.
+CHOICE_RIGHT_UNKNOWN = 0.4
+CHOICE_WRONG_UNKNOWN = 0.6
+CHOICE_OPTIONS = 4
+SKIM_SHARE = 0.5  # an option shown but not credited teaches half as often as a feedback on the item
+FIRST_STABILITY = 2.3065  # days: FSRS-6's default stability after a first sure answer (w[2])
+
+HARD_LEARN = 0.02  # an item feedback does not teach this learner, learnt anyway
+# The grid the learner's parameters are chosen from, and the defaults used before MIN_ANSWERS.
+LEARNABLE_GRID = (0.15, 0.35, 0.55, 0.75, 0.95)
+LEARN_GRID = (0.3, 0.6, 0.9)
+PRIOR_GRID = (0.02, 0.07, 0.15, 0.3)
+UNSURE_GRID = (0.05, 0.3, 0.6)
+PACE_GRID = (1.0, 2.0, 4.0, 8.0, 16.0)
+DEFAULT_LEARNABLE, DEFAULT_LEARN, DEFAULT_PRIOR, DEFAULT_UNSURE, DEFAULT_PACE = 0.75, 0.6, 0.07, 0.3, 1.0
+# Weak Beta(α, β) priors on each: mean ½ for the share of items feedback teaches and for how
+# often one feedback does, about 0.15 for knowing an item before studying it, 0.4 for marking a
+# guess unsure. The forgetting pace (how much faster than FSRS's default curve this learner
+# forgets) has a log-normal prior around 1 (`PACE_PRIOR_SD` in ln units).
+PACE_PRIOR_SD = 1.5
+BETA_PRIORS = {"learnable": (2.0, 2.0), "learn": (2.0, 2.0), "prior": (1.5, 8.0), "unsure": (2.0, 3.0)}
+CALIBRATION_PRIOR = (np.array([0.0, 1.0]), 0.5)  # (a, b) means, one standard deviation
+MIN_ANSWERS = 50  # O/X answers before anything is fitted
+CALIBRATION_BLOCKS = 5
+RELIABILITY_BINS = 10
+CLIP = 1e-4
+
+# A blind guess at each kind of question is right this often (`glossary`: four terms to pick
+# from; a typed drill answer is never guessed right).
+GUESS_RATE = {"ox": 0.5, "choice": 0.25, "glossary": 0.25, "drill": 0.0}
+DEFAULT_GUESS = 0.25
+
+
+def guess_rate(kind: str) -> float:
+    return GUESS_RATE.get(kind, DEFAULT_GUESS)
+
+
+def _sigmoid(z: np.ndarray | float) -> Any:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+
+def _logit(p: np.ndarray | float) -> Any:
+    q = np.clip(p, CLIP, 1 - CLIP)
+    return np.log(q / (1 - q))
+
+
+# ---------------------------------------------------------------------------------------------
+# the review log, prepared once
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One review as the tracer reads it."""
+
+    at: datetime
+    elapsed: float  # days since the previous review (0 for the first)
+    stability: float | None  # FSRS stability after the previous review (None for the first)
+    ox: bool  # a direct O/X answer (else a 4-choice credit or another kind)
+    correct: bool
+    unsure: bool
+
+
+@dataclass(frozen=True)
+class ItemLog:
+    item_id: str
+    steps: tuple[Step, ...]
+    stability: float | None  # FSRS stability after the last review
+    last_review: datetime | None
+    # times shown as an uncredited 4-choice option before its first review, as remembered then,
+    # one value per forgetting pace of the grid (PACE_GRID)
+    exposures: np.ndarray | None = None
+
+    def keep_until(self, moment: datetime, pace: float = 1.0) -> float:
+        """FSRS retrievability from the last review to `moment`, time running `pace` times faster."""
+        if self.stability is None or self.last_review is None:
+            return 1.0
+        return recall_after(self.stability, pace * (moment - self.last_review).total_seconds() / 86400)
+
+
+def by_item(reviews: Iterable[Review]) -> dict[str, list[Review]]:
+    grouped: dict[str, list[Review]] = defaultdict(list)
+    for review in reviews:
+        grouped[review.item_id].append(review)
+    for entries in grouped.values():
+        entries.sort(key=lambda r: r.reviewed_at)
+    return dict(grouped)
+
+
+class Exposures:
+    """Options shown without a review. A 4-choice answer stores reviews only for the options it
+    credits (all four, or the key and the pick, or the key alone), but the feedback explains all
+    four: the others were seen too. Which items they were is not stored, only how many, so each
+    is spread over the items of the question's topic (the options all come from one topic)."""
+
+    def __init__(
+        self, reviews: Iterable[Review], topic_of: Mapping[str, str], options: int = CHOICE_OPTIONS
+    ) -> None:
+        sizes: dict[str, int] = defaultdict(int)
+        for topic in topic_of.values():
+            sizes[topic] += 1
+        groups: dict[tuple[str | None, datetime], list[str]] = defaultdict(list)
+        for review in reviews:
+            # one quiz answer's credits share the session and the moment; an exam's share one
+            # moment for all its questions, so they cannot be told apart and are left out
+            if review.kind == "choice" and review.mode != "exam" and review.item_id in topic_of:
+                groups[(review.session_id, review.reviewed_at)].append(review.item_id)
+        events: dict[str, list[tuple[datetime, float]]] = defaultdict(list)
+        for (_, moment), credited in groups.items():
+            topic = topic_of[credited[0]]
+            unseen = max(0, options - len(credited))
+            if unseen:
+                events[topic].append((moment, unseen / max(1, sizes[topic])))
+        self._events = {
+            topic: (
+                np.array([moment.timestamp() for moment, _ in sorted(entries)]),
+                np.array([share for _, share in sorted(entries)]),
+            )
+            for topic, entries in events.items()
+        }
+
+    def before(self, topic: str, moment: datetime, pace: float = 1.0) -> float:
+        """Expected showings of an item of `topic` before `moment`, each weighed by how much of
+        it is still remembered then (FSRS's curve from a first sure answer's stability, time
+        running `pace` times faster): what is learnt in passing fades like the rest."""
+        times, shares = self._events.get(topic, (None, None))
+        if times is None or shares is None:
+            return 0.0
+        elapsed = (moment.timestamp() - times) / 86400
+        shown = elapsed > 0
+        if not shown.any():
+            return 0.0
+        keep = recall_curve(FIRST_STABILITY, pace * elapsed[shown])
+        return float(np.dot(shares[shown], keep))
+
+    def before_by_pace(self, topic: str, moment: datetime) -> np.ndarray:
+        """`before` for every forgetting pace of the grid (PACE_GRID)."""
+        return np.array([self.before(topic, moment, pace) for pace in PACE_GRID])
+
+
+def item_logs(
+    histories: Mapping[str, Sequence[Review]],
+    items: Iterable[str],
+    exposures: Exposures | None = None,
+    topic_of: Mapping[str, str] | None = None,
+) -> dict[str, ItemLog]:
+    """Every reviewed item of `items`, replayed through FSRS once."""
+    logs: dict[str, ItemLog] = {}
+    for item_id in items:
+        history = histories.get(item_id)
+        if not history:
+            continue
+        steps: list[Step] = []
+        stability: float | None = None
+        last: datetime | None = None
+        for review, state in zip(
+            history, replay_states(item_id, ((r.reviewed_at, Grade(r.rating)) for r in history)), strict=True
+        ):
+            elapsed = (review.reviewed_at - last).total_seconds() / 86400 if last is not None else 0.0
+            steps.append(
+                Step(
+                    review.reviewed_at,
+                    max(0.0, elapsed),
+                    stability,
+                    review.kind == "ox",
+                    review.correct,
+                    review.unsure,
+                )
+            )
+            stability, last = state.stability, state.last_review
+        shown = None
+        if exposures is not None and topic_of is not None and item_id in topic_of:
+            shown = exposures.before_by_pace(topic_of[item_id], history[0].reviewed_at)
+        logs[item_id] = ItemLog(item_id, tuple(steps), stability, last, shown)
+    return logs
+
+
+# ---------------------------------------------------------------------------------------------
+# knowledge tracing, over a grid of parameters at once or for one point
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Params:
+    """The tracer's parameters: floats for one point, or arrays over a grid (the same code runs
+    both; numpy broadcasts)."""
+
+    learnable: Any  # the share of items feedback can teach this learner
+    learn: Any  # how often one feedback teaches such an item
+    prior: Any  # known before any review
+    unsure: Any  # a guess marked unsure
+    pace: Any = 1.0  # forgetting runs this many times faster than FSRS's default curve says
+
+    @classmethod
+    def grid(cls) -> Params:
+        points = np.array(list(product(LEARNABLE_GRID, LEARN_GRID, PRIOR_GRID, UNSURE_GRID, PACE_GRID)))
+        return cls(*(points[:, n] for n in range(5)))
+
+    def point(self, index: int) -> Params:
+        return Params(*(float(getattr(self, name)[index]) for name in PARAM_NAMES))
+
+    def log_prior(self) -> np.ndarray:
+        total = -0.5 * (np.log(self.pace) / PACE_PRIOR_SD) ** 2
+        for name, (alpha, beta) in BETA_PRIORS.items():
+            values = getattr(self, name)
+            total = total + (alpha - 1) * np.log(values) + (beta - 1) * np.log(1 - values)
+        return total
+
+    def to_dict(self) -> dict[str, float]:
+        return {name: round(float(getattr(self, name)), 4) for name in PARAM_NAMES}
+
+
+PARAM_NAMES = ("learnable", "learn", "prior", "unsure", "pace")
+
+
+DEFAULT_PARAMS = Params(DEFAULT_LEARNABLE, DEFAULT_LEARN, DEFAULT_PRIOR, DEFAULT_UNSURE, DEFAULT_PACE)
+
+
+def _exposures_for(params: Params, exposures: np.ndarray | None) -> Any:
+    """The exposures at each grid point's pace (or the one point's)."""
+    if exposures is None:
+        return 0.0
+    if isinstance(params.pace, np.ndarray):
+        return exposures[np.searchsorted(PACE_GRID, params.pace)]
+    return float(exposures[min(len(PACE_GRID) - 1, int(np.searchsorted(PACE_GRID, params.pace)))])
+
+
+def initial_state(params: Params, exposures: Any) -> tuple[Any, Any, Any]:
+    """(known, teachable, other) before an item's first review: known beforehand with `prior`,
+    or learnt from being shown as an option, each showing teaching a teachable item at
+    `SKIM_SHARE` × `learn`."""
+    learnt = 1 - np.exp(-exposures * SKIM_SHARE * params.learn)
+    teachable = (1 - params.prior) * params.learnable
+    return (
+        params.prior + teachable * learnt,
+        teachable * (1 - learnt),
+        (1 - params.prior) * (1 - params.learnable),
+    )
+
+
+@dataclass(frozen=True)
+class TracedAnswer:
+    at: datetime
+    item_id: str
+    correct: bool
+    known: Any  # P(known) just before the answer (per grid point, or one float)
+
+
+@dataclass
+class Trace:
+    """What tracing the logs gives: per O/X answer, P(known) just before it; per item, P(known)
+    after its last review; the log-likelihood of the reviews before each of the `bounds` given
+    to `trace`, and of all of them (last)."""
+
+    answers: list[TracedAnswer] = field(default_factory=list)
+    known_after: dict[str, Any] = field(default_factory=dict)
+    log_likelihood_before: list[Any] = field(default_factory=list)
+
+
+def trace(logs: Iterable[ItemLog], params: Params, bounds: Sequence[datetime] = ()) -> Trace:
+    """Run the three-state tracer (known; unknown but teachable; unknown and not taught by
+    feedback) over every item's log with `params`."""
+    log = np.log if isinstance(params.learn, np.ndarray) else math.log
+    result = Trace()
+    sums: list[Any] = [0.0] * (len(bounds) + 1)
+    for item in logs:
+        known, teachable, other = initial_state(params, _exposures_for(params, item.exposures))
+        for step in item.steps:
+            keep = 1.0 if step.stability is None else recall_curve(step.stability, step.elapsed * params.pace)
+            forgotten = known * (1 - keep)  # forgotten items were learnt: teachable again
+            known, teachable = known - forgotten, teachable + forgotten
+            if step.ox:
+                right = (1 - SLIP) if step.correct else SLIP
+                if_known = right * (UNSURE_KNOWN if step.unsure else 1 - UNSURE_KNOWN)
+                if_unknown = GUESS_OX * (params.unsure if step.unsure else 1 - params.unsure)
+                result.answers.append(TracedAnswer(step.at, item.item_id, step.correct, known))
+            elif not step.correct:
+                if_known, if_unknown = SLIP, CHOICE_WRONG_UNKNOWN
+            elif step.unsure:
+                if_known = if_unknown = 1.0
+            else:
+                if_known = (1 - SLIP) * (1 - UNSURE_KNOWN)
+                if_unknown = CHOICE_RIGHT_UNKNOWN * (1 - params.unsure)
+            evidence = known * if_known + (1 - known) * if_unknown
+            slot = bisect_right(bounds, step.at) if bounds else 0
+            sums[slot] = sums[slot] + log(evidence)
+            known = known * if_known / evidence
+            teachable = teachable * if_unknown / evidence
+            other = other * if_unknown / evidence
+            # the feedback: a teachable item is learnt with `learn`
+            known = known + teachable * params.learn + other * HARD_LEARN
+            teachable = teachable * (1 - params.learn)
+            other = other * (1 - HARD_LEARN)
+        result.known_after[item.item_id] = known
+    running: Any = 0.0
+    for value in sums:
+        running = running + value
+        result.log_likelihood_before.append(running)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# the model
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecallModel:
+    params: Params = DEFAULT_PARAMS
+    calibration: tuple[float, float] = (0.0, 1.0)  # (a, b)
+    answers: int = 0  # the O/X answers it was fitted on
+
+    @property
+    def fitted(self) -> bool:
+        return self.answers >= MIN_ANSWERS
+
+    def calibrate(self, known: np.ndarray | float) -> Any:
+        """P(known) as the tracer says → the calibrated probability that the item is known."""
+        a, b = self.calibration
+        return _sigmoid(a + b * _logit(known))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "fitted": self.fitted,
+            "answers": self.answers,
+            **self.params.to_dict(),
+            "calibration": [round(x, 4) for x in self.calibration],
+        }
+
+
+def fit_calibration(known: np.ndarray, correct: np.ndarray, iterations: int = 25) -> tuple[float, float]:
+    """MAP (a, b) of P(right) = ½ + ½·σ(a + b·logit known) on O/X answers."""
+    mean, sd = CALIBRATION_PRIOR
+    design = np.column_stack([np.ones(len(known)), _logit(known)])
+    weights = mean.copy()
+    precision = 1.0 / sd**2
+    for _ in range(iterations):
+        z = _sigmoid(design @ weights)
+        p = np.clip(GUESS_OX + (1 - GUESS_OX) * z, 1e-6, 1 - 1e-6)
+        slope = (1 - GUESS_OX) * z * (1 - z)
+        gradient = design.T @ ((correct - p) / (p * (1 - p)) * slope) - precision * (weights - mean)
+        information = (design * (slope**2 / (p * (1 - p)))[:, None]).T @ design + precision * np.eye(2)
+        step = np.linalg.solve(information, gradient)
+        weights = weights + step
+        if float(np.max(np.abs(step))) < 1e-6:
+            break
+    return float(weights[0]), float(weights[1])
+
+
+def _model_for(logs: Sequence[ItemLog], params: Params, until: datetime | None) -> tuple[RecallModel, Trace]:
+    """The model with tracer `params` and a calibration fitted on the O/X answers before `until`
+    (all: None), with its trace. Below MIN_ANSWERS answers: the defaults."""
+    traced = trace(logs, params)
+    chosen = [a for a in traced.answers if until is None or a.at < until]
+    if len(chosen) < MIN_ANSWERS:
+        if params != DEFAULT_PARAMS:
+            traced = trace(logs, DEFAULT_PARAMS)
+        return RecallModel(answers=len(chosen)), traced
+    known = np.array([a.known for a in chosen])
+    correct = np.array([float(a.correct) for a in chosen])
+    return RecallModel(params, fit_calibration(known, correct), answers=len(chosen)), traced
+
+
+# ---------------------------------------------------------------------------------------------
+# calibration on the learner's own answers
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReliabilityBin:
+    low: float
+    high: float
+    count: int
+    predicted: float  # mean predicted probability in the bin
+    observed: float  # share right
+
+
+@dataclass(frozen=True)
+class Calibration:
+    answers: int
+    brier: float | None
+    log_loss: float | None
+    bins: tuple[ReliabilityBin, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "answers": self.answers,
+            "brier": None if self.brier is None else round(self.brier, 4),
+            "log_loss": None if self.log_loss is None else round(self.log_loss, 4),
+        }
+
+
+def score_predictions(predicted: Sequence[float], outcome: Sequence[bool]) -> Calibration:
+    """Brier score, log loss and reliability bins of probabilities against what happened."""
+    if not len(predicted):
+        return Calibration(0, None, None)
+    p = np.clip(np.asarray(predicted, dtype=float), 1e-6, 1 - 1e-6)
+    y = np.asarray(outcome, dtype=float)
+    bins = []
+    edges = np.linspace(0, 1, RELIABILITY_BINS + 1)
+    index = np.minimum((p * RELIABILITY_BINS).astype(int), RELIABILITY_BINS - 1)
+    for number in range(RELIABILITY_BINS):
+        inside = index == number
+        if inside.any():
+            bins.append(
+                ReliabilityBin(
+                    float(edges[number]),
+                    float(edges[number + 1]),
+                    int(inside.sum()),
+                    float(p[inside].mean()),
+                    float(y[inside].mean()),
+                )
+            )
+    return Calibration(
+        answers=len(p),
+        brier=float(np.mean((p - y) ** 2)),
+        log_loss=float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))),
+        bins=tuple(bins),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# everything at once
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """The learner's model, each item's P(known) after its last review, and the calibration."""
+
+    model: RecallModel
+    logs: dict[str, ItemLog]
+    known_after: dict[str, float]
+    calibration: Calibration
+    exposures: Exposures | None = None
+    topic_of: Mapping[str, str] = field(default_factory=dict)
+
+    def knows(self, item_id: str, moment: datetime) -> float:
+        """Calibrated P(the learner knows `item_id`) at `moment`, with no more study before it."""
+        log = self.logs.get(item_id)
+        if log is None:
+            topic = self.topic_of.get(item_id)
+            pace = self.model.params.pace
+            shown = self.exposures.before(topic, moment, pace) if self.exposures and topic else 0.0
+            return float(initial_state(self.model.params, shown)[0])
+        keep = log.keep_until(moment, self.model.params.pace)
+        return float(self.model.calibrate(self.known_after[item_id] * keep))
+
+
+def fit_learner(histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str, str]) -> Fitted:
+    """Fit the learner's tracer parameters (MAP over the grid) and calibration on their answers to
+    the items of `topic_of` (item id → topic); score the calibration prequentially (each block of
+    answers by a fit on the blocks before it)."""
+    exposures = Exposures((r for entries in histories.values() for r in entries), topic_of)
+    logs = list(item_logs(histories, topic_of, exposures, topic_of).values())
+    answer_times = sorted(step.at for log in logs for step in log.steps if step.ox)
+    size = max(1, math.ceil(len(answer_times) / CALIBRATION_BLOCKS))
+    bounds = [answer_times[n] for n in range(size, len(answer_times), size)]
+    grid = Params.grid()
+    over_grid = trace(logs, grid, bounds)
+    log_prior = grid.log_prior()
+
+    def fitted_before(slot: int | None) -> tuple[RecallModel, Trace]:
+        """Chosen on the reviews before bounds[slot] (None: on all of them)."""
+        until = None if slot is None else bounds[slot]
+        earlier = sum(1 for t in answer_times if until is None or t < until)
+        if earlier < MIN_ANSWERS:
+            return _model_for(logs, DEFAULT_PARAMS, until)
+        likelihood = over_grid.log_likelihood_before[len(bounds) if slot is None else slot]
+        return _model_for(logs, grid.point(int(np.argmax(log_prior + likelihood))), until)
+
+    model, traced = fitted_before(None)
+    predicted: list[float] = []
+    outcome: list[bool] = []
+    edges: list[datetime | None] = [None, *bounds, None]
+    for block in range(len(bounds) + 1):
+        start, end = edges[block], edges[block + 1]
+        block_model, block_trace = (
+            (RecallModel(), trace(logs, DEFAULT_PARAMS)) if block == 0 else fitted_before(block - 1)
+        )
+        for answer in block_trace.answers:
+            if (start is None or answer.at >= start) and (end is None or answer.at < end):
+                predicted.append(float(GUESS_OX + (1 - GUESS_OX) * block_model.calibrate(answer.known)))
+                outcome.append(answer.correct)
+    known_after = {item_id: float(value) for item_id, value in traced.known_after.items()}
+    return Fitted(
+        model,
+        {log.item_id: log for log in logs},
+        known_after,
+        score_predictions(predicted, outcome),
+        exposures,
+        topic_of,
+    )
