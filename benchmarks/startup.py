@@ -17,7 +17,11 @@ Bytecode is cached in a private PYTHONPYCACHEPREFIX (an installed studyapp has .
 an environment with PYTHONDONTWRITEBYTECODE=1 would otherwise recompile every module on every
 start). Pass --no-bytecode-cache to measure that case instead.
 
-    python benchmarks/startup.py [--runs 15] [--no-bytecode-cache]
+    python benchmarks/startup.py [--runs 15] [--no-bytecode-cache] [--fresh | --first-start]
+
+`--fresh` starts each run on a new data directory (a new learner profile: no progress file, the
+machine's content cache warm); `--first-start` also gives each run an empty content cache, so the
+YAML is read and checked (a machine's very first start).
 """
 
 from __future__ import annotations
@@ -121,11 +125,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--no-bytecode-cache", action="store_true", help="recompile every module each start")
+    parser.add_argument(
+        "--fresh", action="store_true", help="a new data directory (no progress file) on every start"
+    )
+    parser.add_argument(
+        "--first-start",
+        action="store_true",
+        help="a new data directory and no content cache on every start (a machine's very first run)",
+    )
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="studyapp-bench-"))
     env = dict(
-        os.environ, TERM="xterm-256color", LANG="C.UTF-8", PYTHONPATH=str(REPO), STUDYAPP_HOME=str(work)
+        os.environ,
+        TERM="xterm-256color",
+        LANG="C.UTF-8",
+        PYTHONPATH=str(REPO),
+        STUDYAPP_HOME=str(work),
+        STUDYAPP_CACHE=str(work / "cache"),  # the content cache (machine-wide by default)
     )
     env.pop("STUDYAPP_CONTENT", None)
     if args.no_bytecode_cache:
@@ -144,12 +161,22 @@ def main() -> None:
     }
     run_in_pty(*programs["minimal Textual app"][:1], env, marker, b"")
     times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in programs}
-    for _ in range(args.runs):
+    for run in range(args.runs):
         for name, (command, needle) in programs.items():
-            times[name].append(run_in_pty(command, env, marker, needle))
+            run_env = env
+            if name == "studyapp quiz" and (args.fresh or args.first_start):
+                run_env = dict(env, STUDYAPP_HOME=str(work / f"home-{run}"))
+                if args.first_start:
+                    run_env["STUDYAPP_CACHE"] = str(work / f"cache-{run}")
+            times[name].append(run_in_pty(command, run_env, marker, needle))
 
     cache = "no bytecode cache" if args.no_bytecode_cache else "bytecode cached"
-    print(f"startup, {args.runs} runs each, 80×24 pty, {cache}: median [min–max] ms")
+    data = (
+        "first start (new data dir, no content cache)"
+        if args.first_start
+        else ("fresh data dir" if args.fresh else "warm data dir")
+    )
+    print(f"startup, {args.runs} runs each, 80×24 pty, {cache}, {data}: median [min–max] ms")
     medians: dict[str, list[float]] = {}
     for name, runs in times.items():
         columns = list(zip(*runs, strict=True))

@@ -1,7 +1,7 @@
 """Where things live: content, labs and the learner's data directory.
 
 One module answers these questions so tests can redirect every location through environment
-variables (`STUDYAPP_CONTENT`, `STUDYAPP_HOME`, `STUDYAPP_LABS`) or explicit arguments.
+variables (`STUDYAPP_CONTENT`, `STUDYAPP_HOME`, `STUDYAPP_CACHE`, `STUDYAPP_LABS`) or explicit arguments.
 """
 
 from __future__ import annotations
@@ -51,3 +51,16 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("studyapp", appauthor=False))
+
+
+def cache_dir() -> Path:
+    """Where the checked content model is cached: $STUDYAPP_CACHE, else the platform's user cache
+    directory. Not the data directory: the cache is rebuilt from the content at any time and is
+    shared by every data directory on the machine, so a new learner profile starts as fast as an
+    old one (benchmarks/startup.py --fresh)."""
+    chosen = os.environ.get("STUDYAPP_CACHE")
+    if chosen:
+        return Path(chosen).expanduser().resolve()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("studyapp", appauthor=False))

@@ -21,6 +21,7 @@ collect_ignore = ["data"]
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "studyapp-home"
     monkeypatch.setenv("STUDYAPP_HOME", str(home))
+    monkeypatch.setenv("STUDYAPP_CACHE", str(home / "cache"))  # the content cache, per test
     monkeypatch.delenv("STUDYAPP_CONTENT", raising=False)
     monkeypatch.delenv("STUDYAPP_LABS", raising=False)
     monkeypatch.delenv("STUDYAPP_NOW", raising=False)  # each test sets its own "now"

@@ -38,7 +38,13 @@ def run_capped(*args: str, home: Path, timeout: float = 90) -> subprocess.Comple
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
 
-    env = dict(os.environ, PYTHONPATH=str(REPO), STUDYAPP_HOME=str(home), STUDYAPP_LANG="en")
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(REPO),
+        STUDYAPP_HOME=str(home),
+        STUDYAPP_CACHE=str(home / "cache"),
+        STUDYAPP_LANG="en",
+    )
     return subprocess.run(
         [sys.executable, "-m", "studyapp", *args],
         capture_output=True,

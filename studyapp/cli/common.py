@@ -33,9 +33,8 @@ def open_store(args: argparse.Namespace, read_only_ok: bool = False) -> Progress
 
 
 def load_content(args: argparse.Namespace) -> Content:
-    """The checked content (cached in the data directory while the files are unchanged)."""
-    cache_dir = locations.data_dir(getattr(args, "data_dir", None)) / "cache"
-    return load_cached(locations.content_dir(getattr(args, "content", None)), cache_dir)
+    """The checked content (cached in the user cache directory while the files are unchanged)."""
+    return load_cached(locations.content_dir(getattr(args, "content", None)), locations.cache_dir())
 
 
 def run_tui(
