@@ -10,7 +10,7 @@ import pytest
 
 from studyapp import locations
 from studyapp.content.loader import check_content, load_content
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, InProcessCli
 from tests.helpers_content import CHECKLIST, TOPIC, items_text, line_of, write_content
 
 SEEDS = REPO.parent / "shared" / "seeds"
@@ -231,11 +231,11 @@ def test_unknown_field_and_duplicate_key(tmp_path: Path) -> None:
     assert "topics/demo.yaml:5: topic: unknown field 'bulets'" in found
 
 
-def test_check_reports_all_problems_via_cli(tmp_path: Path) -> None:
+def test_check_reports_all_problems_via_cli(tmp_path: Path, studyapp_cli: InProcessCli) -> None:
     text = items_text().replace("    answer: O\n", "    answer: maybe\n", 2)
     root = write_content(tmp_path / "content", text)
     (root / "checklist.yaml").write_text("", encoding="utf-8")
-    result = run_cli("check", "--content", str(root))
+    result = studyapp_cli("check", "--content", str(root))
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if re.match(r"^\S+\.yaml:\d+: ", line)]
     assert len(lines) >= 3

@@ -17,7 +17,7 @@ from studyapp.content.similarity import (
     normalise,
     numbers_in,
 )
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, InProcessCli
 
 PARAPHRASE_A = "가상 메모리 압축 계수를 높이면 페이지 교체 빈도가 크게 줄어든다."
 PARAPHRASE_B = "가상 메모리 압축 계수를 높이면 페이지 교체 빈도가 줄어드는 데 도움이 된다."
@@ -91,7 +91,9 @@ def test_shipped_bank_has_no_near_verbatim_copy(shipped) -> None:
     assert errors == []
 
 
-def test_planted_copy_fails_check_naming_both_ids_and_lines(tmp_path: Path, shipped) -> None:
+def test_planted_copy_fails_check_naming_both_ids_and_lines(
+    tmp_path: Path, shipped, studyapp_cli: InProcessCli
+) -> None:
     root = content_copy(tmp_path)
     original = shipped.items["pa-001"] if "pa-001" in shipped.items else next(iter(shipped.items.values()))
     statement = original.statement.replace(" ", "  ").rstrip(".") + "!"  # spacing and punctuation only
@@ -99,7 +101,7 @@ def test_planted_copy_fails_check_naming_both_ids_and_lines(tmp_path: Path, ship
     if original.misconception:  # an X item needs its tag
         copy["misconception"] = original.misconception
     planted, lines = plant(root, original.topic, [copy])
-    result = run_cli("check", "--content", str(root))
+    result = studyapp_cli("check", "--content", str(root))
     assert result.returncode == 2, result.stdout + result.stderr
     copy_of_original = root / original.location.path.relative_to(REPO / "content")
     report = [line for line in result.stderr.splitlines() if "zz-copy-001" in line]
@@ -111,7 +113,9 @@ def test_planted_copy_fails_check_naming_both_ids_and_lines(tmp_path: Path, ship
     assert line.startswith(f"{planted}:{lines['zz-copy-001']}:")
 
 
-def test_planted_paraphrase_is_a_warning_and_siblings_are_never_reported(tmp_path: Path) -> None:
+def test_planted_paraphrase_is_a_warning_and_siblings_are_never_reported(
+    tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:
     root = content_copy(tmp_path)
     planted, lines = plant(
         root,
@@ -128,7 +132,7 @@ def test_planted_paraphrase_is_a_warning_and_siblings_are_never_reported(tmp_pat
             ),
         ],
     )
-    result = run_cli("check", "--content", str(root))
+    result = studyapp_cli("check", "--content", str(root))
     assert result.returncode == 0, result.stdout + result.stderr
     warnings = [line for line in result.stdout.splitlines() if "zz-para-00" in line]
     assert len(warnings) == 1, result.stdout
@@ -138,7 +142,7 @@ def test_planted_paraphrase_is_a_warning_and_siblings_are_never_reported(tmp_pat
     assert "zz-twin" not in result.stdout + result.stderr  # identical, but declared mirror siblings
 
 
-def test_check_on_shipped_content_passes() -> None:
-    result = run_cli("check")
+def test_check_on_shipped_content_passes(studyapp_cli: InProcessCli) -> None:
+    result = studyapp_cli("check")
     assert result.returncode == 0, result.stderr
     assert "near-duplicate" not in result.stderr  # errors go to stderr; the bank has none
