@@ -1,8 +1,13 @@
-"""A small, valid content directory written line by line, so tests know every line number."""
+"""A small, valid content directory written line by line, so tests know every line number; and
+the fixture bank the TUI tests run on."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+# A frozen cut of the shipped bank (tests/fixtures/README.md): the TUI tests and snapshots run on
+# it, so adding a topic or items to content/ re-rolls no snapshot and breaks no screen test.
+FIXTURE_CONTENT = Path(__file__).resolve().parent / "fixtures" / "content"
 
 TOPIC = """\
 id: demo
