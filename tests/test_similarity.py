@@ -97,20 +97,21 @@ def test_planted_copy_fails_check_naming_both_ids_and_lines(
     root = content_copy(tmp_path)
     original = shipped.items["pa-001"] if "pa-001" in shipped.items else next(iter(shipped.items.values()))
     statement = original.statement.replace(" ", "  ").rstrip(".") + "!"  # spacing and punctuation only
-    copy = o_item("zz-copy-001", statement, original.section) | {"answer": original.answer}
+    copy_id = f"{shipped.topics[original.topic].id_prefix or ''}zz-copy-001"  # the topic's own prefix
+    copy = o_item(copy_id, statement, original.section) | {"answer": original.answer}
     if original.misconception:  # an X item needs its tag
         copy["misconception"] = original.misconception
     planted, lines = plant(root, original.topic, [copy])
     result = studyapp_cli("check", "--content", str(root))
     assert result.returncode == 2, result.stdout + result.stderr
     copy_of_original = root / original.location.path.relative_to(REPO / "content")
-    report = [line for line in result.stderr.splitlines() if "zz-copy-001" in line]
+    report = [line for line in result.stderr.splitlines() if copy_id in line]
     assert len(report) == 1, result.stderr
     line = report[0]
     assert "near-duplicate" in line and "warning" not in line
     assert f"'{original.id}' ({copy_of_original}:{original.location.line})" in line
-    assert f"'zz-copy-001' ({planted}:{lines['zz-copy-001']})" in line
-    assert line.startswith(f"{planted}:{lines['zz-copy-001']}:")
+    assert f"'{copy_id}' ({planted}:{lines[copy_id]})" in line
+    assert line.startswith(f"{planted}:{lines[copy_id]}:")
 
 
 def test_planted_paraphrase_is_a_warning_and_siblings_are_never_reported(
@@ -121,14 +122,14 @@ def test_planted_paraphrase_is_a_warning_and_siblings_are_never_reported(
         root,
         "performance-analysis",
         [
-            o_item("zz-para-001", PARAPHRASE_A, "definition"),
-            o_item("zz-para-002", PARAPHRASE_B, "definition"),
-            o_item("zz-twin-001", "압축된 스왑 영역은 디스크 입출력 대기 시간을 숨겨 준다.", "features"),
+            o_item("pa-zz-para-001", PARAPHRASE_A, "definition"),
+            o_item("pa-zz-para-002", PARAPHRASE_B, "definition"),
+            o_item("pa-zz-twin-001", "압축된 스왑 영역은 디스크 입출력 대기 시간을 숨겨 준다.", "features"),
             o_item(
-                "zz-twin-002",
+                "pa-zz-twin-002",
                 "압축된 스왑 영역은 디스크 입출력 대기 시간을 숨겨 준다!",
                 "features",
-                siblings="[zz-twin-001]",
+                siblings="[pa-zz-twin-001]",
             ),
         ],
     )
@@ -136,9 +137,9 @@ def test_planted_paraphrase_is_a_warning_and_siblings_are_never_reported(
     assert result.returncode == 0, result.stdout + result.stderr
     warnings = [line for line in result.stdout.splitlines() if "zz-para-00" in line]
     assert len(warnings) == 1, result.stdout
-    assert f"{planted}:{lines['zz-para-002']}: warning: near-duplicate statements" in warnings[0]
-    assert f"'zz-para-001' ({planted}:{lines['zz-para-001']})" in warnings[0]
-    assert f"'zz-para-002' ({planted}:{lines['zz-para-002']})" in warnings[0]
+    assert f"{planted}:{lines['pa-zz-para-002']}: warning: near-duplicate statements" in warnings[0]
+    assert f"'pa-zz-para-001' ({planted}:{lines['pa-zz-para-001']})" in warnings[0]
+    assert f"'pa-zz-para-002' ({planted}:{lines['pa-zz-para-002']})" in warnings[0]
     assert "zz-twin" not in result.stdout + result.stderr  # identical, but declared mirror siblings
 
 
