@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import subprocess
@@ -135,7 +136,8 @@ class InProcessCli:
     variables (`env` on top of the test's), the working directory (the repository, as `run_cli`),
     stdin (`input_text`, never a terminal), stdout and stderr (captured by capsys). String tables
     that modules register are only ever added to, and every cache is keyed by its content or
-    data directory, so nothing else carries from one call to the next.
+    data directory, so nothing else carries from one call to the next; what the command left open
+    is collected after it, as a process exit would close it.
     """
 
     def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
@@ -161,6 +163,9 @@ class InProcessCli:
                 code = main(list(args))
             except SystemExit as exc:  # argparse's --help and --version
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            # A process's exit closes what the command left open (the store's SQLite connection, its
+            # WAL); an open one would let the next call write into pages it already holds.
+            gc.collect()
         out, err = self._capsys.readouterr()
         return subprocess.CompletedProcess(["studyapp", *args], code, out, err)
 
