@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import gc
+import contextlib
 import io
 import os
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -136,8 +138,8 @@ class InProcessCli:
     variables (`env` on top of the test's), the working directory (the repository, as `run_cli`),
     stdin (`input_text`, never a terminal), stdout and stderr (captured by capsys). String tables
     that modules register are only ever added to, and every cache is keyed by its content or
-    data directory, so nothing else carries from one call to the next; what the command left open
-    is collected after it, as a process exit would close it.
+    data directory, so nothing else carries from one call to the next. The SQLite connections the
+    command left open are closed after it, as its process's exit would close them.
     """
 
     def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
@@ -159,13 +161,24 @@ class InProcessCli:
             patch.setenv("PYTHONPATH", _child_pythonpath(env))  # what children of the command see
             patch.chdir(cwd or REPO)
             patch.setattr(sys, "stdin", io.StringIO(input_text or ""))
+            opened: list[sqlite3.Connection] = []
+            connect = sqlite3.connect
+
+            def recorded_connect(*where: Any, **options: Any) -> sqlite3.Connection:
+                opened.append(connect(*where, **options))
+                return opened[-1]
+
+            patch.setattr(sqlite3, "connect", recorded_connect)
             try:
                 code = main(list(args))
             except SystemExit as exc:  # argparse's --help and --version
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-            # A process's exit closes what the command left open (the store's SQLite connection, its
-            # WAL); an open one would let the next call write into pages it already holds.
-            gc.collect()
+            finally:
+                # An open one would keep its WAL, and the next call would write into pages it
+                # already holds (a full-disk test then saw a write succeed).
+                for connection in opened:
+                    with contextlib.suppress(sqlite3.Error):
+                        connection.close()
         out, err = self._capsys.readouterr()
         return subprocess.CompletedProcess(["studyapp", *args], code, out, err)
 
