@@ -33,6 +33,7 @@ SLOW_TESTS = (
     ("tui/test_e2e_tmux.py", ""),
     ("tui/test_exam_e2e_tmux.py", ""),
     ("test_packaging.py", ""),
+    ("test_content_hostile.py", ""),  # about 60 `python -m studyapp` runs under a memory cap
     ("test_content_fuzz.py", "test_mutated_shipped_yaml_never_crashes_a_command[300]"),
     ("test_reliability_store.py", "test_a_held_lock_is_waited_for_with_a_notice"),  # holds a lock 11 s
 )
