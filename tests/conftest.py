@@ -137,10 +137,13 @@ class InProcessCli:
 
     What a subprocess would get fresh is set for the call and put back after it: environment
     variables (`env` on top of the test's), the working directory (the repository, as `run_cli`),
-    stdin (`input_text`, never a terminal), stdout and stderr (captured by capsys). String tables
-    that modules register are only ever added to, and every cache is keyed by its content or
-    data directory, so nothing else carries from one call to the next. The SQLite connections the
-    command left open are closed after it, as its process's exit would close them.
+    stdin (`input_text`, never a terminal), stdout and stderr (captured by capsys). The SQLite
+    connections the command left open are closed after it, as its process's exit would close them.
+    Caches are keyed by their content or data directory. Left shared on purpose: the string tables
+    modules register when imported (studyapp.i18n), which are only ever added to; restoring them
+    would lose what an already imported module never registers again. So a command that forgets
+    to import its strings shows keys only in a real process: the `run_cli` smoke tests and the
+    process-driven tests (PlainDriver, the timed exam, Ctrl+C) keep a few paths honest.
     """
 
     def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
