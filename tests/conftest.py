@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
+from fnmatch import fnmatch
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +21,59 @@ REPO = Path(__file__).resolve().parent.parent
 # tests/data holds third-party material (e.g. pytest-benchmark's own suite) that labs run on:
 # input for the tests, not tests of studyapp.
 collect_ignore = ["data"]
+
+# How a test runs is decided by where it lives, so a new file is classified without anyone
+# remembering a decorator. Each rule is (file glob under tests/, test name prefix or "").
+# `slow`: spawns real labs, exercise checkers, a terminal or a wheel build; the developer loop
+# (`pytest -m "not slow" -n auto`) skips it and CI runs it.
+SLOW_TESTS = (
+    ("labs/*", ""),
+    ("exercises/test_*_exercise*.py", ""),  # real checkers: three interpreters per run
+    ("exercises/test_catalogue.py", ""),
+    ("tui/test_e2e_tmux.py", ""),
+    ("tui/test_exam_e2e_tmux.py", ""),
+    ("test_packaging.py", ""),
+    ("test_content_hostile.py", ""),  # about 60 `python -m studyapp` runs under a memory cap
+    ("test_content_fuzz.py", "test_mutated_shipped_yaml_never_crashes_a_command[300]"),
+    ("test_reliability_store.py", "test_a_held_lock_is_waited_for_with_a_notice"),  # holds a lock 11 s
+)
+# `serial`: measures speed; CI runs these alone after the parallel leg, so the noise a verdict
+# sees is the machine's and not the rest of the suite's.
+SERIAL_TESTS = (
+    ("exercises/test_concurrency_exercises.py", ""),
+    ("exercises/test_pipeline_exercises.py", ""),
+    ("exercises/test_resources_exercise.py", ""),
+    ("exercises/test_exercise_lib.py", "test_compare_speed_"),
+    ("labs/test_amdahl_lab.py", "test_measure_mode_on_real_processes"),
+    ("labs/test_concurrency_lab.py", ""),
+    ("labs/test_pipeline_lab.py", ""),
+    ("test_exam.py", "test_plain_exam_submits_itself_when_the_time_is_up"),  # a 1 s limit, real clock
+)
+
+
+def _matches(item: pytest.Item, rules: tuple[tuple[str, str], ...]) -> bool:
+    where = item.path.relative_to(Path(__file__).parent).as_posix()
+    return any(fnmatch(where, glob) and item.name.startswith(name) for glob, name in rules)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if _matches(item, SLOW_TESTS):
+            item.add_marker(pytest.mark.slow)
+        if _matches(item, SERIAL_TESTS):
+            item.add_marker(pytest.mark.serial)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def children_never_see_xdist() -> Iterator[None]:
+    """pytest-xdist names each worker in its environment (PYTEST_XDIST_WORKER, ...), and every
+    process a test starts inherits that: the pytest a lab or an exercise checker runs would take
+    itself for an xdist worker, and pytest-benchmark switches itself off there. Hidden for the
+    tests; put back before the session ends, where pytest-textual-snapshot reads it."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in [name for name in os.environ if name.startswith("PYTEST_XDIST_")]:
+            patch.delenv(name)
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -47,13 +106,22 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
+def _child_pythonpath(env: dict[str, str] | None) -> str:
+    return os.pathsep.join(p for p in ((env or {}).get("PYTHONPATH"), str(REPO)) if p)
+
+
 def run_cli(
     *args: str, env: dict[str, str] | None = None, input_text: str | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run `python -m studyapp ARGS` in a subprocess, as a learner would."""
+    """Run `python -m studyapp ARGS` in a subprocess, as a learner would.
+
+    Most tests use the `studyapp_cli` fixture instead (the same call, in-process). A subprocess is
+    for what only a real process shows: start-up, fault injection through PYTHONPATH
+    (tests/store_faults), signals, encodings of the standard streams, pipes, kill -9.
+    """
     full_env = dict(os.environ)
     full_env.update(env or {})
-    full_env["PYTHONPATH"] = os.pathsep.join(p for p in ((env or {}).get("PYTHONPATH"), str(REPO)) if p)
+    full_env["PYTHONPATH"] = _child_pythonpath(env)
     return subprocess.run(
         [sys.executable, "-m", "studyapp", *args],
         capture_output=True,
@@ -63,3 +131,65 @@ def run_cli(
         cwd=cwd or REPO,
         timeout=120,
     )
+
+
+class InProcessCli:
+    """`studyapp ARGS` through `studyapp.cli.main(argv)` in this process (httpie's `http()` idea):
+    the same arguments and the same result shape as `run_cli`, without an interpreter start.
+
+    What a subprocess would get fresh is set for the call and put back after it: environment
+    variables (`env` on top of the test's), the working directory (the repository, as `run_cli`),
+    stdin (`input_text`, never a terminal), stdout and stderr (captured by capsys). The SQLite
+    connections the command left open are closed after it, as its process's exit would close them.
+    Caches are keyed by their content or data directory. Left shared on purpose: the string tables
+    modules register when imported (studyapp.i18n), which are only ever added to; restoring them
+    would lose what an already imported module never registers again. So a command that forgets
+    to import its strings shows keys only in a real process: the `run_cli` smoke tests and the
+    process-driven tests (PlainDriver, the timed exam, Ctrl+C) keep a few paths honest.
+    """
+
+    def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
+        self._capsys = capsys
+
+    def __call__(
+        self,
+        *args: str,
+        env: dict[str, str] | None = None,
+        input_text: str | None = None,
+        cwd: Path | None = None,
+    ) -> subprocess.CompletedProcess[str]:
+        from studyapp.cli import main
+
+        self._capsys.readouterr()  # what the test printed before is not the command's output
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in (env or {}).items():
+                patch.setenv(name, value)
+            patch.setenv("PYTHONPATH", _child_pythonpath(env))  # what children of the command see
+            patch.chdir(cwd or REPO)
+            patch.setattr(sys, "stdin", io.StringIO(input_text or ""))
+            opened: list[sqlite3.Connection] = []
+            connect = sqlite3.connect
+
+            def recorded_connect(*where: Any, **options: Any) -> sqlite3.Connection:
+                opened.append(connect(*where, **options))
+                return opened[-1]
+
+            patch.setattr(sqlite3, "connect", recorded_connect)
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse's --help and --version
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            finally:
+                # An open one would keep its WAL, and the next call would write into pages it
+                # already holds (a full-disk test then saw a write succeed).
+                for connection in opened:
+                    with contextlib.suppress(sqlite3.Error):
+                        connection.close()
+        out, err = self._capsys.readouterr()
+        return subprocess.CompletedProcess(["studyapp", *args], code, out, err)
+
+
+@pytest.fixture
+def studyapp_cli(capsys: pytest.CaptureFixture[str]) -> InProcessCli:
+    """`studyapp_cli("quiz", "--plain", input_text="o\\n")` → CompletedProcess, like `run_cli`."""
+    return InProcessCli(capsys)

@@ -1,8 +1,13 @@
-"""A small, valid content directory written line by line, so tests know every line number."""
+"""A small, valid content directory written line by line, so tests know every line number; and
+the fixture bank the TUI tests run on."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+# A frozen cut of the shipped bank (tests/fixtures/README.md): the TUI tests and snapshots run on
+# it, so adding a topic or items to content/ re-rolls no snapshot and breaks no screen test.
+FIXTURE_CONTENT = Path(__file__).resolve().parent / "fixtures" / "content"
 
 TOPIC = """\
 id: demo
@@ -101,3 +106,21 @@ def line_of(text: str, needle: str) -> int:
         if needle in line:
             return number
     raise AssertionError(f"{needle!r} not in text")
+
+
+def write_topics(root: Path, count: int) -> Path:
+    """Content with `count` valid topics (`demo`, `demo-2`, …), 20 items each, one checklist."""
+    write_content(root)
+    ids = ["demo"] + [f"demo-{number}" for number in range(2, count + 1)]
+    for number, topic_id in enumerate(ids[1:], start=2):
+        topic = TOPIC.replace("id: demo\n", f"id: {topic_id}\n").replace("데모 주제", f"데모 주제 {number}")
+        topic = topic.replace("order: 1\n", f"order: {number}\n")
+        items = items_text().replace("topic: demo\n", f"topic: {topic_id}\n")
+        items = items.replace("  - id: demo-", f"  - id: {topic_id}-").replace(
+            "demo-wrong", f"{topic_id}-wrong"
+        )
+        (root / "topics" / f"{topic_id}.yaml").write_text(topic, encoding="utf-8")
+        (root / "items" / f"{topic_id}.yaml").write_text(items, encoding="utf-8")
+    checklist = CHECKLIST.replace("topics: [demo]", f"topics: [{', '.join(ids)}]")
+    (root / "checklist.yaml").write_text(checklist, encoding="utf-8")
+    return root

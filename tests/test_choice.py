@@ -36,7 +36,7 @@ from studyapp.quiz.choice import (
 )
 from studyapp.quiz.engine import QuizSession, SessionOptions
 from studyapp.quiz.questions import KIND_CHOICE, KIND_DRILL, KIND_OX, all_questions, parse_pick
-from tests.conftest import REPO, FakeClock, run_cli
+from tests.conftest import REPO, FakeClock, InProcessCli
 
 AGAIN, HARD, GOOD = Grade.AGAIN, Grade.HARD, Grade.GOOD
 
@@ -222,8 +222,10 @@ def test_mixed_session_asks_every_third_ox_item_as_a_choice_and_never_twice(ship
 # -- the command line ---------------------------------------------------------------------------
 
 
-def test_dump_json_prints_questions_and_touches_no_progress(isolated_home: Path, shipped) -> None:
-    result = run_cli("quiz", "--kind", "choice", "--dump", "5", "--json", "--seed", "1")
+def test_dump_json_prints_questions_and_touches_no_progress(
+    isolated_home: Path, shipped, studyapp_cli: InProcessCli
+) -> None:
+    result = studyapp_cli("quiz", "--kind", "choice", "--dump", "5", "--json", "--seed", "1")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert len(data) == 5
@@ -238,18 +240,20 @@ def test_dump_json_prints_questions_and_touches_no_progress(isolated_home: Path,
         assert entry["stem"].endswith(STEMS[entry["kind"]].removeprefix("다음 중 "))
         assert all(shipped.items[o["item_id"]].statement == o["text"] for o in entry["options"])
     assert not (isolated_home / "progress.db").exists()
-    again = run_cli("quiz", "--kind", "choice", "--dump", "5", "--json", "--seed", "1")
+    again = studyapp_cli("quiz", "--kind", "choice", "--dump", "5", "--json", "--seed", "1")
     assert again.stdout == result.stdout
-    text = run_cli("quiz", "--kind", "choice", "--dump", "5", "--seed", "1")  # the same, for people
+    text = studyapp_cli("quiz", "--kind", "choice", "--dump", "5", "--seed", "1")  # the same, for people
     assert text.returncode == 0 and text.stdout.count("  *") == 5
     for entry in data:
         key = entry["options"][entry["answer"]]
         assert f"*{entry['answer'] + 1}) {key['text']}  [{key['item_id']}]" in text.stdout
-    topic = run_cli("quiz", "--kind", "choice", "--dump", "3", "--json", "--topic", "bottleneck-analysis")
+    topic = studyapp_cli(
+        "quiz", "--kind", "choice", "--dump", "3", "--json", "--topic", "bottleneck-analysis"
+    )
     assert {e["options"][0]["item_id"][:2] for e in json.loads(topic.stdout)} == {"ba"}
 
 
-def test_dump_and_kind_usage_errors_are_one_line_exit_2() -> None:
+def test_dump_and_kind_usage_errors_are_one_line_exit_2(studyapp_cli: InProcessCli) -> None:
     for args in (
         ["quiz", "--dump", "3"],  # not --kind choice
         ["quiz", "--kind", "choice", "--json"],  # --json without --dump
@@ -257,13 +261,13 @@ def test_dump_and_kind_usage_errors_are_one_line_exit_2() -> None:
         ["quiz", "--kind", "choice", "--dump", "many"],
         ["quiz", "--kind", "essay"],
     ):
-        result = run_cli(*args)
+        result = studyapp_cli(*args)
         assert result.returncode == 2, (args, result.stderr)
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr, args
 
 
-def test_plain_choice_session(isolated_home: Path) -> None:
-    result = run_cli(
+def test_plain_choice_session(isolated_home: Path, studyapp_cli: InProcessCli) -> None:
+    result = studyapp_cli(
         "quiz", "--plain", "--kind", "choice", "--mode", "new", "--count", "3", "--seed", "1",
         input_text="o\n1\n?\n2?\n",
     )  # fmt: skip
@@ -284,8 +288,8 @@ def test_plain_choice_session(isolated_home: Path) -> None:
     assert 1 + 2 <= len(reviews) <= 4 + 1 + 2
 
 
-def test_default_quiz_is_mixed_in_due_mode(isolated_home: Path) -> None:
-    result = run_cli(
+def test_default_quiz_is_mixed_in_due_mode(isolated_home: Path, studyapp_cli: InProcessCli) -> None:
+    result = studyapp_cli(
         "quiz", "--plain", "--seed", "2", "--count", "6", "--no-drills", input_text="o\no\n1\no\no\n1\n"
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -295,7 +299,9 @@ def test_default_quiz_is_mixed_in_due_mode(isolated_home: Path) -> None:
     assert kinds == {"ox", "choice"}
 
 
-def test_choice_path_imports_no_heavy_module_and_progress_reads_choice_reviews(isolated_home: Path) -> None:
+def test_choice_path_imports_no_heavy_module_and_progress_reads_choice_reviews(
+    isolated_home: Path, studyapp_cli: InProcessCli
+) -> None:
     import os
     import subprocess
     import sys
@@ -319,7 +325,7 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
-    progress = run_cli("progress", "--json")
+    progress = studyapp_cli("progress", "--json")
     assert progress.returncode == 0, progress.stderr
     data = json.loads(progress.stdout)
     reviews = ProgressStore.in_dir(isolated_home).reviews()

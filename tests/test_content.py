@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from textual.widgets import DataTable
 
 from studyapp import locations
 from studyapp.content.loader import check_content, load_content
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, InProcessCli
 from tests.helpers_content import CHECKLIST, TOPIC, items_text, line_of, write_content
 
 SEEDS = REPO.parent / "shared" / "seeds"
@@ -30,14 +32,8 @@ def problems_of(root: Path) -> list[str]:
 
 
 def test_shipped_content_is_valid(shipped) -> None:
-    assert set(shipped.topics) == {
-        "performance-analysis",
-        "pytorch-profiling",
-        "torch-profiler",
-        "python-testing",
-        "error-decomposition",
-        "bottleneck-analysis",
-    }
+    topic_files = {path.stem for path in (locations.content_dir() / "topics").glob("*.yaml")}
+    assert set(shipped.topics) == topic_files and len(topic_files) >= 6  # every file is a topic
     assert shipped.topics["torch-profiler"].parent == "pytorch-profiling"
     assert [e.number for e in shipped.checklist] == list(range(1, 12))
 
@@ -107,17 +103,35 @@ def test_pattern_examples_are_verbatim_items(shipped) -> None:
 
 
 def test_item_ids_are_unique_and_prefixed(shipped) -> None:
-    prefixes = {
-        "performance-analysis": "pa-",
-        "pytorch-profiling": "pp-",
-        "torch-profiler": "tp-",
-        "python-testing": "pt-",
-        "error-decomposition": "ed-",
-        "bottleneck-analysis": "ba-",
-    }
+    """Every shipped topic declares its `id_prefix` (the loader holds its items to it), and no two
+    topics share one."""
+    prefixes = {topic.id: topic.id_prefix for topic in shipped.topics.values()}
+    assert None not in prefixes.values(), prefixes
+    assert len(set(prefixes.values())) == len(prefixes)
     for item in shipped.items.values():
-        assert item.id.startswith(prefixes[item.topic]), item.id
+        assert item.id.startswith(prefixes[item.topic]), item.id  # type: ignore[arg-type]
     assert len({i.statement for i in shipped.items.values()}) == len(shipped.items)
+
+
+def test_the_shipped_bank_fits_home_at_80x24(shipped, clock) -> None:
+    """The TUI tests run on tests/fixtures/content; this one runs Home on the bank learners get."""
+    from studyapp.progress.store import ProgressStore
+    from studyapp.tui.app import make_app
+    from tests.tui.helpers import KST, SIZE, assert_home_fits
+
+    store = ProgressStore.in_dir(locations.data_dir(), clock=clock)
+    app = make_app(content=shipped, store=store, lang="ko", start="home", tz=KST)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert_home_fits(app)
+            assert app.screen.query_one("#home-topics", DataTable).row_count == len(shipped.topics)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        store.close()
 
 
 # --- check on broken content --------------------------------------------------------------------
@@ -126,6 +140,20 @@ def test_item_ids_are_unique_and_prefixed(shipped) -> None:
 def test_small_valid_content_passes(tmp_path: Path) -> None:
     root = write_content(tmp_path / "content")
     assert problems_of(root) == []
+
+
+def test_an_item_outside_its_topics_id_prefix_is_reported_at_its_line(tmp_path: Path) -> None:
+    text = items_text().replace("  - id: demo-002\n", "  - id: other-002\n")
+    root = write_content(tmp_path / "content", text)
+    (root / "topics" / "demo.yaml").write_text(TOPIC.replace("order: 1\n", "order: 1\nid_prefix: demo-\n"))
+    assert problems_of(root) == [
+        f"items/demo.yaml:{line_of(text, 'id: other-002')}: item 'other-002': ids in topic 'demo' start "
+        "with 'demo-' (its id_prefix)"
+    ]
+    (root / "topics" / "demo.yaml").write_text(TOPIC.replace("order: 1\n", "order: 1\nid_prefix: Demo\n"))
+    assert problems_of(root) == [
+        "topics/demo.yaml:4: topic 'demo': id_prefix must be a slug and a dash like 'pa-', got 'Demo'"
+    ]
 
 
 def test_yaml_syntax_error_reports_file_and_line(tmp_path: Path) -> None:
@@ -231,11 +259,11 @@ def test_unknown_field_and_duplicate_key(tmp_path: Path) -> None:
     assert "topics/demo.yaml:5: topic: unknown field 'bulets'" in found
 
 
-def test_check_reports_all_problems_via_cli(tmp_path: Path) -> None:
+def test_check_reports_all_problems_via_cli(tmp_path: Path, studyapp_cli: InProcessCli) -> None:
     text = items_text().replace("    answer: O\n", "    answer: maybe\n", 2)
     root = write_content(tmp_path / "content", text)
     (root / "checklist.yaml").write_text("", encoding="utf-8")
-    result = run_cli("check", "--content", str(root))
+    result = studyapp_cli("check", "--content", str(root))
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if re.match(r"^\S+\.yaml:\d+: ", line)]
     assert len(lines) >= 3

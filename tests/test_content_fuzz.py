@@ -4,9 +4,9 @@ A seeded loop (the same cases on every run, so a failure reproduces) applies 1�
 mutations to one shipped content file — delete, duplicate or swap lines, replace a value with a
 hostile one, re-indent, truncate, insert a key — and runs `studyapp check`, `studyapp topics`
 (the cached path) and `studyapp quiz --plain` (answering o, x, then q) on it through `studyapp.cli.main`, the function `python -m studyapp` calls.
-Each run must exit 0 or 2 and never print an internal error or a traceback. In-process, so a few
-hundred runs fit well inside a minute; the hostile files that need a subprocess (FIFOs, memory
-caps) are in tests/test_content_hostile.py.
+Each run must exit 0 or 2 and never print an internal error or a traceback. In-process; the
+developer loop runs the first 30 cases, CI all 300 (`slow`, tests/conftest.py). The hostile files
+that need a subprocess (FIFOs, memory caps) are in tests/test_content_hostile.py.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from studyapp import cli
 from tests.conftest import REPO
 
 SEED = 20261202
-CASES = 300
+QUICK_CASES = 30  # the developer loop
+FULL_CASES = 300  # CI: the same seeded sequence, ten times longer
 
 HOSTILE_VALUES = [
     "0",
@@ -125,8 +126,13 @@ def content_copy(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.parametrize("cases", [QUICK_CASES, FULL_CASES])
 def test_mutated_shipped_yaml_never_crashes_a_command(
-    content_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    cases: int,
+    content_copy: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("STUDYAPP_DEBUG", raising=False)
     rng = random.Random(SEED)
@@ -135,7 +141,7 @@ def test_mutated_shipped_yaml_never_crashes_a_command(
     home = tmp_path / "home"
     failures: list[str] = []
     exits = {0: 0, 2: 0}
-    for case in range(CASES):
+    for case in range(cases):
         path = rng.choice(files)
         lines, mutations = _mutate(originals[path].splitlines(keepends=True), rng)
         path.write_text("".join(lines), encoding="utf-8")
@@ -151,4 +157,4 @@ def test_mutated_shipped_yaml_never_crashes_a_command(
                 assert len(err.strip().splitlines()) == 1, err
         path.write_text(originals[path], encoding="utf-8")
     assert not failures, "\n".join(failures)
-    assert exits[2] > CASES // 2  # most mutations break the content: the test does exercise errors
+    assert exits[2] > cases // 2  # most mutations break the content: the test does exercise errors

@@ -1,12 +1,13 @@
 """The mock exam: the sitting (answers in any order, flags, jumps, the clock), grading only at the
 end, the archive, retrying misses, `--no-schedule` by default — through the domain and through
-`studyapp quiz --mode exam --plain` in a subprocess."""
+`studyapp quiz --mode exam --plain` (in-process, and once in a real process for the real clock)."""
 
 from __future__ import annotations
 
 import json
 import os
 import random
+import select
 import subprocess
 import sys
 import time
@@ -31,7 +32,7 @@ from studyapp.quiz.exam import (
     retry_questions,
 )
 from studyapp.timetext import format_clock
-from tests.conftest import REPO, FakeClock, run_cli
+from tests.conftest import REPO, FakeClock, InProcessCli
 
 
 @pytest.fixture(scope="module")
@@ -186,15 +187,15 @@ def test_parsing_options() -> None:
 
 # Inputs use digits: `1`/`2` answer O/X in an O/X exam and pick options 1/2 in a 4-choice one,
 # so these tests hold whichever kind the exam builds.
-def exam_cli(*extra: str, input_text: str) -> subprocess.CompletedProcess[str]:
-    return run_cli(
+def exam_cli(cli: InProcessCli, *extra: str, input_text: str) -> subprocess.CompletedProcess[str]:
+    return cli(
         "quiz", "--mode", "exam", "--plain", "--seed", "2", "--count", "3", *extra, input_text=input_text
     )
 
 
-def test_plain_exam_flags_jumps_and_reviews_every_miss_only_at_the_end() -> None:
+def test_plain_exam_flags_jumps_and_reviews_every_miss_only_at_the_end(studyapp_cli: InProcessCli) -> None:
     # Answer 1, flag 2, jump back to 1 and change it, submit with 2 and 3 unanswered.
-    done = exam_cli(input_text="1\nf\ng 1\n2\ns\n")
+    done = exam_cli(studyapp_cli, input_text="1\nf\ng 1\n2\ns\n")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     intro, _, rest = out.partition("[1/3]")
@@ -216,46 +217,48 @@ def test_plain_exam_flags_jumps_and_reviews_every_miss_only_at_the_end() -> None
     assert "retry its misses: studyapp quiz --mode exam --retry" in results
 
 
-def test_plain_exam_is_archived_listed_and_retried() -> None:
-    first = exam_cli(input_text="s\n")  # submit blank: three misses
+def test_plain_exam_is_archived_listed_and_retried(studyapp_cli: InProcessCli) -> None:
+    first = exam_cli(studyapp_cli, input_text="s\n")  # submit blank: three misses
     assert first.returncode == 0, first.stderr
     attempt = first.stdout.rsplit("--retry ", 1)[1].split()[0]
-    listed = run_cli("progress")
+    listed = studyapp_cli("progress")
     assert listed.returncode == 0, listed.stderr
     assert attempt in listed.stdout and "0/3 (0%)" in listed.stdout and "fail" in listed.stdout
-    data = json.loads(run_cli("progress", "--json").stdout)
+    data = json.loads(studyapp_cli("progress", "--json").stdout)
     assert data["exams"][0]["id"] == attempt and data["exams"][0]["misses"] == 3
-    retry = run_cli("quiz", "--mode", "exam", "--plain", "--retry", attempt, input_text="s\n")
+    retry = studyapp_cli("quiz", "--mode", "exam", "--plain", "--retry", attempt, input_text="s\n")
     assert retry.returncode == 0, retry.stderr
     assert "3 questions" in retry.stdout and "Result: 0/3" in retry.stdout
-    again = json.loads(run_cli("progress", "--json").stdout)["exams"]
+    again = json.loads(studyapp_cli("progress", "--json").stdout)["exams"]
     assert len(again) == 2 and again[1]["retry_of"].startswith(attempt)
 
 
-def test_the_exam_does_not_touch_fsrs_unless_asked() -> None:
+def test_the_exam_does_not_touch_fsrs_unless_asked(studyapp_cli: InProcessCli) -> None:
     answers = "1\n1\n1\ns\n"
-    assert exam_cli(input_text=answers).returncode == 0
-    assert json.loads(run_cli("progress", "--json").stdout)["reviews_total"] == 0
-    assert exam_cli("--schedule", input_text=answers).returncode == 0
-    assert json.loads(run_cli("progress", "--json").stdout)["reviews_total"] > 0
+    assert exam_cli(studyapp_cli, input_text=answers).returncode == 0
+    assert json.loads(studyapp_cli("progress", "--json").stdout)["reviews_total"] == 0
+    assert exam_cli(studyapp_cli, "--schedule", input_text=answers).returncode == 0
+    assert json.loads(studyapp_cli("progress", "--json").stdout)["reviews_total"] > 0
 
 
-def test_bad_exam_options_are_one_line_usage_errors() -> None:
+def test_bad_exam_options_are_one_line_usage_errors(studyapp_cli: InProcessCli) -> None:
     for args, message in (
         (["--time-limit", "soon"], "not a time limit"),
         (["--pass-mark", "150"], "pass-mark"),
         (["--retry", "nope"], "no mock exam attempt 'nope'"),
         (["--count", "0"], "--count"),
     ):
-        done = exam_cli(*args, input_text="")
+        done = exam_cli(studyapp_cli, *args, input_text="")
         assert done.returncode == 2, (args, done.stdout)
         assert message in done.stderr and "Traceback" not in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1
-    other_mode = run_cli("quiz", "--mode", "due", "--plain", "--pass-mark", "70", input_text="")
+    other_mode = studyapp_cli("quiz", "--mode", "due", "--plain", "--pass-mark", "70", input_text="")
     assert other_mode.returncode == 2 and "--mode exam" in other_mode.stderr
 
 
-def test_plain_exam_submits_itself_when_the_time_is_up(isolated_home: Path) -> None:
+def test_plain_exam_submits_itself_when_the_time_is_up(
+    isolated_home: Path, studyapp_cli: InProcessCli
+) -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO), STUDYAPP_HOME=str(isolated_home))
     process = subprocess.Popen(
         [
@@ -278,15 +281,26 @@ def test_plain_exam_submits_itself_when_the_time_is_up(isolated_home: Path) -> N
         env=env,
         cwd=REPO,
     )
-    assert process.stdin is not None
+    assert process.stdin is not None and process.stdout is not None
+    # The clock starts with the first question: wait for it, or a slow start-up on a busy machine
+    # eats the 2.5 s below and both answers arrive "in time".
+    shown = b""
+    deadline = time.monotonic() + 60
+    while b"[1/3]" not in shown and time.monotonic() < deadline:
+        if select.select([process.stdout], [], [], 0.1)[0]:
+            chunk = os.read(process.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            shown += chunk
     process.stdin.write("1\n")  # in time
     process.stdin.flush()
     time.sleep(2.5)  # the limit passes while the learner thinks
-    out, err = process.communicate("1\n", timeout=60)  # too late: checked at this input
+    rest, err = process.communicate("1\n", timeout=60)  # too late: checked at this input
+    out = shown.decode("utf-8", errors="replace") + rest
     assert process.returncode == 0, err
     assert "the last input was not counted" in out and "Time is up: the exam was submitted." in out
     assert "(submitted at the time limit)" in out and "Time used: 00:01 / 00:01" in out
-    data = json.loads(run_cli("progress", "--json").stdout)["exams"][0]
+    data = json.loads(studyapp_cli("progress", "--json").stdout)["exams"][0]
     assert data["auto_submitted"] is True and data["answered"] == 1
 
 

@@ -1,4 +1,6 @@
-"""`studyapp exercise ...` end to end, in a subprocess, on a toy exercise (tests/exercise_fixture).
+"""`studyapp exercise ...` end to end, on a toy exercise (tests/exercise_fixture): in-process
+through `studyapp.cli.main` (the checker is still a real child process), and in a real
+`python -m studyapp` where a test sends Ctrl+C or watches a running command.
 
 The toy checker follows docs/EXERCISES.md and misbehaves on request (TOY_CHECKER_MODE), so every
 way a checker can end — pass, fail, garbage, crash, hang, undecided, refusal, Ctrl+C — is seen
@@ -15,11 +17,12 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, InProcessCli
 
 FIXTURE_LABS = Path(__file__).resolve().parent / "exercise_fixture" / "labs"
 TOY = "toy-sum"
@@ -38,8 +41,17 @@ def env(labs: Path, isolated_home: Path) -> dict[str, str]:
     return {"STUDYAPP_LABS": str(labs), "STUDYAPP_HOME": str(isolated_home)}
 
 
-def cli(env: dict[str, str], *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
-    return run_cli("exercise", *args, env={**env, **extra})
+ExerciseCli = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def cli(studyapp_cli: InProcessCli) -> ExerciseCli:
+    """`cli(env, "check", TOY, TOY_CHECKER_MODE="crash")`: `studyapp exercise ...` with `env` set."""
+
+    def exercise(env: dict[str, str], *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return studyapp_cli("exercise", *args, env={**env, **extra})
+
+    return exercise
 
 
 def rows(home: Path, table: str) -> list[sqlite3.Row]:
@@ -53,7 +65,7 @@ def rows(home: Path, table: str) -> list[sqlite3.Row]:
         db.close()
 
 
-def started(env: dict[str, str], home: Path) -> Path:
+def started(cli: ExerciseCli, env: dict[str, str], home: Path) -> Path:
     result = cli(env, "start", TOY)
     assert result.returncode == 0, result.stderr
     workspace = home / "exercises" / TOY
@@ -64,14 +76,16 @@ def started(env: dict[str, str], home: Path) -> Path:
 # -- discovery and list --------------------------------------------------------------------------
 
 
-def test_list_json_has_the_fields_and_status_moves(env: dict[str, str], isolated_home: Path) -> None:
+def test_list_json_has_the_fields_and_status_moves(
+    env: dict[str, str], isolated_home: Path, cli: ExerciseCli
+) -> None:
     result = cli(env, "list", "--json")
     assert result.returncode == 0, result.stderr
     (row,) = json.loads(result.stdout)
     assert row["id"] == TOY and row["title"] == "두 수 더하기" and row["lab"] == "toy"
     assert row["checklist"] == ["amdahl"] and row["status"] == "not started"
     assert Path(row["solution_path"], "adder.py").is_file()
-    workspace = started(env, isolated_home)
+    workspace = started(cli, env, isolated_home)
     assert cli(env, "check", TOY).returncode == 1
     assert json.loads(cli(env, "list", "--json").stdout)[0]["status"] == "failing"
     (workspace / "adder.py").write_text(SOLVED, encoding="utf-8")
@@ -83,7 +97,7 @@ def test_list_json_has_the_fields_and_status_moves(env: dict[str, str], isolated
 
 
 def test_a_broken_exercise_yaml_is_one_line_and_studyapp_check_reports_it(
-    env: dict[str, str], labs: Path
+    env: dict[str, str], labs: Path, cli: ExerciseCli, studyapp_cli: InProcessCli
 ) -> None:
     second = labs / "toy" / "exercises" / "broken"
     shutil.copytree(labs / "toy" / "exercises" / TOY, second)
@@ -93,30 +107,32 @@ def test_a_broken_exercise_yaml_is_one_line_and_studyapp_check_reports_it(
     assert [r["id"] for r in json.loads(listed.stdout)] == [TOY]  # the good one still lists
     (problem,) = listed.stderr.strip().splitlines()
     assert "broken/exercise.yaml:" in problem and "YAML" in problem
-    checked = run_cli("check", env=env)
+    checked = studyapp_cli("check", env=env)
     assert checked.returncode == 2
     assert any("broken/exercise.yaml:" in line for line in checked.stderr.splitlines())
     assert "Traceback" not in checked.stderr
 
 
-def test_duplicate_ids_and_bad_fields_are_problems(env: dict[str, str], labs: Path) -> None:
+def test_duplicate_ids_and_bad_fields_are_problems(
+    env: dict[str, str], labs: Path, studyapp_cli: InProcessCli
+) -> None:
     copy = labs / "toy" / "exercises" / "copy"
     shutil.copytree(labs / "toy" / "exercises" / TOY, copy)
     (copy / "exercise.yaml").write_text(
         "id: toy-sum\ntitle: 복사본\nlab: toy\nchecklist: [no-such-item]\ntimeout_s: -1\n", encoding="utf-8"
     )
-    checked = run_cli("check", env=env)
+    checked = studyapp_cli("check", env=env)
     assert checked.returncode == 2
     assert "copy/exercise.yaml:1: exercise id 'toy-sum' must match its folder name 'copy'" in checked.stderr
     assert "copy/exercise.yaml:5: 'timeout_s' must be a positive number" in checked.stderr
     (copy / "exercise.yaml").write_text(
         "title: 복사본\nlab: toy\nchecklist: [no-such-item]\n", encoding="utf-8"
     )
-    checked = run_cli("check", env=env)
+    checked = studyapp_cli("check", env=env)
     assert "copy/exercise.yaml:3: unknown checklist id 'no-such-item'" in checked.stderr
 
 
-def test_unknown_exercise_and_usage_are_exit_2(env: dict[str, str]) -> None:
+def test_unknown_exercise_and_usage_are_exit_2(env: dict[str, str], cli: ExerciseCli) -> None:
     for args in (("start", "nope"), ("check", "nope"), ("hint", "nope"), ("exercise-typo",), ()):
         result = cli(env, *args)
         assert result.returncode == 2, args
@@ -127,9 +143,9 @@ def test_unknown_exercise_and_usage_are_exit_2(env: dict[str, str]) -> None:
 
 
 def test_start_copies_the_starter_and_never_overwrites_edits(
-    env: dict[str, str], isolated_home: Path
+    env: dict[str, str], isolated_home: Path, cli: ExerciseCli
 ) -> None:
-    workspace = started(env, isolated_home)
+    workspace = started(cli, env, isolated_home)
     starter = (FIXTURE_LABS / "toy" / "exercises" / TOY / "starter" / "adder.py").read_text(encoding="utf-8")
     assert (workspace / "adder.py").read_text(encoding="utf-8") == starter
     again = cli(env, "start", TOY)  # untouched: fine, nothing copied
@@ -146,7 +162,7 @@ def test_start_copies_the_starter_and_never_overwrites_edits(
     assert (backup / "adder.py").read_text(encoding="utf-8") == "# my work\n"  # moved aside, not lost
 
 
-def test_start_never_moves_an_unrelated_folder(env: dict[str, str], tmp_path: Path) -> None:
+def test_start_never_moves_an_unrelated_folder(env: dict[str, str], tmp_path: Path, cli: ExerciseCli) -> None:
     folder = tmp_path / "projects"
     folder.mkdir()
     (folder / "thesis.tex").write_text("important", encoding="utf-8")
@@ -157,7 +173,7 @@ def test_start_never_moves_an_unrelated_folder(env: dict[str, str], tmp_path: Pa
     assert not list(tmp_path.glob("projects.bak-*"))
 
 
-def test_start_dir_is_remembered_by_check(env: dict[str, str], tmp_path: Path) -> None:
+def test_start_dir_is_remembered_by_check(env: dict[str, str], tmp_path: Path, cli: ExerciseCli) -> None:
     chosen = tmp_path / "my work" / "toy"
     result = cli(env, "start", TOY, "--dir", str(chosen))
     assert result.returncode == 0 and str(chosen) in result.stdout
@@ -173,9 +189,9 @@ def test_start_dir_is_remembered_by_check(env: dict[str, str], tmp_path: Path) -
 
 
 def test_check_reports_each_requirement_and_trims_the_traceback(
-    env: dict[str, str], isolated_home: Path
+    env: dict[str, str], isolated_home: Path, cli: ExerciseCli
 ) -> None:
-    started(env, isolated_home)
+    started(cli, env, isolated_home)
     result = cli(env, "check", TOY)
     assert result.returncode == 1
     out = result.stdout
@@ -186,15 +202,17 @@ def test_check_reports_each_requirement_and_trims_the_traceback(
     assert "not yet: 2 of 2 requirements" in out and "studyapp exercise hint toy-sum" in out
 
 
-def test_requirements_listed_only_in_the_result_are_shown(env: dict[str, str], isolated_home: Path) -> None:
-    started(env, isolated_home)
+def test_requirements_listed_only_in_the_result_are_shown(
+    env: dict[str, str], isolated_home: Path, cli: ExerciseCli
+) -> None:
+    started(cli, env, isolated_home)
     result = cli(env, "check", TOY, TOY_CHECKER_MODE="result-only")
     assert result.returncode == 1
     assert result.stdout.count("✗ adds small numbers") == 1 and "✗ adds negative numbers" in result.stdout
 
 
-def test_check_json_and_the_stored_rows(env: dict[str, str], isolated_home: Path) -> None:
-    workspace = started(env, isolated_home)
+def test_check_json_and_the_stored_rows(env: dict[str, str], isolated_home: Path, cli: ExerciseCli) -> None:
+    workspace = started(cli, env, isolated_home)
     failed = json.loads(cli(env, "check", TOY, "--json").stdout)
     assert failed["verdict"] == "failed" and failed["passed"] is False
     assert [r["passed"] for r in failed["requirements"]] == [False, False]
@@ -213,7 +231,7 @@ def test_check_json_and_the_stored_rows(env: dict[str, str], isolated_home: Path
     assert json.loads(checks[1]["details_json"])["requirements"][0]["name"] == "adds small numbers"
 
 
-def test_check_any_folder_with_path(env: dict[str, str], tmp_path: Path) -> None:
+def test_check_any_folder_with_path(env: dict[str, str], tmp_path: Path, cli: ExerciseCli) -> None:
     folder = tmp_path / "elsewhere"
     folder.mkdir()
     (folder / "adder.py").write_text(SOLVED, encoding="utf-8")
@@ -225,7 +243,7 @@ def test_check_any_folder_with_path(env: dict[str, str], tmp_path: Path) -> None
     assert refused.returncode == 2 and "inside the exercise itself" in refused.stderr
 
 
-def test_check_without_a_workspace_says_start_first(env: dict[str, str]) -> None:
+def test_check_without_a_workspace_says_start_first(env: dict[str, str], cli: ExerciseCli) -> None:
     result = cli(env, "check", TOY)
     assert result.returncode == 2
     assert "studyapp exercise start toy-sum" in result.stderr and len(result.stderr.strip().splitlines()) == 1
@@ -241,9 +259,9 @@ def test_check_without_a_workspace_says_start_first(env: dict[str, str]) -> None
     ],
 )
 def test_a_misbehaving_checker_ends_in_one_clear_verdict(
-    env: dict[str, str], isolated_home: Path, mode: str, code: int, verdict: str, words: str
+    env: dict[str, str], isolated_home: Path, mode: str, code: int, verdict: str, words: str, cli: ExerciseCli
 ) -> None:
-    started(env, isolated_home)
+    started(cli, env, isolated_home)
     began = time.monotonic()
     result = cli(env, "check", TOY, "--timeout", "2", TOY_CHECKER_MODE=mode)
     assert time.monotonic() - began < 30
@@ -255,9 +273,9 @@ def test_a_misbehaving_checker_ends_in_one_clear_verdict(
 
 
 def test_a_refusing_checker_or_a_missing_module_is_exit_2(
-    env: dict[str, str], isolated_home: Path, labs: Path
+    env: dict[str, str], isolated_home: Path, labs: Path, cli: ExerciseCli
 ) -> None:
-    started(env, isolated_home)
+    started(cli, env, isolated_home)
     refused = cli(env, "check", TOY, TOY_CHECKER_MODE="usage")
     assert refused.returncode == 2 and "needs a module that is not installed" in refused.stderr
     meta = labs / "toy" / "exercises" / TOY / "exercise.yaml"
@@ -297,8 +315,10 @@ def _read_until(process: subprocess.Popen[str], needle: str, limit: float = 60) 
     raise AssertionError(f"never saw {needle!r} in:\n{''.join(seen)}")
 
 
-def test_ctrl_c_during_a_check_is_130_and_stops_the_checker(env: dict[str, str], isolated_home: Path) -> None:
-    started(env, isolated_home)
+def test_ctrl_c_during_a_check_is_130_and_stops_the_checker(
+    env: dict[str, str], isolated_home: Path, cli: ExerciseCli
+) -> None:
+    started(cli, env, isolated_home)
     process = _popen(env, "check", TOY, TOY_CHECKER_MODE="hang")
     _read_until(process, "checking toy-sum")
     time.sleep(1.0)  # let the checker start
@@ -312,8 +332,10 @@ def test_ctrl_c_during_a_check_is_130_and_stops_the_checker(env: dict[str, str],
 # -- watch ------------------------------------------------------------------------------------------
 
 
-def test_watch_rechecks_on_save_and_ctrl_c_exits_130(env: dict[str, str], isolated_home: Path) -> None:
-    workspace = started(env, isolated_home)
+def test_watch_rechecks_on_save_and_ctrl_c_exits_130(
+    env: dict[str, str], isolated_home: Path, cli: ExerciseCli
+) -> None:
+    workspace = started(cli, env, isolated_home)
     process = _popen(env, "watch", TOY, "--quick")
     try:
         first = _read_until(process, "not yet:")
@@ -339,7 +361,7 @@ def test_watch_rechecks_on_save_and_ctrl_c_exits_130(env: dict[str, str], isolat
 # -- hints and the solution -------------------------------------------------------------------------
 
 
-def test_hints_one_at_a_time(env: dict[str, str], isolated_home: Path) -> None:
+def test_hints_one_at_a_time(env: dict[str, str], isolated_home: Path, cli: ExerciseCli) -> None:
     first = cli(env, "hint", TOY)
     assert first.returncode == 0 and "hint 1/2" in first.stdout and "`+` 연산자" in first.stdout
     assert "return a + b" not in first.stdout
@@ -352,12 +374,14 @@ def test_hints_one_at_a_time(env: dict[str, str], isolated_home: Path) -> None:
     assert "hints_revealed" in json.loads(cli(env, "list", "--json").stdout)[0]
 
 
-def test_solution_opens_after_a_pass_or_with_force(env: dict[str, str], isolated_home: Path) -> None:
+def test_solution_opens_after_a_pass_or_with_force(
+    env: dict[str, str], isolated_home: Path, cli: ExerciseCli
+) -> None:
     locked = cli(env, "solution", TOY)
     assert locked.returncode == 1 and "--force" in locked.stderr and "return a + b" not in locked.stdout
     forced = cli(env, "solution", TOY, "--force")
     assert forced.returncode == 0 and "return a + b" in forced.stdout and "solution" in forced.stdout
-    workspace = started(env, isolated_home)
+    workspace = started(cli, env, isolated_home)
     (workspace / "adder.py").write_text(SOLVED, encoding="utf-8")
     assert cli(env, "check", TOY).returncode == 0
     opened = cli(env, "solution", TOY)
@@ -366,19 +390,23 @@ def test_solution_opens_after_a_pass_or_with_force(env: dict[str, str], isolated
     assert json.loads(cli(env, "list", "--json").stdout)[0]["solution_first"] is True
 
 
-def test_progress_names_the_exercise_that_would_raise_an_item(env: dict[str, str]) -> None:
-    data = json.loads(run_cli("progress", "--json", env=env).stdout)
+def test_progress_names_the_exercise_that_would_raise_an_item(
+    env: dict[str, str], studyapp_cli: InProcessCli
+) -> None:
+    data = json.loads(studyapp_cli("progress", "--json", env=env).stdout)
     amdahl = next(e for e in data["checklist"] if e["id"] == "amdahl")
     assert amdahl["raise_with"] == [TOY] and amdahl["exercises"] == [TOY]
     assert data["exercises"][TOY]["status"] == "not started"
-    text = run_cli("progress", env={**env, "COLUMNS": "200"})
+    text = studyapp_cli("progress", env={**env, "COLUMNS": "200"})
     assert f"exercises to pass: {TOY}" in text.stdout
 
 
 # -- a real exercise, once they exist ---------------------------------------------------------------
 
 
-def test_a_real_exercise_starter_fails_and_its_solution_passes(tmp_path: Path) -> None:
+def test_a_real_exercise_starter_fails_and_its_solution_passes(
+    tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:
     from studyapp.exercises.checker import missing_modules
     from studyapp.exercises.registry import discover
 
@@ -389,13 +417,13 @@ def test_a_real_exercise_starter_fails_and_its_solution_passes(tmp_path: Path) -
         pytest.skip("every exercise needs a module that is not installed here")
     info = min(exercises, key=lambda e: e.quick_timeout_s)
     env = {"STUDYAPP_HOME": str(tmp_path / "home")}
-    assert run_cli("exercise", "start", info.id, env=env).returncode == 0
-    starter = run_cli("exercise", "check", info.id, "--quick", env=env)
+    assert studyapp_cli("exercise", "start", info.id, env=env).returncode == 0
+    starter = studyapp_cli("exercise", "check", info.id, "--quick", env=env)
     assert starter.returncode == 1, starter.stdout + starter.stderr
     assert "✗" in starter.stdout and "Traceback (most recent call last)" not in starter.stderr
     solution = tmp_path / "solution"
     shutil.copytree(info.solution_dir, solution)
-    passed = run_cli("exercise", "check", info.id, "--quick", "--path", str(solution), env=env)
+    passed = studyapp_cli("exercise", "check", info.id, "--quick", "--path", str(solution), env=env)
     assert passed.returncode == 0, passed.stdout + passed.stderr
 
 

@@ -1,5 +1,5 @@
 """Explain-it prompts: the shipped file, its checks (FILE:LINE), the write → compare → tick flow,
-the stored result, readiness evidence, and `studyapp explain --plain` in a subprocess."""
+the stored result, readiness evidence, and `studyapp explain --plain` (in-process)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from studyapp.errors import StudyappError
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz import explain
 from studyapp.report.readiness import checklist_readiness
-from tests.conftest import FakeClock, run_cli
+from tests.conftest import FakeClock, InProcessCli
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,9 @@ def test_every_checklist_item_that_asks_to_explain_has_prompts(content) -> None:
     assert problems == []  # not even a warning on the shipped file
 
 
-def test_broken_prompts_are_reported_with_file_and_line(tmp_path: Path, content) -> None:
+def test_broken_prompts_are_reported_with_file_and_line(
+    tmp_path: Path, content, studyapp_cli: InProcessCli
+) -> None:
     root = tmp_path / "content"
     shutil.copytree(content.root, root)
     path = root / "explain.yaml"
@@ -56,7 +58,7 @@ def test_broken_prompts_are_reported_with_file_and_line(tmp_path: Path, content)
     lines.append("    model_answer: 짧다.")
     lines.append("    key_points: [하나, 둘]")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    done = run_cli("--content", str(root), "check")
+    done = studyapp_cli("--content", str(root), "check")
     assert done.returncode == 2
     assert (
         f"explain.yaml:{first_checklist + 1}: explain prompt 'explain-measure-resources': unknown checklist item 'no-such-item'"
@@ -138,11 +140,11 @@ def test_next_step_names_the_explain_command(content, tmp_path: Path, clock) -> 
 # -- the command line --------------------------------------------------------------------------
 
 
-def test_plain_explain_reads_a_multiline_answer_and_yes_no_points() -> None:
+def test_plain_explain_reads_a_multiline_answer_and_yes_no_points(studyapp_cli: InProcessCli) -> None:
     prompts = load_explain(load_content(locations.content_dir()))
     points = len(next(p for p in prompts if p.id == "explain-concurrency-models").key_points)
     replies = "\n".join(["y", "n", "perhaps"] + ["y"] * (points - 2))
-    done = run_cli(
+    done = studyapp_cli(
         "explain",
         "11",
         "--plain",
@@ -154,24 +156,24 @@ def test_plain_explain_reads_a_multiline_answer_and_yes_no_points() -> None:
     assert "Async I/O" in question and "GIL 때문에" not in question  # the model answer comes after
     assert "Answer y or n." in after
     assert f"Saved: key points {points - 1}/{points}" in after
-    listed = json.loads(run_cli("explain", "--list", "--json").stdout)
+    listed = json.loads(studyapp_cli("explain", "--list", "--json").stdout)
     row = next(r for r in listed if r["id"] == "explain-concurrency-models")
     assert row["latest"]["covered"] == points - 1 and row["number"] == 11
-    progress = json.loads(run_cli("progress", "--json").stdout)
+    progress = json.loads(studyapp_cli("progress", "--json").stdout)
     entry = next(e for e in progress["checklist"] if e["id"] == "concurrency-models")
     assert entry["components"]["explain"] == pytest.approx((points - 1) / points, abs=1e-3)
 
 
-def test_plain_explain_records_nothing_without_an_answer() -> None:
-    done = run_cli("explain", "explain-pipeline-case", "--plain", input_text="\n\n")
+def test_plain_explain_records_nothing_without_an_answer(studyapp_cli: InProcessCli) -> None:
+    done = studyapp_cli("explain", "explain-pipeline-case", "--plain", input_text="\n\n")
     assert done.returncode == 0 and "nothing was recorded" in done.stdout
-    stopped = run_cli("explain", "explain-pipeline-case", "--plain", input_text="답\n\ny\n")
+    stopped = studyapp_cli("explain", "explain-pipeline-case", "--plain", input_text="답\n\ny\n")
     assert "Stopped before the end" in stopped.stdout
-    listed = json.loads(run_cli("explain", "--list", "--json").stdout)
+    listed = json.loads(studyapp_cli("explain", "--list", "--json").stdout)
     assert all(row["latest"] is None for row in listed)
 
 
-def test_unknown_prompt_is_a_one_line_error() -> None:
-    done = run_cli("explain", "nope", "--plain", input_text="")
+def test_unknown_prompt_is_a_one_line_error(studyapp_cli: InProcessCli) -> None:
+    done = studyapp_cli("explain", "nope", "--plain", input_text="")
     assert done.returncode == 2 and "unknown explain-it prompt 'nope'" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1

@@ -19,7 +19,7 @@ import pytest
 from studyapp.cli import build_parser
 from studyapp.labrunner import registry
 from studyapp.progress.store import ProgressStore
-from tests.conftest import run_cli
+from tests.conftest import InProcessCli
 
 CSV = "true,pred\na,a\nb,a\nb,b\n"
 RUNNER_OPTIONS = {"--quick", "--out"}  # studyapp's runner passes these to every lab itself
@@ -57,11 +57,13 @@ def _json_result(result: object) -> dict[str, object]:
     [["--data", "{csv}"], ["--data={csv}"], ["--", "--data", "{csv}"], ["--quick", "--data", "{csv}"]],
     ids=["space", "equals", "after-double-dash", "after-quick"],
 )
-def test_errors_data_reaches_the_lab(tmp_path: Path, isolated_home: Path, spelling: list[str]) -> None:
+def test_errors_data_reaches_the_lab(
+    tmp_path: Path, isolated_home: Path, spelling: list[str], studyapp_cli: InProcessCli
+) -> None:
     csv = tmp_path / "preds.csv"
     csv.write_text(CSV, encoding="utf-8")
     args = [part.format(csv=csv) for part in spelling]
-    result = run_cli("lab", "errors", "--json", *args)
+    result = studyapp_cli("lab", "errors", "--json", *args)
     assert result.returncode == 0, result.stderr
     report = _json_result(result)
     assert report["data"] == {
@@ -75,20 +77,22 @@ def test_errors_data_reaches_the_lab(tmp_path: Path, isolated_home: Path, spelli
     assert [r.status for r in ProgressStore.in_dir(isolated_home).lab_runs("errors")] == ["ok"]
 
 
-def test_errors_data_that_is_missing_or_a_folder_is_the_labs_one_line(tmp_path: Path) -> None:
+def test_errors_data_that_is_missing_or_a_folder_is_the_labs_one_line(
+    tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:
     missing = tmp_path / "NEW.csv"
-    result = run_cli("lab", "errors", "--data", str(missing))
+    result = studyapp_cli("lab", "errors", "--data", str(missing))
     assert result.returncode == 2
     assert result.stderr.strip() == f"studyapp: errors: --data {missing}: 파일이 없습니다"
     assert not missing.exists()  # before: a data directory NEW.csv/ with progress.db and runs/
     folder = tmp_path / "mine"
     folder.mkdir()
-    result = run_cli("lab", "errors", "--data", str(folder))
+    result = studyapp_cli("lab", "errors", "--data", str(folder))
     assert result.returncode == 2 and "디렉터리" in result.stderr
     assert list(folder.iterdir()) == []  # before: progress.db and runs/ were created in it
 
 
-def test_profiler_trace_reaches_the_lab(tmp_path: Path) -> None:
+def test_profiler_trace_reaches_the_lab(tmp_path: Path, studyapp_cli: InProcessCli) -> None:
     events = [
         {
             "ph": "X",
@@ -106,7 +110,7 @@ def test_profiler_trace_reaches_the_lab(tmp_path: Path) -> None:
     ]
     trace = tmp_path / "my.pt.trace.json"
     trace.write_text(json.dumps({"traceEvents": events}), encoding="utf-8")
-    result = run_cli("lab", "profiler", "--json", "--trace", str(trace))
+    result = studyapp_cli("lab", "profiler", "--json", "--trace", str(trace))
     assert result.returncode == 0, result.stderr
     report = _json_result(result)
     assert report["steps"] == [1, 2]
@@ -121,21 +125,21 @@ def test_profiler_trace_reaches_the_lab(tmp_path: Path) -> None:
     ],
     ids=["compare", "path"],
 )
-def test_benchmark_options_reach_the_lab(args: list[str], expected: str) -> None:
-    result = run_cli("lab", "benchmark", *args)
+def test_benchmark_options_reach_the_lab(args: list[str], expected: str, studyapp_cli: InProcessCli) -> None:
+    result = studyapp_cli("lab", "benchmark", *args)
     assert result.returncode == 2
     assert result.stderr.strip().startswith(f"studyapp: {expected}")
 
 
-def test_amdahl_calc_options_reach_the_lab() -> None:
-    result = run_cli("lab", "amdahl", "--json", "--mode", "calc", "--speedup", "5", "--at", "8")
+def test_amdahl_calc_options_reach_the_lab(studyapp_cli: InProcessCli) -> None:
+    result = studyapp_cli("lab", "amdahl", "--json", "--mode", "calc", "--speedup", "5", "--at", "8")
     assert result.returncode == 0, result.stderr
     assert "s = 0.08571" in str(_json_result(result)["summary"])  # Karp–Flatt of 5x at 8 workers
 
 
-def test_out_reaches_the_lab(tmp_path: Path) -> None:
+def test_out_reaches_the_lab(tmp_path: Path, studyapp_cli: InProcessCli) -> None:
     out = tmp_path / "my-artifacts"
-    result = run_cli("lab", "errors", "--quick", "--json", "--out", str(out))
+    result = studyapp_cli("lab", "errors", "--quick", "--json", "--out", str(out))
     assert result.returncode == 0, result.stderr
     assert (out / "result.json").is_file() and (out / "lab-stderr.log").is_file()
 
@@ -158,27 +162,27 @@ def test_out_reaches_the_lab(tmp_path: Path) -> None:
     ],
     ids=lambda a: " ".join(a),
 )
-def test_absurd_numbers_are_one_usage_line(args: list[str]) -> None:
-    result = run_cli("lab", *args)
+def test_absurd_numbers_are_one_usage_line(args: list[str], studyapp_cli: InProcessCli) -> None:
+    result = studyapp_cli("lab", *args)
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("studyapp: "), result.stderr
     assert "argument --" in lines[0] and "Traceback" not in result.stderr
 
 
-def test_lab_without_a_name_is_one_line_on_stderr() -> None:  # review 6 #8
-    result = run_cli("lab")
+def test_lab_without_a_name_is_one_line_on_stderr(studyapp_cli: InProcessCli) -> None:  # review 6 #8
+    result = studyapp_cli("lab")
     assert result.returncode == 2
     assert result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1 and "studyapp lab list" in result.stderr
 
 
-def test_no_studyapp_parser_takes_abbreviations() -> None:
+def test_no_studyapp_parser_takes_abbreviations(studyapp_cli: InProcessCli) -> None:
     """Every command's parser (today's and any added later) refuses `--data` for `--data-dir`."""
     parser = build_parser()
     subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     assert parser.allow_abbrev is False
     for name, command in subparsers.choices.items():
         assert command.allow_abbrev is False, name
-    result = run_cli("topics", "--data", "somewhere")
+    result = studyapp_cli("topics", "--data", "somewhere")
     assert result.returncode == 2 and "unrecognized arguments: --data somewhere" in result.stderr

@@ -16,7 +16,7 @@ import pytest
 from studyapp.labrunner import registry
 from studyapp.labrunner.runner import run_lab
 from studyapp.progress.store import ProgressStore
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, InProcessCli, run_cli
 
 FAKE_LABS = {
     "okay": """
@@ -115,32 +115,33 @@ def test_hanging_lab_times_out(fake_labs: Path, tmp_path: Path) -> None:
     assert time.monotonic() - started < 15
 
 
-def test_cli_json_records_the_run(fake_labs: Path, isolated_home: Path) -> None:
-    result = run_cli("lab", "okay", "--json", "--quick")
+def test_cli_json_records_the_run(fake_labs: Path, isolated_home: Path, studyapp_cli: InProcessCli) -> None:
+    result = studyapp_cli("lab", "okay", "--json", "--quick")
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)  # nothing else on stdout
     assert payload["lab"] == "okay" and payload["status"] == "ok"
-    crashed = run_cli("lab", "crash", "--json")
+    crashed = studyapp_cli("lab", "crash", "--json")
     assert crashed.returncode == 1 and json.loads(crashed.stdout)["status"] == "failed"
     assert "Traceback" not in crashed.stderr and len(crashed.stderr.strip().splitlines()) == 1
     runs = ProgressStore.in_dir(isolated_home).lab_runs()
     assert [(r.lab, r.status) for r in runs] == [("okay", "ok"), ("crash", "failed")]
     assert runs[0].artifact_dir and Path(runs[0].artifact_dir).is_dir()
-    progress = json.loads(run_cli("progress", "--json").stdout)
+    progress = json.loads(studyapp_cli("progress", "--json").stdout)
     assert progress["labs"]["okay"]["last_status"] == "ok" and progress["labs"]["crash"]["runs"] == 1
 
 
 def test_cli_report_and_list(fake_labs: Path) -> None:
+    """Smoke: a real `python -m studyapp` runs a lab and lists the run."""
     report = run_cli("lab", "okay", env={"COLUMNS": "100"})
     assert report.returncode == 0 and "측정했다" in report.stdout
     listing = run_cli("lab", "list")
     assert listing.returncode == 0 and "okay" in listing.stdout and "ok" in listing.stdout
 
 
-def test_unknown_lab_and_bad_options_exit_2(fake_labs: Path) -> None:
-    unknown = run_cli("lab", "nope")
+def test_unknown_lab_and_bad_options_exit_2(fake_labs: Path, studyapp_cli: InProcessCli) -> None:
+    unknown = studyapp_cli("lab", "nope")
     assert unknown.returncode == 2 and "unknown lab 'nope'" in unknown.stderr
-    picky = run_cli("lab", "picky", "--size", "abc")
+    picky = studyapp_cli("lab", "picky", "--size", "abc")
     assert picky.returncode == 2 and "Traceback" not in picky.stderr
     assert len(picky.stderr.strip().splitlines()) == 1
 
@@ -168,11 +169,13 @@ def test_ctrl_c_cancels_and_records(fake_labs: Path, isolated_home: Path) -> Non
     assert [r.status for r in ProgressStore.in_dir(isolated_home).lab_runs()] == ["cancelled"]
 
 
-def test_missing_torch_is_one_line_and_recorded(tmp_path: Path, isolated_home: Path) -> None:
+def test_missing_torch_is_one_line_and_recorded(
+    tmp_path: Path, isolated_home: Path, studyapp_cli: InProcessCli
+) -> None:
     fake = tmp_path / "no-torch" / "torch"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text('raise ModuleNotFoundError("No module named torch", name="torch")\n')
-    result = run_cli("lab", "profiler", "--quick", env={"PYTHONPATH": str(fake.parent)})
+    result = studyapp_cli("lab", "profiler", "--quick", env={"PYTHONPATH": str(fake.parent)})
     assert result.returncode == 2
     assert result.stderr.strip() == "studyapp: profiler: the profiler lab needs PyTorch: pip install torch"
     assert [r.status for r in ProgressStore.in_dir(isolated_home).lab_runs()] == ["failed"]

@@ -19,7 +19,7 @@ import pytest
 
 from studyapp.labrunner import registry, runner
 from studyapp.progress.store import ProgressStore
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, InProcessCli
 
 ESC_TEXT = "\x1b]0;PWNED\x07\x1b[31m빨강\x9b2J"
 
@@ -86,11 +86,11 @@ def fake_labs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ids=["existing-file", "below-a-file", "proc"],
 )
 def test_unusable_out_is_one_line_and_records_nothing(
-    tmp_path: Path, isolated_home: Path, make: object, expected: str
+    tmp_path: Path, isolated_home: Path, make: object, expected: str, studyapp_cli: InProcessCli
 ) -> None:
     # review 6 #164–166: internal error from mkdir, and a 'cancelled / interrupted' record left behind
     out = make(tmp_path)  # type: ignore[operator]
-    result = run_cli("lab", "errors", "--quick", "--out", str(out))
+    result = studyapp_cli("lab", "errors", "--quick", "--out", str(out))
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith(f"studyapp: cannot use --out {out}: ")
     assert expected in result.stderr and len(result.stderr.strip().splitlines()) == 1
@@ -121,16 +121,16 @@ def test_a_crash_on_a_full_disk_says_so(
 
 
 def test_lab_text_reaches_the_terminal_without_control_characters(
-    fake_labs: Path, isolated_home: Path
+    fake_labs: Path, isolated_home: Path, studyapp_cli: InProcessCli
 ) -> None:
-    result = run_cli("lab", "loud")
+    result = studyapp_cli("lab", "loud")
     assert result.returncode == 0, result.stderr
     for stream in (result.stdout, result.stderr):
         assert "\x1b" not in stream and "\x07" not in stream and "\x9b" not in stream
     assert "요약 \\x1b]0;PWNED\\x07" in result.stdout  # shown, visibly escaped
-    listing = run_cli("lab", "list")
+    listing = studyapp_cli("lab", "list")
     assert "\x1b" not in listing.stdout
-    failed = run_cli("lab", "shouty")
+    failed = studyapp_cli("lab", "shouty")
     assert failed.returncode == 2
     assert "\x1b" not in failed.stderr and "나쁜 입력 \\x1b]0;PWNED" in failed.stderr
 
@@ -138,7 +138,9 @@ def test_lab_text_reaches_the_terminal_without_control_characters(
 # -- a studyapp killed during a run --------------------------------------------------------------------
 
 
-def test_a_run_of_a_killed_studyapp_is_not_running_for_ever(fake_labs: Path, isolated_home: Path) -> None:
+def test_a_run_of_a_killed_studyapp_is_not_running_for_ever(
+    fake_labs: Path, isolated_home: Path, studyapp_cli: InProcessCli
+) -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     process = subprocess.Popen(
         [sys.executable, "-m", "studyapp", "lab", "hang"],
@@ -160,7 +162,7 @@ def test_a_run_of_a_killed_studyapp_is_not_running_for_ever(fake_labs: Path, iso
             if runs and (Path(runs[0].artifact_dir) / runner.RUN_LOCK).exists():  # type: ignore[attr-defined]
                 break
             time.sleep(0.1)
-        listing = json.loads(run_cli("lab", "list", "--json").stdout)
+        listing = json.loads(studyapp_cli("lab", "list", "--json").stdout)
         assert {row["id"]: row["last_status"] for row in listing}["hang"] == "running"  # alive: left alone
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
@@ -168,7 +170,7 @@ def test_a_run_of_a_killed_studyapp_is_not_running_for_ever(fake_labs: Path, iso
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)  # its process group; the lab has its own session
         _kill_labs_under(fake_labs.parent)
-    listing = json.loads(run_cli("lab", "list", "--json").stdout)
+    listing = json.loads(studyapp_cli("lab", "list", "--json").stdout)
     row = {row["id"]: row for row in listing}["hang"]
     assert row["last_status"] == "cancelled" and row["last_summary"].startswith("interrupted")
     (run,) = ProgressStore.in_dir(isolated_home).lab_runs()
@@ -253,32 +255,38 @@ def test_a_small_gzip_trace_still_reads(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
 
 
-def test_deeply_nested_json_is_one_line(tmp_path: Path) -> None:  # review 6 #190: "lab crashed"
+def test_deeply_nested_json_is_one_line(
+    tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:  # review 6 #190: "lab crashed"
     nested = tmp_path / "nested.json"
     nested.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
-    result = run_cli("lab", "profiler", "--trace", str(nested))
+    result = studyapp_cli("lab", "profiler", "--trace", str(nested))
     assert result.returncode == 2, result.stderr
     assert result.stderr.strip() == f"studyapp: profiler: {nested} is nested too deeply to be a Chrome trace"
 
 
-def test_an_endless_device_is_refused(tmp_path: Path) -> None:  # review 6 #202: read /dev/zero to MemoryError
-    result = run_cli("lab", "profiler", "--trace", "/dev/zero")
+def test_an_endless_device_is_refused(
+    tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:  # review 6 #202: read /dev/zero to MemoryError
+    result = studyapp_cli("lab", "profiler", "--trace", "/dev/zero")
     assert result.returncode == 2
     assert "is not a regular file" in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
-def test_nan_and_infinity_durations_never_print_nan(tmp_path: Path) -> None:  # review 6 #186
+def test_nan_and_infinity_durations_never_print_nan(
+    tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:  # review 6 #186
     text = json.dumps({"traceEvents": _steps(["NAN", "INF", 900, "HUGE"])})
     text = text.replace('"NAN"', "NaN").replace('"INF"', "Infinity").replace('"HUGE"', "1e999")
     trace = tmp_path / "odd-values.json"
     trace.write_text(text, encoding="utf-8")
-    result = run_cli("lab", "profiler", "--json", "--trace", str(trace))
+    result = studyapp_cli("lab", "profiler", "--json", "--trace", str(trace))
     assert result.returncode == 0, result.stderr
     odd = re.compile(r"\b(nan|inf|infinity)\b", re.IGNORECASE)  # not the 'nan' in tmp_path's name
     assert not odd.search(result.stdout), odd.search(result.stdout)
     report = json.loads(result.stdout)
     assert report["steps"] == [3]  # the malformed steps are skipped like other malformed events
-    plain = run_cli("lab", "profiler", "--trace", str(trace))
+    plain = studyapp_cli("lab", "profiler", "--trace", str(trace))
     assert plain.returncode == 0 and not odd.search(plain.stdout), plain.stdout
 
 

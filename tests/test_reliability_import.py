@@ -16,7 +16,7 @@ import pytest
 
 from studyapp.progress.store import ProgressStore
 from studyapp.progress.transfer import export_data, import_data, validate_export
-from tests.conftest import FakeClock, run_cli
+from tests.conftest import FakeClock, InProcessCli
 
 
 def one_line(stderr: str) -> str:
@@ -162,11 +162,11 @@ def test_validation_accepts_what_export_writes(clock: FakeClock, tmp_path: Path)
 
 
 @pytest.fixture
-def learner_with_export(isolated_home: Path, tmp_path: Path) -> Path:
+def learner_with_export(isolated_home: Path, tmp_path: Path, studyapp_cli: InProcessCli) -> Path:
     """A data directory with a few answers, and a good export of another learner's progress."""
     other = tmp_path / "other"
     assert (
-        run_cli(
+        studyapp_cli(
             "quiz",
             "--plain",
             "--mode",
@@ -181,9 +181,12 @@ def learner_with_export(isolated_home: Path, tmp_path: Path) -> Path:
     )
     export = tmp_path / "export.json"
     assert (
-        run_cli("progress", "--export-data", str(export), env={"STUDYAPP_HOME": str(other)}).returncode == 0
+        studyapp_cli("progress", "--export-data", str(export), env={"STUDYAPP_HOME": str(other)}).returncode
+        == 0
     )
-    assert run_cli("quiz", "--plain", "--mode", "cram", "--no-drills", input_text="o\nq\n").returncode == 0
+    assert (
+        studyapp_cli("quiz", "--plain", "--mode", "cram", "--no-drills", input_text="o\nq\n").returncode == 0
+    )
     return export
 
 
@@ -195,7 +198,7 @@ def _spoiled(export: Path, target: Path, spoil: Any) -> Path:
 
 
 def test_bad_imports_through_the_cli_leave_every_command_working(
-    learner_with_export: Path, isolated_home: Path, tmp_path: Path
+    learner_with_export: Path, isolated_home: Path, tmp_path: Path, studyapp_cli: InProcessCli
 ) -> None:
     """The review's repros: an exam date 'next spring', a lab run started 'soon', a missing
     `reviews` key, a depth bomb, /dev/zero. Each: one line, exit 2, the store unchanged, and
@@ -219,36 +222,40 @@ def test_bad_imports_through_the_cli_leave_every_command_working(
         Path("/dev/zero"),
     ]
     for path in files:
-        result = run_cli("progress", "--import-data", str(path))
+        result = studyapp_cli("progress", "--import-data", str(path))
         assert result.returncode == 2, (path, result.stderr)
         assert str(path) in one_line(result.stderr)
     assert table_counts(isolated_home) == before
     for command in (("progress", "--json"), ("lab", "list"), ("quiz", "--plain")):
-        after = run_cli(*command, input_text="q\n")
+        after = studyapp_cli(*command, input_text="q\n")
         assert after.returncode == 0, (command, after.stderr)
-    merged = run_cli("progress", "--import-data", str(learner_with_export))
+    merged = studyapp_cli("progress", "--import-data", str(learner_with_export))
     assert merged.returncode == 0, merged.stderr
     assert merged.stdout.startswith("imported: 3 answers")
 
 
-def test_export_to_places_that_cannot_hold_it(isolated_home: Path, tmp_path: Path) -> None:
+def test_export_to_places_that_cannot_hold_it(
+    isolated_home: Path, tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:
     """L8 / cases 5.49–5.54: /proc, below a file, a directory — for both exports."""
-    assert run_cli("quiz", "--plain", "--mode", "cram", "--no-drills", input_text="o\nq\n").returncode == 0
+    assert (
+        studyapp_cli("quiz", "--plain", "--mode", "cram", "--no-drills", input_text="o\nq\n").returncode == 0
+    )
     a_file = tmp_path / "a-file"
     a_file.write_text("x")
     folder = tmp_path / "folder"
     folder.mkdir()
     for option in ("--export-data", "--export"):
         for target in (Path("/proc/studyapp-export.json"), a_file / "out.json", folder):
-            result = run_cli("progress", option, str(target))
+            result = studyapp_cli("progress", option, str(target))
             assert result.returncode == 2, (option, target, result.stderr)
             assert "cannot write" in one_line(result.stderr)
     assert list(folder.iterdir()) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "folder", "studyapp-home"]
     assert a_file.read_text() == "x"
     fine = tmp_path / "fine.json"
-    assert run_cli("progress", "--export-data", str(fine)).returncode == 0
+    assert studyapp_cli("progress", "--export-data", str(fine)).returncode == 0
     assert json.loads(fine.read_text(encoding="utf-8"))["reviews"]
-    assert run_cli("progress", "--export-data", str(fine)).returncode == 0  # overwrite, atomically
+    assert studyapp_cli("progress", "--export-data", str(fine)).returncode == 0  # overwrite, atomically
     assert json.loads(fine.read_text(encoding="utf-8"))["reviews"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "fine.json", "folder", "studyapp-home"]

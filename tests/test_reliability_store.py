@@ -1,7 +1,9 @@
 """The progress store under environmental faults, driven the way a learner meets them (issue 9).
 
-Each test runs `python -m studyapp …` in a subprocess on a real SQLite file and checks the three
-promises: one clear line on stderr, the right exit code, and no answer lost or file moved. A full
+Each test runs `studyapp …` on a real SQLite file and checks the three promises: one clear line
+on stderr, the right exit code, and no answer lost or file moved. Commands run in-process
+(`studyapp_cli`) unless the fault needs a process of its own: a session fed one answer at a time
+(`PlainDriver`), fault injection through PYTHONPATH, kill -9, another program holding the lock. A full
 disk is a real small tmpfs where this machine lets us mount one (root with CAP_SYS_ADMIN), and a
 simulated SQLITE_FULL (tests/store_faults/sitecustomize.py) everywhere, so CI without mounts still
 covers the class. Cases are named after the review (../shared/reviews/reliability-bad-input.md).
@@ -26,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, InProcessCli, run_cli
 
 FAULTS = Path(__file__).parent / "store_faults"
 QUIZ = ("quiz", "--plain", "--mode", "cram", "--no-drills", "--kind", "ox")
@@ -42,8 +44,8 @@ def review_count(home: Path) -> int:
         db.close()
 
 
-def seed(home: Path, answers: int) -> None:
-    result = run_cli(*QUIZ, input_text="o\n" * answers + "q\n")
+def seed(cli: InProcessCli, home: Path, answers: int) -> None:
+    result = cli(*QUIZ, input_text="o\n" * answers + "q\n")
     assert result.returncode == 0, result.stderr
     assert review_count(home) == answers
 
@@ -156,17 +158,19 @@ def fill(disk: Path) -> Path:
 
 
 # -- 2. a full disk -----------------------------------------------------------------------------
-def test_full_disk_at_start_is_one_line_and_moves_nothing(small_disk: Path) -> None:
+def test_full_disk_at_start_is_one_line_and_moves_nothing(
+    small_disk: Path, studyapp_cli: InProcessCli
+) -> None:
     """H1 / case 39 disk-full-before-start: the healthy store used to be renamed .bad-… and the
     history seemed gone once space came back."""
-    seed(small_disk, 3)
+    seed(studyapp_cli, small_disk, 3)
     before = sha(small_disk / "progress.db")
     filler = fill(small_disk)
-    quiz = run_cli(*QUIZ, input_text="o\nq\n")
+    quiz = studyapp_cli(*QUIZ, input_text="o\nq\n")
     assert quiz.returncode == 2, quiz.stderr
     line = one_line(quiz.stderr)
     assert "full" in line and str(small_disk) in line
-    report = run_cli("progress", "--json")  # reading still works where SQLite can read
+    report = studyapp_cli("progress", "--json")  # reading still works where SQLite can read
     assert report.returncode in (0, 2), report.stderr
     if report.returncode == 0:
         assert json.loads(report.stdout)["reviews_total"] == 3
@@ -175,15 +179,17 @@ def test_full_disk_at_start_is_one_line_and_moves_nothing(small_disk: Path) -> N
     assert bad_files(small_disk) == []
     assert sha(small_disk / "progress.db") == before
     filler.unlink()
-    report = run_cli("progress", "--json")
+    report = studyapp_cli("progress", "--json")
     assert report.returncode == 0, report.stderr
     assert json.loads(report.stdout)["reviews_total"] == 3
 
 
-def test_disk_filling_mid_session_keeps_the_answer_and_retries_it(small_disk: Path) -> None:
+def test_disk_filling_mid_session_keeps_the_answer_and_retries_it(
+    small_disk: Path, studyapp_cli: InProcessCli
+) -> None:
     """Case 40 disk-fills-mid-session: was `internal error`, no summary. Now the learner is told,
     the answer is kept and written with the next one once there is space."""
-    seed(small_disk, 2)
+    seed(studyapp_cli, small_disk, 2)
     quiz = PlainDriver()
     quiz.answer("o")
     filler = fill(small_disk)
@@ -206,12 +212,12 @@ def test_disk_filling_mid_session_keeps_the_answer_and_retries_it(small_disk: Pa
 
 
 def test_simulated_full_disk_keeps_answers_then_rescues_them_at_exit(
-    isolated_home: Path, tmp_path: Path
+    isolated_home: Path, tmp_path: Path, studyapp_cli: InProcessCli
 ) -> None:
     """The same class without a mount: SQLite's SQLITE_FULL raised at every write while a flag
     file exists. A write failing until the end leaves the answers in an export file that
     `--import-data` merges once the disk is fine; the session says so in one line, exit 2."""
-    seed(isolated_home, 2)
+    seed(studyapp_cli, isolated_home, 2)
     flag = tmp_path / "disk-is-full"
     env = {"PYTHONPATH": str(FAULTS), "STUDYAPP_FAULT_FULL": str(flag)}
     quiz = PlainDriver(env)
@@ -229,7 +235,7 @@ def test_simulated_full_disk_keeps_answers_then_rescues_them_at_exit(
     assert rescue.parent == isolated_home and rescue.is_file()
     assert review_count(isolated_home) == 3
     flag.unlink()
-    merged = run_cli("progress", "--import-data", str(rescue))
+    merged = studyapp_cli("progress", "--import-data", str(rescue))
     assert merged.returncode == 0, merged.stderr
     assert merged.stdout.startswith("imported: 2 answers")
     assert review_count(isolated_home) == 5
@@ -238,10 +244,10 @@ def test_simulated_full_disk_keeps_answers_then_rescues_them_at_exit(
 
 # -- 2. a read-only data directory ------------------------------------------------------------
 @pytest.fixture
-def read_only_home(isolated_home: Path) -> Iterator[Path]:
+def read_only_home(isolated_home: Path, studyapp_cli: InProcessCli) -> Iterator[Path]:
     """The data directory made read-only: a read-only bind mount as root (chmod means nothing to
     root), plain permissions otherwise."""
-    seed(isolated_home, 3)
+    seed(studyapp_cli, isolated_home, 3)
     if _can_mount():
         home = str(isolated_home)
         bound = subprocess.run(["mount", "--bind", home, home], capture_output=True)
@@ -261,19 +267,21 @@ def read_only_home(isolated_home: Path) -> Iterator[Path]:
             isolated_home.chmod(0o755)
 
 
-def test_read_only_data_dir_reports_work_and_writes_refuse_in_one_line(read_only_home: Path) -> None:
+def test_read_only_data_dir_reports_work_and_writes_refuse_in_one_line(
+    read_only_home: Path, studyapp_cli: InProcessCli
+) -> None:
     """Cases 31–32 read-only-bind-mount: the healthy file went to the move-aside branch and died
     with OSError. Now `progress` reads it (mode=ro) and `quiz` says why it cannot start."""
     before = sha(read_only_home / "progress.db")
-    report = run_cli("progress", "--json")
+    report = studyapp_cli("progress", "--json")
     assert report.returncode == 0, report.stderr
     assert json.loads(report.stdout)["reviews_total"] == 3
     assert "read-only" in one_line(report.stderr)
     for listing in (("lab", "list"), ("exercise", "list"), ("cards", "performance-analysis"), ("topics",)):
-        listed = run_cli(*listing)
+        listed = studyapp_cli(*listing)
         assert listed.returncode == 0, (listing, listed.stderr)
     for command in (QUIZ, ("progress", "--self-check", "anything")):
-        result = run_cli(*command, input_text="o\nq\n")
+        result = studyapp_cli(*command, input_text="o\nq\n")
         assert result.returncode == 2, result.stderr
         line = one_line(result.stderr)
         assert "cannot be written" in line and str(read_only_home) in line
@@ -300,10 +308,10 @@ def hold_lock(home: Path, seconds: float) -> threading.Thread:
     return thread
 
 
-def test_a_held_lock_is_waited_for_with_a_notice(isolated_home: Path) -> None:
+def test_a_held_lock_is_waited_for_with_a_notice(isolated_home: Path, studyapp_cli: InProcessCli) -> None:
     """Cases 49 / 3.6: a lock longer than 10 s used to end the quiz with `internal error`. Now the
     quiz says it is waiting and records the answer once the other program is done."""
-    seed(isolated_home, 1)
+    seed(studyapp_cli, isolated_home, 1)
     holder = hold_lock(isolated_home, 11.0)  # past the old 10 s busy timeout
     result = run_cli(*QUIZ, input_text="o\nq\n")
     holder.join()
@@ -312,10 +320,10 @@ def test_a_held_lock_is_waited_for_with_a_notice(isolated_home: Path) -> None:
     assert review_count(isolated_home) == 2
 
 
-def test_a_lock_held_past_the_limit_keeps_the_answer(isolated_home: Path) -> None:
+def test_a_lock_held_past_the_limit_keeps_the_answer(isolated_home: Path, studyapp_cli: InProcessCli) -> None:
     """Case 50: a lock held past the wait limit (1 s here, via STUDYAPP_LOCK_WAIT_S) while
     answering. The answer is kept, the session goes on, and it is written with the next one."""
-    seed(isolated_home, 1)
+    seed(studyapp_cli, isolated_home, 1)
     quiz = PlainDriver({"STUDYAPP_LOCK_WAIT_S": "1"})
     holder = hold_lock(isolated_home, 3.0)
     quiz.answer("o")
@@ -330,7 +338,9 @@ def test_a_lock_held_past_the_limit_keeps_the_answer(isolated_home: Path) -> Non
 
 
 # -- M3: the WAL is checkpointed during the session -------------------------------------------
-def test_deleted_wal_then_kill_9_loses_no_acknowledged_answer(isolated_home: Path) -> None:
+def test_deleted_wal_then_kill_9_loses_no_acknowledged_answer(
+    isolated_home: Path, studyapp_cli: InProcessCli
+) -> None:
     """Cases 43–44: everything lived in progress.db-wal until the session closed; a deleted -wal
     plus kill -9 lost all 10 answers and the tables. Each commit is checkpointed now."""
     quiz = PlainDriver()
@@ -344,7 +354,7 @@ def test_deleted_wal_then_kill_9_loses_no_acknowledged_answer(isolated_home: Pat
     assert quiz.acknowledged == 10
     assert second_reader >= 9
     assert review_count(isolated_home) >= 9  # at most the answer being written when the -wal went
-    report = run_cli("progress", "--json")
+    report = studyapp_cli("progress", "--json")
     assert report.returncode == 0 and report.stderr == "", report.stderr
 
 
@@ -361,15 +371,15 @@ def test_deleted_wal_then_kill_9_loses_no_acknowledged_answer(isolated_home: Pat
     ],
 )
 def test_damaged_schema_or_row_is_one_line_and_left_untouched(
-    isolated_home: Path, damage: str, command: tuple[str, ...]
+    isolated_home: Path, damage: str, command: tuple[str, ...], studyapp_cli: InProcessCli
 ) -> None:
-    seed(isolated_home, 2)
+    seed(studyapp_cli, isolated_home, 2)
     db = sqlite3.connect(isolated_home / "progress.db")
     db.execute(damage)
     db.commit()
     db.close()
     before = sha(isolated_home / "progress.db")
-    result = run_cli(*command, input_text="o\nq\n")
+    result = studyapp_cli(*command, input_text="o\nq\n")
     assert result.returncode == 2, result.stderr
     line = one_line(result.stderr)
     assert "left untouched" in line or "exam date" in line
@@ -378,7 +388,7 @@ def test_damaged_schema_or_row_is_one_line_and_left_untouched(
 
 
 # -- L6 / 7.8–7.10: data directories that cannot be one -------------------------------------
-def test_unusable_data_directories_are_one_line(tmp_path: Path) -> None:
+def test_unusable_data_directories_are_one_line(tmp_path: Path, studyapp_cli: InProcessCli) -> None:
     a_file = tmp_path / "a-file"
     a_file.write_text("not a directory\n")
     cases = {
@@ -390,16 +400,18 @@ def test_unusable_data_directories_are_one_line(tmp_path: Path) -> None:
     }
     for name, home in cases.items():
         for command in (QUIZ, ("progress",)):
-            result = run_cli(*command, env={"STUDYAPP_HOME": str(home)}, input_text="o\nq\n")
+            result = studyapp_cli(*command, env={"STUDYAPP_HOME": str(home)}, input_text="o\nq\n")
             assert result.returncode == 2, (name, result.stderr)
             assert "data directory" in one_line(result.stderr), name
     assert a_file.read_text() == "not a directory\n"
 
 
-def test_a_hand_edited_explain_answer_does_not_break_the_report(isolated_home: Path) -> None:
+def test_a_hand_edited_explain_answer_does_not_break_the_report(
+    isolated_home: Path, studyapp_cli: InProcessCli
+) -> None:
     """An explain-it row with an unparsable date (written by hand, not by an import, which refuses
     it) is skipped by readiness: `progress` still works and counts the good answers."""
-    seed(isolated_home, 2)
+    seed(studyapp_cli, isolated_home, 2)
     db = sqlite3.connect(isolated_home / "progress.db")
     db.execute(
         "INSERT INTO explain_answers (uid, prompt_id, checklist_id, answer_text, covered_json,"
@@ -407,6 +419,6 @@ def test_a_hand_edited_explain_answer_does_not_break_the_report(isolated_home: P
     )
     db.commit()
     db.close()
-    report = run_cli("progress", "--json")
+    report = studyapp_cli("progress", "--json")
     assert report.returncode == 0, report.stderr
     assert json.loads(report.stdout)["reviews_total"] == 2

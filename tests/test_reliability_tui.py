@@ -8,18 +8,18 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
-from studyapp import locations
 from studyapp.content.loader import load_content
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import SessionOptions
 from studyapp.tui.app import make_app
 from studyapp.tui.screens.quiz import FEEDBACK, QuizScreen
+from tests.helpers_content import FIXTURE_CONTENT
 
 
 def test_a_failed_write_in_the_tui_is_a_toast_and_is_retried(tmp_path: Path) -> None:
     store = ProgressStore(tmp_path / "progress.db")
     store.lock_wait_s = 0.3  # commands.run_tui shortens the wait the same way (3 s there)
-    content = load_content(locations.content_dir())
+    content = load_content(FIXTURE_CONTENT)
     app = make_app(
         content=content,
         store=store,

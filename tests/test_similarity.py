@@ -22,7 +22,7 @@ from studyapp.content.similarity import (
     normalise,
     numbers_in,
 )
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, InProcessCli
 
 PARAPHRASE_A = "가상 메모리 압축 계수를 높이면 페이지 교체 빈도가 크게 줄어든다."
 PARAPHRASE_B = "가상 메모리 압축 계수를 높이면 페이지 교체 빈도가 줄어드는 데 도움이 된다."
@@ -96,55 +96,60 @@ def test_shipped_bank_has_no_near_verbatim_copy(shipped) -> None:
     assert errors == []
 
 
-def test_planted_copy_fails_check_naming_both_ids_and_lines(tmp_path: Path, shipped) -> None:
+def test_planted_copy_fails_check_naming_both_ids_and_lines(
+    tmp_path: Path, shipped, studyapp_cli: InProcessCli
+) -> None:
     root = content_copy(tmp_path)
     original = shipped.items["pa-001"] if "pa-001" in shipped.items else next(iter(shipped.items.values()))
     statement = original.statement.replace(" ", "  ").rstrip(".") + "!"  # spacing and punctuation only
-    copy = o_item("zz-copy-001", statement, original.section) | {"answer": original.answer}
+    copy_id = f"{shipped.topics[original.topic].id_prefix or ''}zz-copy-001"  # the topic's own prefix
+    copy = o_item(copy_id, statement, original.section) | {"answer": original.answer}
     if original.misconception:  # an X item needs its tag
         copy["misconception"] = original.misconception
     planted, lines = plant(root, original.topic, [copy])
-    result = run_cli("check", "--content", str(root))
+    result = studyapp_cli("check", "--content", str(root))
     assert result.returncode == 2, result.stdout + result.stderr
     copy_of_original = root / original.location.path.relative_to(REPO / "content")
-    report = [line for line in result.stderr.splitlines() if "zz-copy-001" in line]
+    report = [line for line in result.stderr.splitlines() if copy_id in line]
     assert len(report) == 1, result.stderr
     line = report[0]
     assert "near-duplicate" in line and "warning" not in line
     assert f"'{original.id}' ({copy_of_original}:{original.location.line})" in line
-    assert f"'zz-copy-001' ({planted}:{lines['zz-copy-001']})" in line
-    assert line.startswith(f"{planted}:{lines['zz-copy-001']}:")
+    assert f"'{copy_id}' ({planted}:{lines[copy_id]})" in line
+    assert line.startswith(f"{planted}:{lines[copy_id]}:")
 
 
-def test_planted_paraphrase_is_a_warning_and_siblings_are_never_reported(tmp_path: Path) -> None:
+def test_planted_paraphrase_is_a_warning_and_siblings_are_never_reported(
+    tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:
     root = content_copy(tmp_path)
     planted, lines = plant(
         root,
         "performance-analysis",
         [
-            o_item("zz-para-001", PARAPHRASE_A, "definition"),
-            o_item("zz-para-002", PARAPHRASE_B, "definition"),
-            o_item("zz-twin-001", "압축된 스왑 영역은 디스크 입출력 대기 시간을 숨겨 준다.", "features"),
+            o_item("pa-zz-para-001", PARAPHRASE_A, "definition"),
+            o_item("pa-zz-para-002", PARAPHRASE_B, "definition"),
+            o_item("pa-zz-twin-001", "압축된 스왑 영역은 디스크 입출력 대기 시간을 숨겨 준다.", "features"),
             o_item(
-                "zz-twin-002",
+                "pa-zz-twin-002",
                 "압축된 스왑 영역은 디스크 입출력 대기 시간을 숨겨 준다!",
                 "features",
-                siblings="[zz-twin-001]",
+                siblings="[pa-zz-twin-001]",
             ),
         ],
     )
-    result = run_cli("check", "--content", str(root))
+    result = studyapp_cli("check", "--content", str(root))
     assert result.returncode == 0, result.stdout + result.stderr
     warnings = [line for line in result.stdout.splitlines() if "zz-para-00" in line]
     assert len(warnings) == 1, result.stdout
-    assert f"{planted}:{lines['zz-para-002']}: warning: near-duplicate statements" in warnings[0]
-    assert f"'zz-para-001' ({planted}:{lines['zz-para-001']})" in warnings[0]
-    assert f"'zz-para-002' ({planted}:{lines['zz-para-002']})" in warnings[0]
+    assert f"{planted}:{lines['pa-zz-para-002']}: warning: near-duplicate statements" in warnings[0]
+    assert f"'pa-zz-para-001' ({planted}:{lines['pa-zz-para-001']})" in warnings[0]
+    assert f"'pa-zz-para-002' ({planted}:{lines['pa-zz-para-002']})" in warnings[0]
     assert "zz-twin" not in result.stdout + result.stderr  # identical, but declared mirror siblings
 
 
-def test_check_on_shipped_content_passes() -> None:
-    result = run_cli("check")
+def test_check_on_shipped_content_passes(studyapp_cli: InProcessCli) -> None:
+    result = studyapp_cli("check")
     assert result.returncode == 0, result.stderr
     assert "near-duplicate" not in result.stderr  # errors go to stderr; the bank has none
 
@@ -180,18 +185,20 @@ def test_mirrors_never_share_a_choice_question_and_siblings_exempt_them(shipped)
     assert index.mirror(base.id, "zz-neg") is None and index.too_close(base.id, "zz-neg")  # siblings: apart
 
 
-def test_planted_antonym_mirror_is_one_warning_naming_both_lines(tmp_path: Path) -> None:
+def test_planted_antonym_mirror_is_one_warning_naming_both_lines(
+    tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:
     """Lexically close too (0.76): reported once, as the mirror it is."""
     root = content_copy(tmp_path)
     statement = "스왑 영역을 압축하면 페이지 교체가 늘어난다."
-    mirror = dict(o_item("zz-mirror-002", "스왑 영역을 압축하면 페이지 교체가 줄어든다.", "features"))
+    mirror = dict(o_item("pa-mirror-902", "스왑 영역을 압축하면 페이지 교체가 줄어든다.", "features"))
     mirror |= {"answer": "X", "misconception": "accuracy-vs-performance"}
     planted, lines = plant(
-        root, "performance-analysis", [o_item("zz-mirror-001", statement, "features"), mirror]
+        root, "performance-analysis", [o_item("pa-mirror-901", statement, "features"), mirror]
     )
-    result = run_cli("check", "--content", str(root))
+    result = studyapp_cli("check", "--content", str(root))
     assert result.returncode == 0, result.stdout + result.stderr
-    found = [line for line in result.stdout.splitlines() if "zz-mirror-00" in line and "' (" in line]
+    found = [line for line in result.stdout.splitlines() if "pa-mirror-90" in line and "' (" in line]
     assert len(found) == 1, result.stdout
     assert found[0].startswith(
         f"{planted}:{lines['zz-mirror-002']}: warning: mirror pair without `siblings:`"

@@ -32,6 +32,7 @@ from studyapp.safetext import first_control_char
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MIN_ITEMS_PER_TOPIC = 20
 O_SHARE_RANGE = (0.40, 0.60)
+ID_PREFIX = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*-$")  # a slug and a dash: `pa-`, `gpu-mem-`
 SOURCE_REF = re.compile(r"^(?P<section>[a-z0-9-]+)#(?P<alt>alt)?(?P<number>[1-9][0-9]*)$")
 
 
@@ -252,7 +253,9 @@ def _read_topic(c: _Collector, data: Any, path: Path) -> Topic | None:
     topic_data = c.mapping(data, 1, "topic file")
     if topic_data is None:
         return None
-    c.fields(topic_data, "topic", ["id", "title", "sections"], ["title_en", "order", "parent", "labs"])
+    c.fields(
+        topic_data, "topic", ["id", "title", "sections"], ["title_en", "order", "parent", "labs", "id_prefix"]
+    )
     topic_id = c.slug(topic_data, "id", "topic")
     title = c.text(topic_data, "title", "topic")
     if topic_id is None or title is None:
@@ -287,6 +290,13 @@ def _read_topic(c: _Collector, data: Any, path: Path) -> Topic | None:
     if parent is not None and not isinstance(parent, str):
         c.error(topic_data.line_of("parent"), f"topic '{topic_id}': parent must be a topic id")
         parent = None
+    id_prefix = c.text(topic_data, "id_prefix", f"topic '{topic_id}'", False)
+    if id_prefix is not None and not ID_PREFIX.match(id_prefix):
+        c.error(
+            topic_data.line_of("id_prefix"),
+            f"topic '{topic_id}': id_prefix must be a slug and a dash like 'pa-', got {_shown(id_prefix)}",
+        )
+        id_prefix = None
     return Topic(
         id=topic_id,
         title=title,
@@ -296,6 +306,7 @@ def _read_topic(c: _Collector, data: Any, path: Path) -> Topic | None:
         labs=c.slug_list(topic_data, "labs", f"topic '{topic_id}'"),
         sections=tuple(sections),
         location=Location(path, topic_data.line),
+        id_prefix=id_prefix,
     )
 
 
@@ -461,6 +472,12 @@ def _check_links(
         topic = topics.get(item.topic)
         if topic is None:
             continue  # reported once per file
+        if topic.id_prefix is not None and not item.id.startswith(topic.id_prefix):
+            c.error(
+                where.line,
+                f"item '{item.id}': ids in topic '{topic.id}' start with '{topic.id_prefix}' (its id_prefix)",
+                where.path,
+            )
         section = topic.section(item.section)
         if section is None:
             c.error(

@@ -89,6 +89,7 @@ class Topic:
     labs: tuple[str, ...]
     sections: tuple[Section, ...]
     location: Location
+    id_prefix: str | None = None  # every item id of the topic starts with it (`pa-`), when given
 
     def section(self, section_id: str) -> Section | None:
         return next((s for s in self.sections if s.id == section_id), None)

@@ -17,13 +17,12 @@ import pytest
 
 from tests.conftest import run_cli
 
-sklearn = pytest.importorskip("sklearn")
-from sklearn import metrics  # noqa: E402
-from sklearn.datasets import load_breast_cancer, load_digits, load_wine  # noqa: E402
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.model_selection import train_test_split  # noqa: E402
-from sklearn.naive_bayes import GaussianNB  # noqa: E402
-from sklearn.tree import DecisionTreeClassifier  # noqa: E402
+
+@pytest.fixture(autouse=True)
+def needs_sklearn() -> None:
+    """Imported when a test runs, not when the file is collected: `import sklearn` costs about 2 s
+    of CPU in every worker of the developer loop, which skips these (slow) tests."""
+    pytest.importorskip("sklearn")
 
 
 def write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> Path:
@@ -42,6 +41,8 @@ def run_errors_lab(csv_path: Path, *extra: str) -> dict[str, Any]:
 
 
 def assert_matches_sklearn(result: dict[str, Any], y_true: list[str], y_pred: list[str]) -> None:
+    from sklearn import metrics
+
     labels = result["confusion"]["labels"]
     expected = metrics.confusion_matrix(y_true, y_pred, labels=labels)
     assert result["confusion"]["matrix"] == expected.tolist()
@@ -68,6 +69,10 @@ def assert_matches_sklearn(result: dict[str, Any], y_true: list[str], y_pred: li
 
 @pytest.mark.slow
 def test_digits_logistic_regression_with_index_column(tmp_path: Path) -> None:
+    from sklearn.datasets import load_digits
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+
     x, y = load_digits(return_X_y=True)
     x_train, x_test, y_train, y_test = train_test_split(x, y, test_size=0.5, stratify=y, random_state=0)
     pred = LogisticRegression(max_iter=3000).fit(x_train, y_train).predict(x_test)
@@ -85,6 +90,10 @@ def test_digits_logistic_regression_with_index_column(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_weak_tree_that_never_predicts_some_classes(tmp_path: Path) -> None:
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+    from sklearn.tree import DecisionTreeClassifier
+
     x, y = load_digits(return_X_y=True)
     x_train, x_test, y_train, y_test = train_test_split(x, y, test_size=0.5, stratify=y, random_state=0)
     pred = DecisionTreeClassifier(max_depth=3, random_state=0).fit(x_train, y_train).predict(x_test)
@@ -100,6 +109,10 @@ def test_weak_tree_that_never_predicts_some_classes(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_string_labels_and_a_class_only_in_predictions(tmp_path: Path) -> None:
+    from sklearn.datasets import load_wine
+    from sklearn.model_selection import train_test_split
+    from sklearn.naive_bayes import GaussianNB
+
     x, y = load_wine(return_X_y=True)
     names = np.array(["barolo", "grignolino", "barbera"])
     x_train, x_test, y_train, y_test = train_test_split(x[:, :1], y, test_size=0.4, random_state=1)
@@ -118,6 +131,11 @@ def test_string_labels_and_a_class_only_in_predictions(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_probability_column_gives_roc_and_pr_auc(tmp_path: Path) -> None:
+    from sklearn import metrics
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+
     x, y = load_breast_cancer(return_X_y=True)
     x_train, x_test, y_train, y_test = train_test_split(x, y, test_size=0.5, random_state=0, stratify=y)
     model = LogisticRegression(max_iter=5000).fit(x_train, y_train)
@@ -143,6 +161,11 @@ def test_probability_column_gives_roc_and_pr_auc(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_score_column_only_derives_labels_at_one_half(tmp_path: Path) -> None:
+    from sklearn import metrics
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+
     """An imbalanced, weak model with ties in its scores: labels come from score ≥ 0.5."""
     x, y = load_breast_cancer(return_X_y=True)
     rng = np.random.default_rng(0)

@@ -1,5 +1,6 @@
-"""Fixtures for the TUI tests: the real content (loaded once), a store on a fixed clock in tmp_path,
-an app factory, a pinned cursor blink, and helpers to read the screen as text.
+"""Fixtures for the TUI tests: the fixture bank (tests/fixtures/content, loaded once), a store on a
+fixed clock in tmp_path, an app factory, a pinned cursor blink, and helpers to read the screen as
+text. The shipped bank is not used here: tests/test_content.py checks that it fits Home.
 
 Everything here builds the app through `make_app`, exactly as `studyapp` does.
 """
@@ -23,6 +24,7 @@ from studyapp.content.model import Content
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import SessionOptions
 from studyapp.tui.app import StudyApp, make_app
+from tests.helpers_content import FIXTURE_CONTENT
 from tests.tui.helpers import FAKE_LAB_MAIN, FAKE_LAB_YAML, KST
 
 
@@ -44,7 +46,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
 
 @pytest.fixture(scope="session")
 def content() -> Content:
-    return load_content(locations.content_dir())
+    return load_content(FIXTURE_CONTENT)
 
 
 @pytest.fixture(autouse=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta, timezone
 
 from rich.cells import cell_len
+from textual.widgets import Static
 
 from studyapp.tui.app import StudyApp
 
@@ -31,6 +32,16 @@ def assert_fits(app: StudyApp, width: int = SIZE[0]) -> None:
     for line in screen_lines(app):
         assert cell_len(line) <= width, line
         assert "\ufffd" not in line
+
+
+def assert_home_fits(app: StudyApp, size: tuple[int, int] = SIZE) -> None:
+    """Every row of Home's key list (the session size among them) is on screen, above the key bar."""
+    shortcuts = app.screen.query_one("#home-shortcuts", Static)
+    assert shortcuts.region.bottom <= size[1] - 1, shortcuts.region  # the key bar is the last row
+    shown = screen_text(app)
+    for row in str(shortcuts.content).splitlines():
+        assert row.strip() in shown, row
+    assert_fits(app, size[0])
 
 
 # -- a fake lab for the labs screen ----------------------------------------------------------------

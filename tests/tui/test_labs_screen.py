@@ -57,6 +57,7 @@ async def test_run_shows_progress_results_and_asks_the_check_question(
         await pilot.press("r")
         await app.workers.wait_for_complete()
         await wait_for(pilot, lambda: isinstance(app.screen, CheckQuestionScreen))
+        await pilot.pause()  # pushed is not painted: on a busy machine the first read saw nothing
         progress = [m for m in seen if isinstance(m, RunProgress)]
         assert [m.event.message for m in progress] == ["단계 1/3", "단계 2/3", "단계 3/3"]
         assert any(isinstance(m, RunFinished) and m.outcome.status == "ok" for m in seen)

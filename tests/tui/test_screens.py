@@ -8,10 +8,12 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable
 
+from studyapp.content.loader import load_content
 from studyapp.content.model import Content
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import SessionOptions
 from studyapp.report.readiness import checklist_readiness, overall
+from studyapp.tui.app import make_app
 from studyapp.tui.screens.cards import CardsScreen
 from studyapp.tui.screens.checklist import ChecklistScreen
 from studyapp.tui.screens.help import HelpScreen
@@ -20,7 +22,8 @@ from studyapp.tui.screens.labs import LabsScreen
 from studyapp.tui.screens.quiz import QuizScreen
 from studyapp.tui.screens.stats import StatsScreen
 from studyapp.tui.screens.summary import SummaryScreen
-from tests.tui.helpers import SIZE, assert_fits, flat, screen_text
+from tests.helpers_content import write_topics
+from tests.tui.helpers import KST, SIZE, assert_fits, assert_home_fits, flat, screen_text
 
 
 async def test_home_shows_topics_mastery_due_and_readiness(make: Any, content: Content) -> None:
@@ -352,3 +355,22 @@ async def test_home_shows_every_shortcut_at_80x24(make: Any) -> None:
         text = screen_text(app)
         for label in ("설명하기", "세션 크기", "체크리스트", "과제"):
             assert label in text
+        assert_home_fits(app)
+
+
+@pytest.mark.parametrize("topics", [7, 8])
+async def test_home_with_more_topics_still_fits_80x24(
+    topics: int, tmp_path: Path, store: ProgressStore
+) -> None:
+    """Home is not built for a number of topics: the topic list scrolls, the keys stay on screen."""
+    content = load_content(write_topics(tmp_path / "content", topics))
+    app = make_app(content=content, store=store, lang="ko", start="home", tz=KST)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert_home_fits(app)
+        table = app.screen.query_one("#home-topics", DataTable)
+        assert table.row_count == topics
+        await pilot.press(*["down"] * (topics - 1))  # the last topic scrolls into view
+        await pilot.pause()
+        assert f"데모 주제 {topics}" in screen_text(app)
+        assert_home_fits(app)

@@ -13,7 +13,7 @@ from studyapp.tui.screens.cards import CardsScreen
 from studyapp.tui.screens.notebook import NotebookScreen
 from studyapp.tui.screens.quiz import ASKING, QuizScreen
 from studyapp.tui.screens.summary import SummaryScreen
-from tests.conftest import run_cli
+from tests.conftest import InProcessCli
 from tests.tui.helpers import SIZE, assert_fits, flat, screen_lines, screen_text
 
 
@@ -165,15 +165,15 @@ async def test_korean_ctrl_c_notice_and_palette_without_duplicates(make: Any) ->
         assert titles == ["테마", "화면 저장"]  # no second "Quit", in Korean
 
 
-def test_piping_into_the_tui_does_not_hang() -> None:
-    done = run_cli("quiz", input_text="o\nx\n")
+def test_piping_into_the_tui_does_not_hang(studyapp_cli: InProcessCli) -> None:
+    done = studyapp_cli("quiz", input_text="o\nx\n")
     assert done.returncode == 2
     assert "--plain" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_plain_mode_speaks_its_own_prompt() -> None:
+def test_plain_mode_speaks_its_own_prompt(studyapp_cli: InProcessCli) -> None:
     """m8 / c4 / c14: Korean-layout keys, the prompt's own syntax, echoed unsure, no 0/0 summary."""
-    done = run_cli(
+    done = studyapp_cli(
         "quiz", "--plain", "--lang", "ko", "--no-drills", "--count", "2", "--seed", "1", input_text="ㅌ\nx?\n"
     )
     assert done.returncode == 0, done.stderr
@@ -183,7 +183,7 @@ def test_plain_mode_speaks_its_own_prompt() -> None:
     assert "정답 — 정답" not in done.stdout and (
         "맞음 — 정답은" in done.stdout or "틀림 — 정답은" in done.stdout
     )
-    nothing = run_cli("quiz", "--plain", "--count", "1", input_text="q\n")
+    nothing = studyapp_cli("quiz", "--plain", "--count", "1", input_text="q\n")
     assert "Summary" not in nothing.stdout
 
 

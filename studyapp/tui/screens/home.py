@@ -158,6 +158,7 @@ class HomeScreen(StudyScreen):
                 Text(percent(topic.accuracy), justify="right"),
                 key=topic.id,
             )
+        table.styles.max_height = table.row_count + 1  # the header and the rows, no blank rows below
         if table.row_count:
             table.move_cursor(row=min(row, table.row_count - 1), animate=False)
 
