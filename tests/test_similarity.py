@@ -201,8 +201,8 @@ def test_planted_antonym_mirror_is_one_warning_naming_both_lines(
     found = [line for line in result.stdout.splitlines() if "pa-mirror-90" in line and "' (" in line]
     assert len(found) == 1, result.stdout
     assert found[0].startswith(
-        f"{planted}:{lines['zz-mirror-002']}: warning: mirror pair without `siblings:`"
+        f"{planted}:{lines['pa-mirror-902']}: warning: mirror pair without `siblings:`"
     )
     assert "with an opposite" in found[0]
-    assert f"'zz-mirror-001' ({planted}:{lines['zz-mirror-001']})" in found[0]
-    assert f"'zz-mirror-002' ({planted}:{lines['zz-mirror-002']})" in found[0]
+    assert f"'pa-mirror-901' ({planted}:{lines['pa-mirror-901']})" in found[0]
+    assert f"'pa-mirror-902' ({planted}:{lines['pa-mirror-902']})" in found[0]
