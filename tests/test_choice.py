@@ -175,9 +175,12 @@ def test_parse_pick() -> None:
 
 
 def test_engine_records_one_review_per_credited_option_and_undo_takes_all_back(shipped, store) -> None:
-    # A seed whose three keys all make clean questions (a key that cannot stays O/X: seed 3).
-    options = SessionOptions(mode="new", kind="choice", count=3, seed=4)
-    session = QuizSession(shipped, store, options)
+    # A seed whose three keys all make clean questions (a key that cannot stays O/X): the first
+    # such seed of the bank as it is, so a content edit does not break the test.
+    for seed in range(100):
+        session = QuizSession(shipped, store, SessionOptions(mode="new", kind="choice", count=3, seed=seed))
+        if all(q.kind == KIND_CHOICE for q in session.queue):
+            break
     assert session.total == 3 and all(q.kind == KIND_CHOICE for q in session.queue)
     question = session.current
     assert question is not None and question.choice is not None

@@ -475,8 +475,8 @@ def generate_choice_questions(
 
     `topic`: one topic id or a set of them (None: all). `keys`: the items to ask about, in order
     of preference (e.g. the due ones); by default keys are drawn at random, interleaving topics.
-    "옳은 것은?" and "옳지 않은 것은?" alternate, and the two never differ by more than one: when
-    one kind runs out the batch stops. No item is the key twice; an item is an option in only one
+    "옳은 것은?" and "옳지 않은 것은?" alternate; when one kind runs out of clean questions the
+    other goes on while the two stay within a fifth of the batch (at least one) of each other. No item is the key twice; an item is an option in only one
     question while the bank allows it. Fewer questions come back when the bank runs out of
     clean ones. `titles` (topic id → title) name the topic in the stem (`topic_titles`).
     """
@@ -517,14 +517,14 @@ def generate_choice_questions(
         question = next_question(wanted)
         if question is None:
             other = KIND_INCORRECT if wanted == KIND_CORRECT else KIND_CORRECT
-            if asked[other] > asked[wanted]:
-                break  # one more of the other kind would tip the balance past one
+            # `wanted` found no clean question now. The other kind goes on while the two stay
+            # within a fifth of the batch of each other: the stems stay balanced, and a narrow
+            # scope still fills (a hard stop here once ended a 30-question exam at 3).
+            if asked[other] - asked[wanted] >= max(1, count // 5):
+                break
             question = next_question(other)
             if question is None:
                 break
-            used.update(item.id for item in question.options)
-            questions.append(question)
-            break  # `wanted` has run out: one of the other kind evens the count, then stop
         used.update(item.id for item in question.options)
         questions.append(question)
         last_kind = question.kind

@@ -20,9 +20,9 @@ import pytest
 
 from tests.conftest import REPO
 from tests.exercises.exercise_runs import (
+    Catalogue,
     assert_starter_fails_usefully,
     check_folder,
-    check_wrong_solution,
     failed,
     wrong_solutions,
 )
@@ -37,8 +37,8 @@ SHARE = "share = comm_s / step_s"
 REAL = "a recorded 2-process DDP run: your reading = the checker's reading of the same trace"
 
 
-def test_starter_fails_on_its_todo(isolated_home: Path, tmp_path: Path) -> None:
-    report = assert_starter_fails_usefully(ID, "distributed", tmp_path)
+def test_starter_fails_on_its_todo(catalogue: Catalogue) -> None:
+    report = assert_starter_fails_usefully(catalogue, ID, "distributed")
     assert set(failed(report)) == {"communication_share() runs"}
 
 
@@ -70,9 +70,9 @@ def test_every_kept_slip_is_kept() -> None:
     ],
 )
 def test_each_slip_is_caught_with_its_hint(
-    slip: str, requirement: str, hint: str, isolated_home: Path, tmp_path: Path
+    slip: str, requirement: str, hint: str, catalogue: Catalogue
 ) -> None:
-    code, report = check_wrong_solution(ID, slip, tmp_path)
+    code, report = catalogue.wrong(ID, slip)
     assert code == 1 and report["verdict"] == "failed", report
     problems = failed(report)
     assert requirement in problems and hint in problems[requirement], problems

@@ -34,12 +34,20 @@ async def test_home_opens_the_intro_and_its_keys_change_the_settings(make: Any) 
         await pilot.pause()
         assert isinstance(app.screen, ExamIntroScreen)
         text = flat(screen_text(app))
-        assert flat("30문항") in text and flat("합격선 60%") in text and flat("제한 시간 30:00") in text
+        # 30 asked; the fixture bank builds as many clean 4-choice questions as it can (the intro
+        # says so when that is fewer), and the time limit is a minute a question built.
+        built = app.screen.session.total
+        assert 0 < built <= 30 and app.screen.session.requested == 30
+        assert (
+            flat(f"{built}문항") in text
+            and flat("합격선 60%") in text
+            and flat(f"제한 시간 {built}:00") in text
+        )
         assert flat("복습 일정(FSRS)을 바꾸지 않습니다") in text
         await pilot.press("p", "t", "n", "s")
         await pilot.pause()
         text = flat(screen_text(app))
-        assert flat("합격선 70%") in text and flat("40문항") in text
+        assert flat("합격선 70%") in text and app.screen.session.requested == 40
         assert flat("이 시험의 답은 복습 일정(FSRS)에 반영됩니다") in text
         assert app.screen.session.settings.schedule
         assert_fits(app)

@@ -28,7 +28,8 @@ from tests.tui.helpers import KST, SIZE, assert_fits, assert_home_fits, flat, sc
 
 async def test_home_shows_topics_mastery_due_and_readiness(make: Any, content: Content) -> None:
     app = make()
-    async with app.run_test(size=SIZE) as pilot:
+    # Tall enough for every topic row: at 80×24 the topic list scrolls (test_home_with_more_topics_still_fits_80x24).
+    async with app.run_test(size=(80, 40)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
         text = screen_text(app)

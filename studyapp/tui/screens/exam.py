@@ -113,7 +113,10 @@ class ExamIntroScreen(StudyScreen):
         return True
 
     def _rebuild(self, **changes: Any) -> None:
-        settings: ExamSettings = replace(self.session.settings, **changes)
+        # The count asked for, not the count built (a narrow scope may build fewer), unless changed.
+        settings: ExamSettings = replace(
+            self.session.settings, **{"count": self.session.requested, **changes}
+        )
         try:
             if "count" in changes:
                 self.session = ExamSession(self.study.content, self.study.store, settings)
@@ -132,7 +135,7 @@ class ExamIntroScreen(StudyScreen):
         self.refresh_text()
 
     def action_cycle_count(self) -> None:
-        current = self.session.total
+        current = self.session.requested  # what was asked: a narrow scope may build fewer
         following = next((c for c in COUNTS if c > current), COUNTS[0])
         self._rebuild(count=following, time_limit_s=None)
 
