@@ -43,7 +43,7 @@ def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list
     for block in view.blocks:
         indent = ""
         if block.heading is not None:
-            symbol = "✓" if block.true_statement else "✗"
+            symbol = {True: "✓", False: "✗"}.get(block.verdict, " ")  # ✓ the answer, ✗ a wrong pick
             lines.append(f" {symbol} {block.heading} {' '.join(f'← {tag}' for tag in block.tags)}".rstrip())
             indent = "     "
         lines.append(f"{indent}{block.text}")

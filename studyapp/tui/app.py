@@ -147,6 +147,19 @@ class StudyApp(App[int]):
 
     # -- startup -------------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
+        if self._first_session is not None:
+            # Screens load on first use: importing all of them up front costs ~40 % more start-up.
+            from studyapp.tui.screens.quiz import QuizScreen
+
+            # The quiz screen's rules are in app.tcss, so it can be the default screen (the
+            # fastest first paint). Other screens have a CSS_PATH, which Textual reads when a
+            # screen is pushed, not for a default screen: they open on Home (see on_mount).
+            return QuizScreen(self._first_session.options, session=self._first_session)
+        return super().get_default_screen()
+
+    def _opening_screen(self) -> Screen[Any] | None:
+        """The screen `studyapp quiz --mode exam` or `studyapp explain [ID]` opens on, pushed over
+        Home so that its stylesheet loads and Esc comes back to Home."""
         if self.start == "exam" and self.options is not None:  # `studyapp quiz --mode exam`
             # Screens load on first use: importing all of them up front costs ~40 % more start-up.
             from studyapp.tui.screens.exam import ExamIntroScreen
@@ -154,17 +167,15 @@ class StudyApp(App[int]):
             return ExamIntroScreen(self.options)  # type: ignore[arg-type]
         if self.start.startswith("explain:"):  # `studyapp explain [ID]`
             return self._explain_screen(prompt_id=self.start.removeprefix("explain:"))
-        if self._first_session is not None:
-            # Screens load on first use: importing all of them up front costs ~40 % more start-up.
-            from studyapp.tui.screens.quiz import QuizScreen
-
-            return QuizScreen(self._first_session.options, session=self._first_session)
-        return super().get_default_screen()
+        return None
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._save_theme)
-        if self.start != "quiz" and self.start != "exam" and not self.start.startswith("explain:"):
+        if self.start != "quiz":
             self.switch_mode(self.start if self.start in SECTION_IDS else "home")
+            opening = self._opening_screen()
+            if opening is not None:
+                self.push_screen(opening)
         if self.store.notice and not self._notice_shown:
             self._notice_shown = True
             self.notify(
@@ -219,11 +230,27 @@ class StudyApp(App[int]):
 
     def refused_in_session(self) -> bool:
         """During a session, F2–F6 and the other section keys stay enabled so that they can say
-        why they do nothing ("End the session with q first"); the answers are already saved."""
+        why they do nothing, naming the key that ends it where the learner is; the answers are
+        already saved."""
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
+        from studyapp.tui.screens.exam import ExamScreen
+
         if self.in_session():
-            self.notify(self.t("notify.finish_session_first"))
+            in_exam = any(isinstance(screen, ExamScreen) for screen in self.screen_stack)
+            self.notify(self.t("notify.finish_exam_first" if in_exam else "notify.finish_session_first"))
             return True
         return False
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q and the palette's Quit. A screen that would lose something (a timed mock exam,
+        explain-it key points not saved yet) asks first through its `confirm_quit`."""
+        for screen in reversed(self.screen_stack):  # a help or palette screen may be on top
+            confirm = getattr(screen, "confirm_quit", None)
+            if callable(confirm):
+                if confirm():
+                    return
+                break
+        self.exit()
 
     def action_section(self, name: str) -> None:
         if self.refused_in_session():

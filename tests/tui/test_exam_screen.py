@@ -200,7 +200,11 @@ async def test_studyapp_explain_id_opens_on_that_prompt_and_esc_goes_home(make: 
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ExplainScreen) and screen.prompt.id == "explain-pipeline-case"
-        assert "explain-pipeline-case" in screen_text(app)
+        # that prompt on screen; the title names the checklist item, not the internal id (N20)
+        assert flat(screen.prompt.prompt[:24]) in flat(screen_text(app))
+        assert "explain-pipeline-case" not in screen_text(app) and flat("설명하기·체크리스트") in flat(
+            screen_text(app)
+        )
         await pilot.press("ctrl+n")  # the next prompt, before writing
         assert screen.prompt.id != "explain-pipeline-case"
         await pilot.press("escape")

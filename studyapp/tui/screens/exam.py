@@ -30,6 +30,7 @@ from studyapp.tui.widgets.text import Hanging
 
 COUNTS = (10, 20, 30, 40)
 PASS_MARKS = (0.6, 0.7, 0.8)
+URGENT_S = 60  # the countdown turns red in the last minute
 
 
 def replace_screen(screen: StudyScreen, following: StudyScreen) -> None:
@@ -74,14 +75,16 @@ class ExamIntroScreen(StudyScreen):
         yield TitleBar(self.t("exam.intro_title"), id="exam-intro-title")
         with VerticalScroll(id="exam-intro-body", can_focus=False):
             yield Static(id="exam-intro-text", markup=False)
-            yield Static(Content(self.t("exam.intro_keys")), classes="muted hint", markup=False)
+            # a retry asks exactly the misses: no `n` (question count) there
+            keys = "exam.intro_keys_retry" if self.session.settings.retry_of else "exam.intro_keys"
+            yield Static(Content(self.t(keys)), classes="muted hint", markup=False)
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.refresh_text()
 
     def refresh_text(self) -> None:
-        lines = intro_lines(self.session, self.t)
+        lines = intro_lines(self.session, self.t, keys=True)
         parts = [Content.styled(lines[0], "bold")] + [Content(line) for line in lines[1:]]
         self.query_one("#exam-intro-text", Static).update(Content("\n").join(parts))
 
@@ -161,14 +164,15 @@ class ExamScreen(StudyScreen):
     def compose(self) -> ComposeResult:
         yield TitleBar("", "", id="exam-title")
         yield Static(id="exam-nav", markup=False)
+        # Above the question, not below it: long options would push it below the fold at 80×24.
+        jump = Input(placeholder=self.t("exam.jump_placeholder"), id="exam-jump", type="integer")
+        jump.display = False
+        jump.disabled = True
+        yield jump
         with VerticalScroll(id="exam-body", can_focus=False):
             yield Static(id="exam-stem", markup=False)
             yield Vertical(id="exam-options")
             yield Static(id="exam-flagged", classes="warning", markup=False)
-            jump = Input(placeholder=self.t("exam.jump_placeholder"), id="exam-jump", type="integer")
-            jump.display = False
-            jump.disabled = True
-            yield jump
             yield Static(id="exam-status", classes="muted", markup=False)
         yield KeyBar()
 
@@ -235,9 +239,10 @@ class ExamScreen(StudyScreen):
         if self.session.time_up():
             self.finish(auto=True)
             return
-        self.query_one("#exam-title", TitleBar).set(
-            right=self.t("exam.clock", left=format_clock(self.session.remaining_s()))
-        )
+        remaining = self.session.remaining_s()
+        title = self.query_one("#exam-title", TitleBar)
+        title.set(right=self.t("exam.clock", left=format_clock(remaining)))
+        title.urgent = remaining <= URGENT_S
 
     # -- actions -------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -333,6 +338,33 @@ class ExamScreen(StudyScreen):
 
         self.app.push_screen(ConfirmSubmit(unanswered, len(session.flags)), decided)
 
+    def confirm_quit(self) -> bool:
+        """Ctrl+Q mid-exam: ask first (one stray key would end a timed attempt). True: asked."""
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
+        from studyapp.tui.screens.confirm import ConfirmScreen
+
+        session = self.session
+        if session.finished or self._submitting:
+            return False
+        if isinstance(self.app.screen, ConfirmScreen):
+            return True
+        t = self.t
+
+        def decided(yes: bool | None) -> None:
+            if yes:
+                self.app.exit()
+
+        self.app.push_screen(
+            ConfirmScreen(
+                t("exam.quit_title"),
+                t("exam.quit_body", answered=len(session.answers), total=session.total),
+                yes=t("key.quit_anyway"),
+                no=t("key.keep_going"),
+            ),
+            decided,
+        )
+        return True
+
     def finish(self, auto: bool) -> None:
         if self._submitting:
             return
@@ -350,7 +382,7 @@ class ConfirmSubmit(StudyModal):
     CSS_PATH = "exam.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,y", "decide(True)", "key.yes_submit", key_display="⏎"),
-        Binding("escape,n", "decide(False)", "key.back", key_display="esc"),
+        Binding("escape,n", "decide(False)", "key.keep_going", key_display="esc"),
     ]
 
     def __init__(self, unanswered: int, flags: int) -> None:
@@ -366,6 +398,7 @@ class ConfirmSubmit(StudyModal):
                 Content(t("exam.confirm_body", unanswered=self.unanswered, flags=self.flags)), markup=False
             )
             yield Static(Content(t("exam.confirm_keys")), classes="muted", markup=False)
+        yield KeyBar()  # this dialog's keys, not the exam's underneath
 
     def action_decide(self, yes: bool) -> None:
         self.dismiss(yes)
