@@ -47,7 +47,7 @@ async def test_studyapp_explain_is_styled_and_scrolls_to_the_saved_line_at_80x24
     prompt = longest_prompt(content)
     app = make(start=f"explain:{prompt.id}")
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_explain(app, pilot)
+        await open_explain(app, pilot)
         text = screen_text(app)
         # explain.tcss is loaded: the prompt sits in a rounded box, as from Home `d` (N1)
         assert "╭" in text and "╰" in text
