@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import stat
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from studyapp.progress import exams
 from studyapp.progress.exams import attempt_lines
 from studyapp.progress.store import ProgressStore
 from studyapp.progress.transfer import export_data, import_data
-from studyapp.report.readiness import checklist_readiness, overall
+from studyapp.report.readiness import checklist_readiness, overall, step_of_row
 from studyapp.report.stats import progress_report
 
 
@@ -66,6 +67,42 @@ def _bar(value: float, width: int = 10) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
+def _lab_state(status: str | None, t: Translator) -> str:
+    return t(f"labs.status.{status}") if status else t("progress.never")
+
+
+def plan_lines(data: dict[str, Any], t: Translator) -> list[str]:
+    """What the report adds up to (N14): the exam date with the days left and the pace that sees
+    every item before it, and one line of what to do first today."""
+    lines: list[str] = []
+    unseen = sum(max(0, int(s["items"]) - int(s["seen"])) for s in data["topics"].values())
+    if data.get("exam_date"):
+        today = datetime.fromisoformat(str(data["generated_at"])).astimezone().date()
+        exam = date.fromisoformat(str(data["exam_date"]))
+        days = (exam - today).days
+        if days > 0:
+            per_day = -(-unseen // days)  # ceiling: every unseen item before the exam
+            lines.append(
+                t("progress.plan_date", date=exam.isoformat(), days=days, unseen=unseen, per_day=per_day)
+            )
+        else:
+            lines.append(
+                t(
+                    "progress.plan_date_today" if days == 0 else "progress.plan_date_past",
+                    date=exam.isoformat(),
+                )
+            )
+    weakest = min(data["checklist"], key=lambda row: row["readiness"], default=None)
+    first = []
+    if data["due_today"]:
+        first.append(t("progress.plan_due", due=data["due_today"]))
+    if weakest is not None and (weakest.get("action") or {}).get("kind", "ready") != "ready":
+        first.append(t("progress.plan_item", number=weakest["number"], step=step_of_row(weakest, t)))
+    if first:
+        lines.append(t("progress.plan_first", steps=" → ".join(first)))
+    return lines
+
+
 def print_report(data: dict[str, Any], t: Translator) -> None:
 
     console = Console()
@@ -79,6 +116,8 @@ def print_report(data: dict[str, Any], t: Translator) -> None:
             streak=data["streak_days"],
         )
     )
+    for line in plan_lines(data, t):
+        console.print(Text(line, style="bold"))
     topics = Table(box=None)
     for column in (
         "progress.topic",
@@ -104,7 +143,7 @@ def print_report(data: dict[str, Any], t: Translator) -> None:
     checklist.add_column("")
     checklist.add_column(t("progress.next"))
     for entry in data["checklist"]:
-        step = Text(entry["next_step"])
+        step = Text(step_of_row(entry, t))  # in the --lang language (N11)
         if entry.get("raise_with"):  # the exercises whose pass would raise this item
             step.append(f"\n{t('progress.raise_with')}: {', '.join(entry['raise_with'])}", style="dim")
         checklist.add_row(
@@ -116,10 +155,11 @@ def print_report(data: dict[str, Any], t: Translator) -> None:
     console.print(checklist)
     forecast = " ".join(f"{d['date'][5:]}:{d['due']}" for d in data["due_forecast"])
     console.print(f"{t('progress.forecast')}: {forecast}")
-    labs = " ".join(f"{lab}:{info['last_status'] or '-'}" for lab, info in data["labs"].items())
+    # words, not raw ids and states (N12): "amdahl 성공 · benchmark 아직 없음"
+    labs = " · ".join(f"{lab} {_lab_state(info['last_status'], t)}" for lab, info in data["labs"].items())
     console.print(f"{t('progress.labs')}: {labs}")
     if data.get("exercises"):
-        shown = " ".join(f"{k}:{v['status'].replace(' ', '-')}" for k, v in data["exercises"].items())
+        shown = " · ".join(f"{k} {t('ex.status.' + v['status'])}" for k, v in data["exercises"].items())
         console.print(f"{t('progress.exercises')}: {shown}")
 
     for line in attempt_lines(data.get("exams", []), t):
@@ -137,12 +177,15 @@ def to_markdown(data: dict[str, Any], t: Translator) -> str:
             streak=data["streak_days"],
         )
     )
+    plan = plan_lines(data, t)
+    if plan:
+        lines += ["", *plan]
     lines += ["", f"## {t('progress.readiness', value=_pct(data['readiness']))}", ""]
     lines += ["| # | 항목 | 준비도 | 다음 할 일 | 올릴 과제 |", "| --- | --- | --- | --- | --- |"]
     for entry in data["checklist"]:
         raise_with = ", ".join(entry.get("raise_with", [])) or "-"
         lines.append(
-            f"| {entry['number']} | {entry['text']} | {_pct(entry['readiness'])} | {entry['next_step']} | {raise_with} |"
+            f"| {entry['number']} | {entry['text']} | {_pct(entry['readiness'])} | {step_of_row(entry, t)} | {raise_with} |"
         )
     lines += ["", f"## {t('progress.mastery')}", ""]
     lines += ["| 주제 | 숙달 | 본 문항 | 최근 정답률 | 오늘 복습 |", "| --- | --- | --- | --- | --- |"]
