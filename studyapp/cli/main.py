@@ -64,6 +64,7 @@ COMMAND_MODULES = {
     "progress": "studyapp.cli.progress",
     "exercise": "studyapp.cli.exercise",
     "explain": "studyapp.cli.explain",
+    "export": "studyapp.cli.export",
 }
 _VALUED_GLOBALS = ("--content", "--data-dir", "--lang")
 

@@ -587,4 +587,6 @@ STRINGS: dict[str, str] = {
     "stats.retention_curve": "forgetting curve",
     "stats.exams_none": "No mock exams yet — e on Home starts one",
     "stats.exams_keys": "r: retry the last exam's misses",
+    "export.anki_done": "Wrote the Anki file: {path} ({count} notes, deck {deck}). Open it in Anki with File › Import; importing it again updates the same notes.",
+    "export.failed": "Could not write {path}: {problem}",
 }

@@ -587,4 +587,6 @@ STRINGS: dict[str, str] = {
     "stats.retention_curve": "망각 곡선",
     "stats.exams_none": "모의고사 기록 없음 — 홈에서 e로 시작합니다",
     "stats.exams_keys": "r: 마지막 모의고사의 틀린 문항 다시",
+    "export.anki_done": "Anki 파일을 썼습니다: {path} (노트 {count}개, 덱 {deck}). Anki에서 파일 › 가져오기로 여세요; 다시 가져오면 같은 노트가 갱신됩니다.",
+    "export.failed": "{path}에 쓰지 못했습니다: {problem}",
 }
