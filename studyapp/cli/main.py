@@ -65,6 +65,7 @@ COMMAND_MODULES = {
     "exercise": "studyapp.cli.exercise",
     "explain": "studyapp.cli.explain",
     "export": "studyapp.cli.export",
+    "serve": "studyapp.cli.serve",
 }
 _VALUED_GLOBALS = ("--content", "--data-dir", "--lang")
 

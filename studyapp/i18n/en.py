@@ -589,4 +589,9 @@ STRINGS: dict[str, str] = {
     "stats.exams_keys": "r: retry the last exam's misses",
     "export.anki_done": "Wrote the Anki file: {path} ({count} notes, deck {deck}). Open it in Anki with File › Import; importing it again updates the same notes.",
     "export.failed": "Could not write {path}: {problem}",
+    "serve.listening": "Open in a browser: {url} (Ctrl+C stops)",
+    "serve.exposed": "Careful: listening on {host}. Anyone who reaches this address can use the app with this progress (this machine only: --host 127.0.0.1; remote: ssh -L).",
+    "serve.missing": "textual-serve is not installed: pip install textual-serve",
+    "serve.bad_port": "The port must be 1–65535: {port}",
+    "serve.cannot_listen": "Cannot listen on {host}:{port}: {problem}",
 }

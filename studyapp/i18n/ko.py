@@ -589,4 +589,9 @@ STRINGS: dict[str, str] = {
     "stats.exams_keys": "r: 마지막 모의고사의 틀린 문항 다시",
     "export.anki_done": "Anki 파일을 썼습니다: {path} (노트 {count}개, 덱 {deck}). Anki에서 파일 › 가져오기로 여세요; 다시 가져오면 같은 노트가 갱신됩니다.",
     "export.failed": "{path}에 쓰지 못했습니다: {problem}",
+    "serve.listening": "브라우저에서 여세요: {url} (Ctrl+C로 끝내기)",
+    "serve.exposed": "주의: {host}에서 듣습니다. 이 주소에 닿는 누구나 이 학습 기록으로 앱을 쓸 수 있습니다 (이 컴퓨터만: --host 127.0.0.1, 원격: ssh -L).",
+    "serve.missing": "textual-serve가 설치되어 있지 않습니다: pip install textual-serve",
+    "serve.bad_port": "포트는 1–65535여야 합니다: {port}",
+    "serve.cannot_listen": "{host}:{port}에서 들을 수 없습니다: {problem}",
 }

@@ -123,7 +123,10 @@ class StudyApp(App[int]):
         """Refuse to draw into a pipe: `printf 'o\\n' | studyapp quiz` would wait forever for keys
         that never come. One line and exit 2 instead (the CLI checks first; this is the TUI's own
         guard for any other caller). Headless runs (tests, snapshots) are not terminals anyway."""
-        if not kwargs.get("headless") and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        # A driver named in $TEXTUAL_DRIVER (textual-serve's web driver: `studyapp serve`) talks
+        # over the pipes on purpose.
+        driven = bool(os.environ.get("TEXTUAL_DRIVER"))
+        if not kwargs.get("headless") and not driven and not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise StudyappError(self.t("tui.needs_terminal"))
         return super().run(*args, **kwargs)
 
