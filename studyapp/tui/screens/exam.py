@@ -21,7 +21,13 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from studyapp.errors import StudyappError
-from studyapp.quiz.exam import DEFAULT_PASS_MARK, ExamSession, ExamSettings
+from studyapp.quiz.exam import (
+    DEFAULT_PASS_MARK,
+    ExamSession,
+    ExamSettings,
+    retry_questions,
+    retry_time_limit,
+)
 from studyapp.quiz.exam_text import archive_warning, intro_lines
 from studyapp.timetext import format_clock
 from studyapp.tui.screens.base import StudyModal, StudyScreen, TitleBar
@@ -54,6 +60,28 @@ def close_exam(screen: StudyScreen) -> None:
         app.pop_screen()
     if isinstance(app.screen, (*exam_screens, ExamResultScreen)):
         app.switch_mode("home")
+
+
+def retry_intro(screen: StudyScreen, attempt: Any) -> ExamIntroScreen | None:
+    """The intro of a new exam of an archived attempt's misses (stats `r`, notebook `e`): the
+    attempt's pass mark and time per question. None, with a toast, when there is nothing to ask."""
+    app = screen.study
+    try:
+        questions = retry_questions(app.content, attempt)
+    except StudyappError as exc:
+        screen.notify(str(exc), severity="warning", markup=False)
+        return None
+    if not questions:
+        screen.notify(screen.t("exam.retry_none"), severity="warning")
+        return None
+    per_question = (attempt.settings.get("time_limit_s") or 60.0 * attempt.total) / max(1, attempt.total)
+    settings = ExamSettings(
+        count=len(questions),
+        pass_mark=float(attempt.settings.get("pass_mark") or DEFAULT_PASS_MARK),
+        time_limit_s=retry_time_limit(per_question, len(questions)),
+        retry_of=attempt.uid,
+    )
+    return ExamIntroScreen(ExamSession(app.content, app.store, settings, questions=questions))
 
 
 class ExamIntroScreen(StudyScreen):

@@ -16,7 +16,6 @@ from textual.widgets import Static
 
 from studyapp.errors import StudyappError
 from studyapp.progress import exams
-from studyapp.quiz.exam import ExamSession, ExamSettings, retry_questions
 from studyapp.quiz.presenting import bar, column_chart, pad, percent
 from studyapp.quiz.questions import all_questions
 from studyapp.report.stats import (
@@ -169,25 +168,16 @@ class StatsScreen(StudyScreen):
     def action_retry_exam(self) -> None:
         """The latest mock exam's misses as a new exam (any attempt: `studyapp quiz --mode exam --retry ID`)."""
         # Screens load on first use: importing all of them up front costs ~40 % more start-up.
-        from studyapp.tui.screens.exam import ExamIntroScreen
+        from studyapp.tui.screens.exam import retry_intro
 
-        store = self.study.store
         try:
-            attempt = exams.find_attempt(store, "last")
-            questions = retry_questions(self.study.content, attempt)
+            attempt = exams.find_attempt(self.study.store, "last")
         except StudyappError as exc:
             self.notify(str(exc), severity="warning", markup=False)
             return
-        per_question = (attempt.settings.get("time_limit_s") or 60.0 * attempt.total) / max(1, attempt.total)
-        settings = ExamSettings(
-            count=len(questions),
-            pass_mark=float(attempt.settings.get("pass_mark") or 0.6),
-            time_limit_s=max(60.0, per_question * len(questions)),
-            retry_of=attempt.uid,
-        )
-        self.study.push_screen(
-            ExamIntroScreen(ExamSession(self.study.content, store, settings, questions=questions))
-        )
+        intro = retry_intro(self, attempt)
+        if intro is not None:
+            self.study.push_screen(intro)
 
     def action_back(self) -> None:
         self.study.switch_mode("home")
