@@ -67,3 +67,79 @@ async def test_an_empty_notebook_lists_no_keys(make: Any) -> None:
         await open_notebook(app, pilot)
         text = screen_text(app)
         assert "No missed items" in text and "retry" not in text.lower()
+
+
+def a_searchable_word(content: Content) -> tuple[str, str, str]:
+    """A word from a bullet deep in some card: (word, topic id, section id)."""
+    from studyapp.content.search import section_texts
+
+    for topic in content.ordered_topics():
+        for section in topic.sections[3:]:
+            for text in section_texts(section):
+                for word in text.split():
+                    if len(word) >= 6 and word.isascii() and word.isalpha():
+                        return word, topic.id, section.id
+    raise AssertionError("no card has an ASCII word to search for")
+
+
+async def test_search_in_the_cards_opens_the_section_of_a_hit(make: Any, content: Content) -> None:
+    from textual.widgets import OptionList
+
+    from studyapp.content.search import search_cards
+
+    word, topic_id, section_id = a_searchable_word(content)
+    hits = search_cards(content, word)
+    assert any((h.topic_id, h.section_id) == (topic_id, section_id) for h in hits)
+    assert search_cards(content, f"{word} zzzznotthere") == []  # every word must be in the line
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CardsScreen)
+        await pilot.press("slash", *word, "enter")
+        await pilot.pause()
+        assert isinstance(screen.focused, OptionList)
+        assert flat(f"{len(hits)}곳") in flat(screen_text(app))
+        first = hits[0]
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert (screen.topic_id, screen.section_id) == (first.topic_id, first.section_id)
+        text = screen_text(app)
+        assert word.casefold() in text.casefold()  # the matching line is on screen
+        await pilot.press("slash", "z", "z", "q", "q", "enter")  # no hit: one calm line
+        await pilot.pause()
+        assert flat("들어 있는 카드가 없습니다") in flat(screen_text(app))
+        await pilot.press("escape")  # closes the search, not the screen
+        await pilot.pause()
+        assert app.screen is screen and not screen.query("#card-hits")
+        assert_fits(app)
+
+
+async def test_a_card_opened_from_a_question_says_why_s_does_nothing(make: Any, content: Content) -> None:
+    from studyapp.quiz.engine import SessionOptions
+
+    app = make(start="quiz", options=SessionOptions(seed=1, include_drills=False, kind="ox"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, CardsScreen)
+        text = screen_text(app)
+        assert "s: 이 주제 복습" not in text and "s 주제 퀴즈" not in text  # N16
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, CardsScreen)
+        assert any("Esc로 세션을 끝내세요" in str(n.message) for n in app._notifications)
+
+
+async def test_english_card_outline_names_the_standard_sections(make: Any) -> None:
+    app = make(lang="en")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Definition" in text and "Exam traps" in text and "정의" not in text  # N22
