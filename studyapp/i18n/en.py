@@ -499,7 +499,7 @@ STRINGS: dict[str, str] = {
     "plain.next_due": "Next review: {when}",
     "plain.undone": "Last answer undone.",
     "plain.nothing_to_undo": "Nothing to undo.",
-    "plain.summary": "Summary: {correct}/{answered} right, {minutes:.1f} min",
+    "plain.summary": "Summary: {correct}/{answered} right, {time}",
     "plain.topic_line": "  {topic}: right {right}, wrong {wrong}",
     "plain.due_now": "Due now: {count}",
     "plain.misses": "Missed:",

@@ -499,7 +499,7 @@ STRINGS: dict[str, str] = {
     "plain.next_due": "다음 복습: {when}",
     "plain.undone": "마지막 답을 되돌렸습니다.",
     "plain.nothing_to_undo": "되돌릴 답이 없습니다.",
-    "plain.summary": "요약: {correct}/{answered} 정답, {minutes:.1f}분",
+    "plain.summary": "요약: {correct}/{answered} 정답, {time}",
     "plain.topic_line": "  {topic}: 맞음 {right}, 틀림 {wrong}",
     "plain.due_now": "지금 복습할 문항: {count}",
     "plain.misses": "틀린 문항:",
