@@ -614,4 +614,5 @@ STRINGS: dict[str, str] = {
     "cards.kind.features": "Features",
     "cards.kind.when_to_use": "When to use",
     "cards.kind.exam_traps": "Exam traps",
+    "summary.hint_no_misses": "Enter/q: close · u: undo the last answer",
 }

@@ -143,3 +143,22 @@ async def test_english_card_outline_names_the_standard_sections(make: Any) -> No
         await pilot.pause()
         text = screen_text(app)
         assert "Definition" in text and "Exam traps" in text and "정의" not in text  # N22
+
+
+def test_a_retried_choice_question_moves_its_key(content: Content, store: ProgressStore) -> None:
+    import random
+
+    from studyapp.quiz.choice import reshuffled
+    from studyapp.quiz.engine import QuizSession, SessionOptions
+
+    session = QuizSession(content, store, SessionOptions(mode="new", kind="choice", count=3, seed=2))
+    question = session.current
+    assert question is not None and question.choice is not None
+    rng = random.Random(7)
+    for _ in range(20):
+        again = reshuffled(question, rng)
+        assert again.choice is not None
+        assert again.choice.answer_index != question.choice.answer_index  # N15: not the remembered spot
+        assert again.choice.key == question.choice.key
+        assert set(again.choice.options) == set(question.choice.options)
+        assert again.answer == str(again.choice.answer_index + 1)

@@ -3,6 +3,7 @@ miss (statement, your answer, the answer, the explanation and the misconception)
 
 from __future__ import annotations
 
+import random
 from typing import ClassVar
 
 from rich.text import Text
@@ -12,6 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
+from studyapp.quiz.choice import reshuffled
 from studyapp.quiz.engine import AnswerRecord, QuizSession, SessionOptions
 from studyapp.quiz.presenting import answer_text, due_phrase, elapsed_text, exam_note, percent, topic_path
 from studyapp.tui.screens.base import StudyScreen, TitleBar
@@ -68,7 +70,9 @@ class SummaryScreen(StudyScreen):
                 for tag, records in sorted(labelled.items(), key=lambda kv: -len(kv[1])):
                     label = self.study.content.misconceptions.get(tag, tag)
                     yield Hanging("•", f"{label} ×{len(records)}", classes="miss-line")
-            yield Static(Content(t("summary.hint")), classes="muted hint", markup=False)
+            # `w` only where there are misses to retry (N29)
+            hint = "summary.hint" if self.summary.misses else "summary.hint_no_misses"
+            yield Static(Content(t(hint)), classes="muted hint", markup=False)
         yield KeyBar()
 
     def _miss(self, record: AnswerRecord, full: bool) -> ComposeResult:
@@ -144,8 +148,11 @@ class SummaryScreen(StudyScreen):
 
     def action_retry_wrong(self) -> None:
         """Retry this session's misses (the whole notebook is on Home: w)."""
-        questions = list(dict.fromkeys(record.question for record in self.summary.misses))
-        if not questions:
+        missed = list(dict.fromkeys(record.question for record in self.summary.misses))
+        if not missed:
             return
+        # 4-choice misses come back with their options in a new order (N15)
+        rng = random.Random()
+        questions = [reshuffled(question, rng) for question in missed]
         self.study.close_session()
         self.study.start_quiz(SessionOptions(mode="wrong"), questions=questions)
