@@ -162,3 +162,24 @@ def test_a_retried_choice_question_moves_its_key(content: Content, store: Progre
         assert again.choice.key == question.choice.key
         assert set(again.choice.options) == set(question.choice.options)
         assert again.answer == str(again.choice.answer_index + 1)
+
+
+async def test_labs_give_the_list_the_focus_back(make: Any, fake_labs: Any, store: ProgressStore) -> None:
+    from textual.widgets import DataTable
+
+    from tests.tui.test_labs_screen import open_labs, seed_wide_run
+
+    seed_wide_run(store)
+    app = make(lang="en")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_labs(app, pilot)
+        screen.query_one(".lab-table", DataTable).focus()  # as Tab would
+        await pilot.pause()
+        await pilot.press("escape")  # Home
+        await pilot.pause()
+        await pilot.press("l")
+        await pilot.pause()
+        assert app.screen is screen and screen.focused is screen.query_one("#labs-table")  # N17
+        await pilot.press("v")
+        await pilot.pause()
+        assert screen.focused is screen.query_one("#labs-table")  # ↓ still picks a lab

@@ -124,6 +124,9 @@ class LabsScreen(StudyScreen):
 
     def on_screen_resume(self) -> None:
         if self.is_current and self.is_mounted:
+            # Back from elsewhere: the list has the focus again, not a results table that may
+            # have been replaced meanwhile (↓ chose nothing, N17).
+            self.query_one("#labs-table", DataTable).focus()
             self._fill_table()
             pending, self._pending_question = self._pending_question, None
             if pending and self.running is None and self.needs_asking(pending):
@@ -366,9 +369,10 @@ class LabsScreen(StudyScreen):
         )
 
     def action_last_results(self) -> None:
+        # The results scroll into view; the focus stays on the list, so ↓ still picks a lab
+        # (Tab reaches the results) (N17).
         if self.selected:
             self.show_last_results(self.selected)
-            self.query_one("#lab-detail").focus()
 
     def _show_result(
         self,
