@@ -615,4 +615,5 @@ STRINGS: dict[str, str] = {
     "cards.kind.when_to_use": "When to use",
     "cards.kind.exam_traps": "Exam traps",
     "summary.hint_no_misses": "Enter/q: close · u: undo the last answer",
+    "help.when_empty": "(in an empty session)",
 }

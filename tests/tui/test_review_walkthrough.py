@@ -183,3 +183,17 @@ async def test_labs_give_the_list_the_focus_back(make: Any, fake_labs: Any, stor
         await pilot.press("v")
         await pilot.pause()
         assert screen.focused is screen.query_one("#labs-table")  # ↓ still picks a lab
+
+
+def test_help_rows_merge_keys_that_do_the_same() -> None:
+    from studyapp.tui.screens.help import merge_rows
+
+    rows = [
+        ("2 3 4", "답"),
+        ("1", "답"),
+        ("Enter", "빠른 실행"),
+        ("r", "빠른 실행"),
+        ("Esc", "뒤로"),
+        ("q", "뒤로"),
+    ]
+    assert merge_rows(rows) == [("1 2 3 4", "답"), ("Enter r", "빠른 실행"), ("Esc q", "뒤로")]  # N19
