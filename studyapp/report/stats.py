@@ -169,3 +169,9 @@ def accuracy_per_day(
         day = today - timedelta(days=offset)
         result.append((day, right[day] / answered[day] if answered[day] else None))
     return result
+
+
+def answer_count(reviews: list[Any]) -> int:
+    """Questions answered: a 4-choice answer is stored as one review per option (all four
+    statements are graded), with one time and session; it counts once here (N24)."""
+    return len({(r.session_id, r.reviewed_at) if r.kind == "choice" else r.uid for r in reviews})

@@ -197,3 +197,26 @@ def test_help_rows_merge_keys_that_do_the_same() -> None:
         ("q", "뒤로"),
     ]
     assert merge_rows(rows) == [("1 2 3 4", "답"), ("Enter r", "빠른 실행"), ("Esc q", "뒤로")]  # N19
+
+
+async def test_counts_agree_a_choice_answer_is_one_answer(make: Any, content: Content, store: ProgressStore) -> None:
+    from studyapp.quiz.engine import QuizSession, SessionOptions
+    from studyapp.quiz.questions import all_questions
+
+    session = QuizSession(content, store, SessionOptions(mode="new", kind="choice", count=1, seed=3))
+    question = session.current
+    assert question is not None
+    session.answer(question.answer)
+    assert store.review_count() == 4  # four statements graded …
+    app = make(lang="en")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        assert "1 answer ·" in screen_text(app)  # … one answer (N24)
+        await pilot.press("f3")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CardsScreen)
+        total = sum(1 for q in all_questions(content).values() if q.topic == screen.topic_id)
+        assert f"{total} items" in screen_text(app)  # the number Home shows, drills included

@@ -24,6 +24,7 @@ from studyapp.content.render import section_lines, section_title
 from studyapp.content.search import CardHit, search_cards
 from studyapp.quiz.engine import SessionOptions
 from studyapp.quiz.presenting import fit, topic_path
+from studyapp.quiz.questions import all_questions
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 from studyapp.tui.widgets.text import Hanging
@@ -158,7 +159,8 @@ class CardsScreen(StudyScreen):
                 Content(
                     self.t(
                         "cards.items_labs",
-                        items=len(content.items_for_topic(topic.id)),
+                        # every question of the topic, drills too: the number Home shows (N24)
+                        items=sum(1 for q in all_questions(content).values() if q.topic == topic.id),
                         labs=", ".join(topic.labs) or "-",
                     )
                 ),

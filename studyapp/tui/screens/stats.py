@@ -20,6 +20,7 @@ from studyapp.quiz.presenting import bar, column_chart, pad, percent
 from studyapp.quiz.questions import all_questions
 from studyapp.report.stats import (
     accuracy_per_day,
+    answer_count,
     due_forecast,
     due_today,
     retention_curve,
@@ -71,11 +72,12 @@ class StatsScreen(StudyScreen):
         content, store, now, tz = app.content, app.store, app.now(), app.tz
         reviews = store.reviews()
         accuracy = sum(r.correct for r in reviews) / len(reviews) if reviews else None
+        answers = answer_count(reviews)  # a 4-choice question is one answer, not four reviews
         self.query_one("#stats-totals", Static).update(
             Content(
                 t(
-                    "stats.totals_one" if len(reviews) == 1 else "stats.totals",
-                    reviews=len(reviews),
+                    "stats.totals_one" if answers == 1 else "stats.totals",
+                    reviews=answers,
                     accuracy=percent(accuracy),
                     streak=streak(store, now, tz),
                     due=due_today(all_questions(content), store, now, tz),
