@@ -616,4 +616,5 @@ STRINGS: dict[str, str] = {
     "cards.kind.exam_traps": "Exam traps",
     "summary.hint_no_misses": "Enter/q: close · u: undo the last answer",
     "help.when_empty": "(in an empty session)",
+    "topics.drills": "drills",
 }

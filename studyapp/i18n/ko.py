@@ -616,4 +616,5 @@ STRINGS: dict[str, str] = {
     "cards.kind.exam_traps": "시험 함정",
     "summary.hint_no_misses": "Enter/q: 닫기 · u: 마지막 답 되돌리기",
     "help.when_empty": "(문항이 없는 빈 세션에서)",
+    "topics.drills": "계산 문제",
 }
