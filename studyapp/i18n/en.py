@@ -617,4 +617,5 @@ STRINGS: dict[str, str] = {
     "summary.hint_no_misses": "Enter/q: close · u: undo the last answer",
     "help.when_empty": "(in an empty session)",
     "topics.drills": "drills",
+    "cmd.no_matches": "No matches found",
 }

@@ -617,4 +617,5 @@ STRINGS: dict[str, str] = {
     "summary.hint_no_misses": "Enter/q: 닫기 · u: 마지막 답 되돌리기",
     "help.when_empty": "(문항이 없는 빈 세션에서)",
     "topics.drills": "계산 문제",
+    "cmd.no_matches": "찾는 명령이 없습니다",
 }

@@ -8,6 +8,7 @@ are imported lazily so `studyapp quiz` shows its first question without loading 
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -74,6 +75,28 @@ class StudyCommands(Provider):
             score = max(matcher.match(title), matcher.match(help_text) * 0.5)
             if score > 0:
                 yield Hit(score, matcher.highlight(title), callback, help=help_text)
+
+
+def study_palette(t: Translator, **kwargs: Any) -> Screen[Any]:
+    """Textual's command palette, saying "no matches" in the interface language (N12)."""
+    from rich.align import Align
+    from rich.text import Text
+    from textual.command import CommandList, CommandPalette
+
+    class StudyPalette(CommandPalette):
+        def _start_no_matches_countdown(self, search_value: str) -> None:
+            # Textual adds its English line after a short countdown; ours replaces it just after.
+            super()._start_no_matches_countdown(search_value)
+            self.set_timer(self._NO_MATCHES_COUNTDOWN + 0.05, self._say_no_matches)
+
+        def _say_no_matches(self) -> None:
+            # no such line (a match came in meanwhile): nothing to say
+            with contextlib.suppress(Exception):
+                self.query_one(CommandList).replace_option_prompt(
+                    self._NO_MATCHES, Align.center(Text(t("cmd.no_matches"), style="not bold"))
+                )
+
+    return StudyPalette(**kwargs)
 
 
 class StudyApp(App[int]):
@@ -211,13 +234,14 @@ class StudyApp(App[int]):
         from textual.command import CommandPalette
 
         if self.use_command_palette and not CommandPalette.is_open(self):
-            self.push_screen(CommandPalette(id="--command-palette", placeholder=self.t("cmd.search")))
+            self.push_screen(study_palette(self.t, id="--command-palette", placeholder=self.t("cmd.search")))
 
     def search_themes(self) -> None:
-        from textual.command import CommandPalette
         from textual.theme import ThemeProvider
 
-        self.push_screen(CommandPalette(providers=[ThemeProvider], placeholder=self.t("cmd.search_themes")))
+        self.push_screen(
+            study_palette(self.t, providers=[ThemeProvider], placeholder=self.t("cmd.search_themes"))
+        )
 
     def action_help_quit(self) -> None:
         """ctrl+c: say how to quit, in the interface language (Textual's text is English)."""

@@ -199,7 +199,9 @@ def test_help_rows_merge_keys_that_do_the_same() -> None:
     assert merge_rows(rows) == [("1 2 3 4", "답"), ("Enter r", "빠른 실행"), ("Esc q", "뒤로")]  # N19
 
 
-async def test_counts_agree_a_choice_answer_is_one_answer(make: Any, content: Content, store: ProgressStore) -> None:
+async def test_counts_agree_a_choice_answer_is_one_answer(
+    make: Any, content: Content, store: ProgressStore
+) -> None:
     from studyapp.quiz.engine import QuizSession, SessionOptions
     from studyapp.quiz.questions import all_questions
 
@@ -220,3 +222,15 @@ async def test_counts_agree_a_choice_answer_is_one_answer(make: Any, content: Co
         assert isinstance(screen, CardsScreen)
         total = sum(1 for q in all_questions(content).values() if q.topic == screen.topic_id)
         assert f"{total} items" in screen_text(app)  # the number Home shows, drills included
+
+
+async def test_the_palette_says_no_matches_in_korean(make: Any) -> None:
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"zzqqxx")
+        await pilot.pause(1.2)
+        text = screen_text(app)
+        assert "찾는 명령이 없습니다" in text and "No matches found" not in text  # N12
