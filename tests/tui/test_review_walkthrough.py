@@ -234,3 +234,82 @@ async def test_the_palette_says_no_matches_in_korean(make: Any) -> None:
         await pilot.pause(1.2)
         text = screen_text(app)
         assert "찾는 명령이 없습니다" in text and "No matches found" not in text  # N12
+
+
+async def test_what_a_key_opens_is_on_screen_at_80x24(
+    make: Any, content: Content, store: ProgressStore
+) -> None:
+    """N3 and N6: the checklist's next step and the exam's jump box, with no scrolling."""
+    from studyapp.tui.screens.checklist import ChecklistScreen
+    from studyapp.tui.screens.exam import ExamScreen
+
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("k")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ChecklistScreen)
+        for _ in range(len(content.checklist) - 1):  # every item, the longest evidence included
+            await pilot.press("down")
+            await pilot.pause()
+            assert flat("다음 단계:") in flat(screen_text(app)), screen.selected
+    session = ExamSession(content, store, ExamSettings(count=6, kind=KIND_CHOICE, seed=11))
+    app = make(start="exam", options=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ExamScreen)
+        longest = max(
+            range(session.total), key=lambda i: sum(len(o.text) for o in session.questions[i].options)
+        )
+        session.go(longest + 1)
+        app.screen.show_question()
+        await pilot.pause()
+        await pilot.press("g")
+        await pilot.pause()
+        assert flat("이동할 문항 번호") in flat(screen_text(app))  # the box and its placeholder
+        await pilot.press("1")
+        await pilot.pause()
+        assert app.screen.query_one("#exam-jump").region.bottom <= SIZE[1] - 1  # above the key bar
+
+
+async def test_the_mock_exam_asks_before_ctrl_q_and_its_dialogs_show_their_own_keys(
+    make: Any, content: Content, store: ProgressStore, clock: Any
+) -> None:
+    """N9, N25, N32: ctrl+q asks first; the submit dialog's key bar is its own; the last minute is red."""
+    from studyapp.tui.screens.base import TitleBar
+    from studyapp.tui.screens.confirm import ConfirmScreen
+    from studyapp.tui.screens.exam import ConfirmSubmit, ExamScreen
+
+    session = ExamSession(content, store, ExamSettings(count=3, kind=KIND_CHOICE, seed=2, time_limit_s=120))
+    app = make(start="exam", options=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        exam = app.screen
+        assert isinstance(exam, ExamScreen)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and app.is_running
+        assert flat("모의고사를 그만두고 끝낼까요?") in flat(screen_text(app))
+        await pilot.press("escape")  # keep going
+        await pilot.pause()
+        assert app.screen is exam
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmSubmit)
+        bar = screen_text(app).splitlines()[-1]
+        assert "esc 계속 풀기" in bar and "g 번호로 이동" not in bar
+        await pilot.press("escape")
+        await pilot.pause()
+        title = exam.query_one("#exam-title", TitleBar)
+        assert not title.urgent
+        clock.advance(seconds=70)  # 50 s left
+        await pilot.pause(0.4)
+        assert title.urgent
+        await pilot.press("ctrl+q", "enter")  # quit after all: the attempt stays unsubmitted
+        await pilot.pause()
+    assert not app.is_running
