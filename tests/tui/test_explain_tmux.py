@@ -57,7 +57,10 @@ def test_explain_in_a_korean_80x24_terminal(tmux: Tmux, tmp_path: Path) -> None:
     command = f"cd {REPO} && {sys.executable} -m studyapp explain {prompt.id}"
 
     tmux.start(command, env, SIZE)
-    screen = tmux.wait(lambda text: "설명하기 · 체크리스트" in text and "╭" in text, "the styled prompt")
+    # start-up under a loaded CI machine can take a while: a longer first wait
+    screen = tmux.wait(
+        lambda text: "설명하기 · 체크리스트" in text and "╭" in text, "the styled prompt", timeout=90
+    )
     assert "^s 답 제출" in screen
     tmux.send("-l", FIRST)
     tmux.send("Enter")
@@ -74,7 +77,9 @@ def test_explain_in_a_korean_80x24_terminal(tmux: Tmux, tmp_path: Path) -> None:
         store.close()
 
     tmux.start(command, env, SIZE)  # a new process: the draft is back in the box
-    tmux.wait(lambda text: flat(FIRST) in flat(text) and "초안" in text, "the draft after a restart")
+    tmux.wait(
+        lambda text: flat(FIRST) in flat(text) and "초안" in text, "the draft after a restart", timeout=90
+    )
     tmux.send("C-s")
     review = tmux.wait(lambda text: "모범 답안" in text and "^s 저장" in text, "the review")
     assert "내 답" in review and flat(FIRST)[:10] in flat(review)
