@@ -618,4 +618,5 @@ STRINGS: dict[str, str] = {
     "help.when_empty": "(in an empty session)",
     "topics.drills": "drills",
     "cmd.no_matches": "No matches found",
+    "key.explain_tick": "tick a key point (after answering)",
 }

@@ -618,4 +618,5 @@ STRINGS: dict[str, str] = {
     "help.when_empty": "(문항이 없는 빈 세션에서)",
     "topics.drills": "계산 문제",
     "cmd.no_matches": "찾는 명령이 없습니다",
+    "key.explain_tick": "핵심 포인트 체크 (답을 낸 뒤)",
 }

@@ -95,6 +95,13 @@ class ExplainScreen(StudyScreen):
         Binding("ctrl+b", "switch(-1)", "key.explain_prev", key_display="^b", priority=True),
         Binding("ctrl+n", "switch(1)", "key.explain_next", key_display="^n", priority=True),
         Binding("n", "again", "key.explain_again"),
+        # Digits tick key points while reviewing (typed into the answer box while writing: the
+        # binding is off then). Priority, like ^s: a digit typed just before ^s is handled before
+        # it, not left in a widget's queue while the save runs.
+        *(
+            Binding(str(number), f"tick({number - 1})", "key.explain_tick", show=False, priority=True)
+            for number in range(1, 7)
+        ),
         Binding("escape", "back", "key.back", key_display="esc", priority=True),
     ]
 
@@ -256,7 +263,7 @@ class ExplainScreen(StudyScreen):
             return state == DONE
         if action == "submit":  # hidden, not dimmed: the key bar shows what ^s does now
             return state == WRITING
-        if action == "save":
+        if action in ("save", "tick"):
             return state == REVIEWING
         return True
 
@@ -282,13 +289,6 @@ class ExplainScreen(StudyScreen):
         if self.session.state != REVIEWING:
             return
         self.session.set_point(event.point.number - 1, event.value)
-
-    def on_key(self, event: events.Key) -> None:
-        """Digits 1–6 tick key points while reviewing (typed into the answer box while writing)."""
-        character = event.character
-        if self.session.state == REVIEWING and character and character in "123456":
-            event.stop()
-            self.action_tick(int(character) - 1)
 
     def action_tick(self, index: int) -> None:
         if self.session.state != REVIEWING or index >= len(self.prompt.key_points):

@@ -48,7 +48,7 @@ def key_names(binding: Binding) -> str:
 
 def merge_rows(rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """One row per action: keys that do the same thing share it (`1 2 3 4 고르기`, `Enter r 빠른
-    실행`, `Esc q 뒤로`), in the order met; digits in order (N19)."""
+    실행`, `Esc q 뒤로`), in the order met, digits first and in order (N19)."""
     merged: dict[str, list[str]] = {}
     for keys, description in rows:
         merged.setdefault(description, [])
@@ -57,9 +57,8 @@ def merge_rows(rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
                 merged[description].append(key)
     result = []
     for description, keys in merged.items():
-        if all(key.isdigit() for key in keys):
-            keys = sorted(keys)
-        result.append((" ".join(keys), description))
+        digits = sorted(key for key in keys if key.isdigit())
+        result.append((" ".join([*digits, *(key for key in keys if not key.isdigit())]), description))
     return result
 
 
@@ -94,7 +93,7 @@ class HelpScreen(StudyModal):
             "help.checklist": [("Enter", t("key.next_step"))],
             "help.exercises": [("Enter", t("key.ex_check"))],
             "help.exam": [("2 3 4", t("key.exam_answer"))],  # 1 is a binding; 2–4 are read in on_key
-            "help.explain": [("1-6 Space", t("help.explain_tick")), ("Tab", t("help.explain_tab"))],
+            "help.explain": [("Space", t("help.explain_tick")), ("Tab", t("help.explain_tab"))],
         }
         home, *others = [(f"help.{section.id}", section.screen_class()) for section in SECTIONS]
         pushed: list[tuple[str, type[Any]]] = [
