@@ -282,8 +282,9 @@ def test_plain_choice_session(isolated_home: Path, studyapp_cli: InProcessCli) -
     for number in "1234":
         assert f"\n  {number}) " in out  # options numbered 1-4
     assert "Answer with an option number 1-4" in out  # "o" is not an option
-    assert out.count("✓") + out.count("✗") >= 12  # every option of every question explained
-    assert "← answer" in out and "(no pick)" in out and "(unsure)" in out
+    assert out.count("[O]") + out.count("[X]") >= 12  # every option of every question explained
+    assert out.count("✓") >= 3  # ✓ marks each question's answer (and ✗ only a wrong pick)
+    assert "← answer" in out and "(don't know)" in out and "(unsure)" in out
     assert "Summary: " in out and "/3 right" in out
     store = ProgressStore.in_dir(isolated_home)
     reviews = store.reviews()

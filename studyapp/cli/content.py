@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from studyapp.exercises.registry import metadata_problems
 from studyapp.i18n import Translator
 from studyapp.labrunner import registry
 from studyapp.quiz.choice_cues import choice_scores
+from studyapp.quiz.questions import KIND_DRILL, all_questions
 
 # `studyapp check`'s cue figures: seeds of generated 4-choice questions per topic, and O/X splits
 # (tests/test_cues.py and benchmarks/cue_solver.py use more).
@@ -81,6 +83,7 @@ def cmd_check(args: argparse.Namespace, t: Translator) -> int:
 def cmd_topics(args: argparse.Namespace, t: Translator) -> int:
     content = load_content_for(args)
     rows = []
+    drills = Counter(q.topic for q in all_questions(content).values() if q.kind == KIND_DRILL)
     for topic in content.ordered_topics():
         items = content.items_for_topic(topic.id)
         rows.append(
@@ -91,6 +94,7 @@ def cmd_topics(args: argparse.Namespace, t: Translator) -> int:
                 "parent": topic.parent,
                 "items": len(items),
                 "o_items": sum(i.answer == "O" for i in items),
+                "drills": drills.get(topic.id, 0),  # Home and the cards count these too (N24)
                 "labs": list(topic.labs),
             }
         )
@@ -99,11 +103,17 @@ def cmd_topics(args: argparse.Namespace, t: Translator) -> int:
         return EXIT_OK
 
     table = Table(box=None)
-    for column in ("id", t("topics.header"), t("topics.items"), t("topics.labs")):
+    for column in ("id", t("topics.header"), t("topics.items"), t("topics.drills"), t("topics.labs")):
         table.add_column(column)
     for row in rows:
         indent = "  └ " if row["parent"] else ""
-        table.add_row(row["id"], f"{indent}{row['title']}", str(row["items"]), ", ".join(row["labs"]))
+        table.add_row(
+            row["id"],
+            f"{indent}{row['title']}",
+            str(row["items"]),
+            str(row["drills"]),
+            ", ".join(row["labs"]),
+        )
     Console().print(table)
     return EXIT_OK
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from studyapp import locations
-from studyapp.cli.common import open_store
+from studyapp.cli.common import load_content, open_store
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.exercises import checker, workspace
 from studyapp.exercises.checker import PASSED, USAGE, run_check
@@ -145,10 +146,21 @@ def cmd_list(args: argparse.Namespace, t: Translator) -> int:
         print(t("ex.none"))
         return EXIT_OK
 
+    console = Console()
+    # One line per exercise: under 100 columns the title is cut (`--json` has it whole).
+    narrow = console.width < 100
     table = Table(box=None)
     for column in ("ex.col.id", "ex.col.status", "ex.col.checklist", "ex.col.lab", "ex.col.title"):
-        table.add_column(t(column))
-    styles = {"passed": "green", "failing": "yellow", "not started": "dim"}
+        title = column == "ex.col.title"
+        table.add_column(
+            t(column),
+            no_wrap=narrow,
+            overflow="ellipsis",
+            max_width=24 if title and narrow else None,
+            min_width=11 if column == "ex.col.status" else None,
+        )
+    styles = {"passed": "green", "failing": "yellow", "started": "cyan", "not started": "dim"}
+    numbers = _checklist_numbers(args)
     for row in rows:
         status = t(f"ex.status.{row['status']}")
         if row["stale"]:
@@ -158,12 +170,21 @@ def cmd_list(args: argparse.Namespace, t: Translator) -> int:
         table.add_row(
             row["id"],
             Text(status, style=styles.get(row["status"], "")),
-            ", ".join(row["checklist"]),
+            ", ".join(numbers.get(c, c) for c in row["checklist"]),  # numbers, as the app names items
             row["lab"],
             Text(row["title"] if t.lang == "ko" else row["title_en"]),
         )
-    Console().print(table)
+    console.print(table)
     return EXIT_OK
+
+
+def _checklist_numbers(args: argparse.Namespace) -> dict[str, str]:
+    """Checklist id → its number; empty when the content cannot be read (ids are shown then)."""
+    try:
+        content = load_content(args)
+    except StudyappError:
+        return {}
+    return {entry.id: str(entry.number) for entry in content.checklist}
 
 
 def _workspace_for(args: argparse.Namespace, store: Any, info: Any) -> Path:
@@ -331,6 +352,36 @@ def cmd_watch(args: argparse.Namespace, t: Translator) -> int:
     return EXIT_INTERRUPTED
 
 
+_BLOCK_START = re.compile(r"^(?:[-*+>#|]|```|\d+[.)]\s)")
+
+
+def unwrap_paragraphs(text: str) -> str:
+    """hints.md is wrapped at ~100 columns in the source; printed as is, an 80-column terminal
+    breaks every line twice (N33). Join each paragraph's (and list item's) lines into one and let
+    the terminal wrap; code blocks, tables and headings stay as written."""
+    out: list[str] = []
+    in_code = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            in_code = not in_code
+            out.append(line)
+            continue
+        previous = out[-1].strip() if out else ""
+        joinable = (
+            not in_code
+            and stripped
+            and previous
+            and not _BLOCK_START.match(stripped)
+            and not previous.startswith(("```", "|", "#"))
+        )
+        if joinable:
+            out[-1] = out[-1].rstrip() + " " + stripped
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def cmd_hint(args: argparse.Namespace, t: Translator) -> int:
     info = _exercise(args.id)
     hints = info.hints()
@@ -340,7 +391,8 @@ def cmd_hint(args: argparse.Namespace, t: Translator) -> int:
     store = _open_store(args)
     revealed = exercise_store.reveal_next_hint(store, info.id, len(hints))
     print(t("ex.hint", number=revealed, total=len(hints)))
-    print(hints[revealed - 1])
+    # wrapped at spaces by terminal cells (Hangul is two wide), not cut mid-word by the terminal
+    Console(highlight=False).print(Text(unwrap_paragraphs(hints[revealed - 1])))
     if revealed == len(hints):
         print(t("ex.hint.last", id=info.id))
     return EXIT_OK

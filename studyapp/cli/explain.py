@@ -19,7 +19,7 @@ from studyapp.content.explain import ExplainPrompt, load_explain
 from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
-from studyapp.quiz.explain import ExplainSession, find_prompt, latest_by_prompt, next_prompt
+from studyapp.quiz.explain import ExplainSession, drafted, find_prompt, latest_by_prompt, next_prompt
 
 _YES = {"y", "yes", "ㅛ", "o", "1", "예", "네"}
 _NO = {"n", "no", "ㅜ", "x", "0", "2", "아니오", "아니요"}
@@ -77,6 +77,7 @@ def _list(
     out: TextIO,
 ) -> int:
     latest = latest_by_prompt(store)
+    drafts = drafted(store)
     numbers = {e.id: e.number for e in content.checklist}
     if as_json:
         rows = [
@@ -86,6 +87,7 @@ def _list(
                 "number": numbers.get(p.checklist),
                 "prompt": p.prompt,
                 "key_points": len(p.key_points),
+                "draft": p.id in drafts,
                 "latest": None
                 if p.id not in latest
                 else {
@@ -100,12 +102,13 @@ def _list(
         return EXIT_OK
     for p in prompts:
         result = latest.get(p.id)
-        shown = (
-            f"{len(result.covered)}/{result.total_points} ({result.answered_at.astimezone().date()})"
-            if result
-            else t("explain.never")
-        )
-        out.write(t("explain.list_row", id=p.id, number=numbers.get(p.checklist, 0), latest=shown) + "\n")
+        number = numbers.get(p.checklist, 0)
+        if result is None:
+            line = t("explain.list_row_never", id=p.id, number=number)
+        else:
+            shown = f"{len(result.covered)}/{result.total_points} ({result.answered_at.astimezone().date()})"
+            line = t("explain.list_row", id=p.id, number=number, latest=shown)
+        out.write(line + (t("explain.list_draft") if p.id in drafts else "") + "\n")
     return EXIT_OK
 
 

@@ -146,11 +146,18 @@ def _list(args: argparse.Namespace, t: Translator, store: Any) -> int:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return EXIT_OK
 
+    console = Console()
+    # One line per lab: under 100 columns the wide cells are cut (`--json` has them whole).
+    narrow = console.width < NARROW_COLUMNS
     table = Table(box=None)
-    for column in ("lab.id", "lab.title", "lab.topics", "lab.checklist", "lab.last"):
-        table.add_column(t(column))
+    for column, room in LIST_COLUMNS:
+        table.add_column(t(column), no_wrap=narrow, overflow="ellipsis", max_width=room if narrow else None)
     for row in rows:
-        last = f"{row['last_status']}: {row['last_summary'] or ''}" if row["last_status"] else t("lab.never")
+        last = (
+            last_result(row["id"], row["last_status"], row["last_summary"])
+            if row["last_status"]
+            else t("lab.never")
+        )
         table.add_row(
             row["id"],
             Text(row["title"]),
@@ -158,8 +165,28 @@ def _list(args: argparse.Namespace, t: Translator, store: Any) -> int:
             ", ".join(row["checklist"]),
             Text(last[:60]),
         )
-    Console().print(table)
+    console.print(table)
     return EXIT_OK
+
+
+NARROW_COLUMNS = 100
+LIST_COLUMNS = (
+    ("lab.id", 11),
+    ("lab.title", 22),
+    ("lab.topics", 12),
+    ("lab.checklist", 12),
+    ("lab.last", 11),
+)
+
+
+def last_result(lab_id: str, status: str, summary: str | None) -> str:
+    """`cancelled (app closed)`, not `cancelled: amdahl: cancelled (app closed)` (N27): the run's
+    summary often starts with the lab id and its status already."""
+    text = (summary or "").strip()
+    text = text.removeprefix(f"{lab_id}:").strip()
+    if not text:
+        return status
+    return text if text.startswith(status) else f"{status}: {text}"
 
 
 def _ask_check_question(store: Any, info: registry.LabInfo, t: Translator) -> None:

@@ -36,7 +36,10 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> Any:  # type: ignore[override]
-        raise StudyappError(f"{self.prog}: {message}")
+        # The error frame prints "studyapp: " already: name the subcommand only, not the program
+        # twice ("studyapp: studyapp quiz: …", N12).
+        command = self.prog.removeprefix("studyapp").strip()
+        raise StudyappError(f"{command}: {message}" if command else message)
 
 
 def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -64,6 +67,8 @@ COMMAND_MODULES = {
     "progress": "studyapp.cli.progress",
     "exercise": "studyapp.cli.exercise",
     "explain": "studyapp.cli.explain",
+    "export": "studyapp.cli.export",
+    "serve": "studyapp.cli.serve",
 }
 _VALUED_GLOBALS = ("--content", "--data-dir", "--lang")
 
@@ -140,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         arguments = sys.argv[1:] if argv is None else list(argv)
         args, extra = build_parser(arguments).parse_known_args(arguments)
         if extra and args.command != "lab":
-            raise StudyappError(f"studyapp: unrecognized arguments: {' '.join(extra)}")
+            raise StudyappError(f"unrecognized arguments: {' '.join(extra)}")
         if args.command == "lab":
             args.lab_args = _lab_args(extra)  # options for the lab itself, passed through
         t = Translator(args.lang)

@@ -18,6 +18,7 @@ from studyapp.progress.db import StoreError
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import Feedback, QuizSession, SessionOptions, Summary, finish_unsaved
 from studyapp.quiz.kinds import kind_of
+from studyapp.quiz.presenting import elapsed_text
 from studyapp.quiz.questions import Question
 
 
@@ -43,7 +44,7 @@ def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list
     for block in view.blocks:
         indent = ""
         if block.heading is not None:
-            symbol = "✓" if block.true_statement else "✗"
+            symbol = {True: "✓", False: "✗"}.get(block.verdict, " ")  # ✓ the answer, ✗ a wrong pick
             lines.append(f" {symbol} {block.heading} {' '.join(f'← {tag}' for tag in block.tags)}".rstrip())
             indent = "     "
         lines.append(f"{indent}{block.text}")
@@ -57,7 +58,13 @@ def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list
 
 def format_summary(summary: Summary, content: Content, t: Translator) -> list[str]:
     lines = [
-        t("plain.summary", correct=summary.correct, answered=summary.answered, minutes=summary.elapsed_s / 60)
+        # "12 s" or "3 min 5 s", as the TUI's summary says it (not "0.0 min": N18)
+        t(
+            "plain.summary",
+            correct=summary.correct,
+            answered=summary.answered,
+            time=elapsed_text(summary.elapsed_s, t),
+        )
     ]
     for topic_id, (right, wrong) in summary.per_topic.items():
         title = content.topics[topic_id].title if topic_id in content.topics else topic_id

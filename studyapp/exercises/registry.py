@@ -74,8 +74,11 @@ class ExerciseInfo:
         korean = lines[:english_at]
         while korean and korean[-1].strip() in ("", "---"):
             korean.pop()
-        chosen = lines[english_at:] if lang == "en" else korean
-        return "\n".join(chosen).strip()
+        if lang != "en":
+            return "\n".join(korean).strip()
+        # The marker finds the paragraph; it is not part of what the learner reads.
+        english = [re.sub(r"^\*{0,2}English\.\*{0,2}\s*", "", lines[english_at]), *lines[english_at + 1 :]]
+        return "\n".join(english).strip()
 
     def hints(self) -> list[str]:
         """The hints in order: hints.md split at lines holding only `---`."""

@@ -5,7 +5,8 @@ The same rules feed `studyapp exercise list`, the TUI and checklist readiness:
   the solution had been shown before that first pass;
 - a pass recorded against an older checker is stale (0.5) until it is checked again;
 - a failing check after a pass (the learner broke it) drops it to 0.25;
-- never passed: 0. Verdicts that say nothing about the code (undecided: the machine was too busy,
+- never passed: 0 ("not started" until the starter is copied, then "started" until the first
+  check that decides). Verdicts that say nothing about the code (undecided: the machine was too busy,
   a checker error, a timeout, an interrupted run) change nothing.
 """
 
@@ -16,10 +17,12 @@ from datetime import datetime
 from typing import Any
 
 from studyapp.exercises.registry import ExerciseInfo
+from studyapp.exercises.workspace import default_workspace
 from studyapp.progress import exercise_store
 from studyapp.progress.exercise_store import DECISIVE, ExerciseCheck
 
 NOT_STARTED = "not started"
+STARTED = "started"  # the starter was copied; no check yet
 FAILING = "failing"
 PASSED = "passed"
 
@@ -32,7 +35,7 @@ SCORE_BROKEN = 0.25
 @dataclass(frozen=True)
 class ExerciseStatus:
     exercise_id: str
-    status: str  # not started | failing | passed
+    status: str  # not started | started | failing | passed
     score: float  # readiness evidence, 0–1
     stale: bool  # the latest pass was against an older checker
     broken: bool  # failing now after having passed
@@ -59,15 +62,16 @@ def exercise_status(
     checks: list[ExerciseCheck],
     current_hash: str,
     solution_seen: datetime | None = None,
+    started: bool = False,
 ) -> ExerciseStatus:
-    """`checks` oldest first, all for this exercise."""
+    """`checks` oldest first, all for this exercise; `started`: its workspace exists."""
     last = checks[-1] if checks else None
     decisive = [c for c in checks if c.verdict in DECISIVE]
     current = [c for c in decisive if c.checker_hash == current_hash]
     ever_passed = any(c.passed for c in decisive)
     stale = broken = solution_first = False
     if not checks:
-        status, score = NOT_STARTED, 0.0
+        status, score = (STARTED if started else NOT_STARTED), 0.0
     elif current:
         latest = current[-1]
         if latest.passed:
@@ -109,9 +113,17 @@ def all_statuses(exercises: dict[str, ExerciseInfo], store: Any) -> dict[str, Ex
             grouped.get(exercise_id, []),
             info.checker_hash(),
             exercise_store.solution_seen_at(store, exercise_id),
+            started=has_workspace(store, exercise_id),
         )
         for exercise_id, info in exercises.items()
     }
+
+
+def has_workspace(store: Any, exercise_id: str) -> bool:
+    """The starter was copied: the recorded workspace (or the default one) is a folder."""
+    recorded = exercise_store.workspace(store, exercise_id)
+    path = recorded or default_workspace(store.path.parent, exercise_id)
+    return path.is_dir()
 
 
 def has_passed(checks: list[ExerciseCheck]) -> bool:

@@ -35,7 +35,7 @@ import math
 import random
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from studyapp.content.cues import ChoiceCase, Form, form_credits, has_absolute_word, has_hedge, text_length
@@ -794,3 +794,18 @@ def record_choice(
         schedules.append(saved.schedule)
         problem = problem or saved.problem
     return schedules, problem
+
+
+def reshuffled(question: Question, rng: random.Random) -> Question:
+    """A 4-choice question asked again with its options in a new order and the key elsewhere, so
+    that a retry tests the facts, not the remembered position (the review's N15). Other kinds
+    come back as they are."""
+    choice = question.choice
+    if choice is None or len(choice.options) < 2:
+        return question
+    others = [i for i in range(len(choice.options)) if i != choice.answer_index]
+    new_key = rng.choice(others)  # the key moves
+    distractors = list(choice.distractors)
+    rng.shuffle(distractors)
+    options = (*distractors[:new_key], choice.key, *distractors[new_key:])
+    return as_question(replace(choice, options=options, answer_index=new_key))

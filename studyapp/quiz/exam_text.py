@@ -41,17 +41,23 @@ def topic_scores(result: ExamResult, content: Content) -> list[tuple[str, int, i
     return [(topic_id, right, total) for topic_id, (right, total) in ranked]
 
 
-def intro_lines(session: ExamSession, t: Translator) -> list[str]:
+def intro_lines(session: ExamSession, t: Translator, keys: bool = False) -> list[str]:
+    """The intro; `keys`: the front end changes settings with keys (the TUI), so name the key
+    rather than the command-line option."""
+    retry_of = session.settings.retry_of
     lines = [
         t(
-            "exam.intro",
+            "exam.intro_retry" if retry_of else "exam.intro",
             count=session.total,
             limit=format_clock(session.time_limit_s),
             mark=percent(session.settings.pass_mark),
+            id=(retry_of or "")[:8],
         ),
         t("exam.kind_line", kind=t(f"exam.kind.{session.kind}")),
         t("exam.rules"),
-        t("exam.schedule_on") if session.settings.schedule else t("exam.schedule_off"),
+        t("exam.schedule_on")
+        if session.settings.schedule
+        else t("exam.schedule_off_key" if keys else "exam.schedule_off"),
     ]
     if session.notice:
         lines.append(t("exam.fallback", notice=t(session.notice)))
@@ -108,8 +114,9 @@ def miss_lines(record: QuestionResult, content: Content, t: Translator) -> list[
     ]
     if question.kind == KIND_CHOICE:
         for number, option in enumerate(question.options, start=1):
-            marks = ("✓ " if str(number) == question.answer else "  ") + (
-                "← " if record.response == str(number) else ""
+            mine = record.response == str(number)  # ✓ the answer, ✗ a wrong pick (as in the quiz)
+            marks = ("✓ " if str(number) == question.answer else "✗ " if mine else "  ") + (
+                "← " if mine else ""
             )
             truth = t("exam.option_true") if option.true_statement else t("exam.option_false")
             lines.append(f"   {marks}{number}) {option.text} — {truth}")

@@ -6,6 +6,9 @@ The flow is one `ExplainSession` per prompt: WRITING → (submit) → REVIEWING 
 The model answer stays hidden until an answer was written, so the learner commits to their own
 words first; an empty answer is refused (a blank is not an attempt). No Textual here: the TUI
 screen and `--plain` both drive this class. Rows go to the store's `explain_answers` table.
+
+A draft (the text being written, one per prompt) is kept in the store's `meta` table until the
+answer is saved, so that leaving the screen, switching prompts or quitting loses nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ WRITING = "writing"
 REVIEWING = "reviewing"
 DONE = "done"
 MAX_ANSWER_CHARS = 20_000  # a pasted novel is not an answer, and the row must stay small
+DRAFT_PREFIX = "explain.draft."  # + prompt id: a meta key
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,7 @@ def record_result(
         answered_at=when,
     )
     with store.transaction() as db:
+        db.execute("DELETE FROM meta WHERE key = ?", (DRAFT_PREFIX + prompt.id,))  # saved: no draft
         db.execute(
             "INSERT INTO explain_answers(uid, prompt_id, checklist_id, answer_text, covered_json,"
             " total_points, answered_at) VALUES (?,?,?,?,?,?,?)",
@@ -114,6 +119,23 @@ def record_result(
             ),
         )
     return result
+
+
+def load_draft(store: ProgressStore, prompt_id: str) -> str:
+    """The text written for this prompt and not saved as an answer yet ("" when none)."""
+    return store.get_meta(DRAFT_PREFIX + prompt_id) or ""
+
+
+def save_draft(store: ProgressStore, prompt_id: str, text: str) -> None:
+    """Keep `text` as this prompt's draft (one write); blank text removes the draft."""
+    store.set_meta(DRAFT_PREFIX + prompt_id, text[:MAX_ANSWER_CHARS] if text.strip() else None)
+
+
+def drafted(store: ProgressStore) -> set[str]:
+    """The prompt ids that have a draft."""
+    with store.transaction() as db:
+        rows = db.execute("SELECT key FROM meta WHERE key LIKE ?", (DRAFT_PREFIX + "%",)).fetchall()
+    return {row[0].removeprefix(DRAFT_PREFIX) for row in rows}
 
 
 def history(store: ProgressStore, prompt_id: str | None = None) -> list[ExplainResult]:

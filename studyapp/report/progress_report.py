@@ -27,7 +27,7 @@ from studyapp.progress.store import ProgressStore
 from studyapp.progress.transfer import export_data, import_data
 from studyapp.report import plan, prediction
 from studyapp.report.prediction_text import plan_lines, prediction_lines
-from studyapp.report.readiness import checklist_readiness, overall
+from studyapp.report.readiness import checklist_readiness, overall, step_of_row
 from studyapp.report.stats import progress_report
 
 
@@ -84,6 +84,10 @@ def _bar(value: float, width: int = 10) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
+def _lab_state(status: str | None, t: Translator) -> str:
+    return t(f"labs.status.{status}") if status else t("progress.never")
+
+
 def print_report(data: dict[str, Any], t: Translator, cutoff: float | None = None) -> None:
     """The report on the terminal; `cutoff`: the learner's per-topic cutoff, named with the pass mark."""
 
@@ -130,7 +134,7 @@ def print_report(data: dict[str, Any], t: Translator, cutoff: float | None = Non
     checklist.add_column("")
     checklist.add_column(t("progress.next"))
     for entry in data["checklist"]:
-        step = Text(entry["next_step"])
+        step = Text(step_of_row(entry, t))  # in the --lang language (N11)
         if entry.get("raise_with"):  # the exercises whose pass would raise this item
             step.append(f"\n{t('progress.raise_with')}: {', '.join(entry['raise_with'])}", style="dim")
         checklist.add_row(
@@ -142,10 +146,11 @@ def print_report(data: dict[str, Any], t: Translator, cutoff: float | None = Non
     console.print(checklist)
     forecast = " ".join(f"{d['date'][5:]}:{d['due']}" for d in data["due_forecast"])
     console.print(f"{t('progress.forecast')}: {forecast}")
-    labs = " ".join(f"{lab}:{info['last_status'] or '-'}" for lab, info in data["labs"].items())
+    # words, not raw ids and states (N12): "amdahl 성공 · benchmark 아직 없음"
+    labs = " · ".join(f"{lab} {_lab_state(info['last_status'], t)}" for lab, info in data["labs"].items())
     console.print(f"{t('progress.labs')}: {labs}")
     if data.get("exercises"):
-        shown = " ".join(f"{k}:{v['status'].replace(' ', '-')}" for k, v in data["exercises"].items())
+        shown = " · ".join(f"{k} {t('ex.status.' + v['status'])}" for k, v in data["exercises"].items())
         console.print(f"{t('progress.exercises')}: {shown}")
 
     for line in attempt_lines(data.get("exams", []), t):
@@ -172,7 +177,7 @@ def to_markdown(data: dict[str, Any], t: Translator, cutoff: float | None = None
     for entry in data["checklist"]:
         raise_with = ", ".join(entry.get("raise_with", [])) or "-"
         lines.append(
-            f"| {entry['number']} | {entry['text']} | {_pct(entry['readiness'])} | {entry['next_step']} | {raise_with} |"
+            f"| {entry['number']} | {entry['text']} | {_pct(entry['readiness'])} | {step_of_row(entry, t)} | {raise_with} |"
         )
     lines += ["", f"## {t('progress.mastery')}", ""]
     lines += ["| 주제 | 숙달 | 본 문항 | 최근 정답률 | 오늘 복습 |", "| --- | --- | --- | --- | --- |"]

@@ -28,6 +28,7 @@ from typing import Any
 
 from studyapp.content.model import ChecklistEntry, Content
 from studyapp.exercises.status import all_statuses
+from studyapp.i18n import Translator
 from studyapp.progress.scheduler import ItemSchedule
 from studyapp.progress.store import LabRun, ProgressStore, Review, from_iso
 from studyapp.quiz.questions import Question, all_questions
@@ -90,6 +91,7 @@ class Readiness:
             "exercises": list(self.evidence.get("exercises", {})),
             "raise_with": self.raise_with,
             "next_step": self.next_step,
+            "action": {"kind": self.action.kind, "target": self.action.target, "stale": self.action.stale},
         }
 
 
@@ -313,18 +315,33 @@ def next_action(
     return NextStep("ready")
 
 
-def step_line(entry: ChecklistEntry, step: NextStep, evidence: dict[str, Any]) -> str:
-    """The next step as `studyapp progress` prints it: Korean, naming the command to run."""
-    lines = {
-        "quiz": f"복습: studyapp quiz --checklist {entry.id} (연결 문항 {evidence['quiz'].get('items', 0)}개)",
-        "exercise_start": f"과제: studyapp exercise start {step.target}",
-        "exercise_check": f"과제: studyapp exercise check {step.target}{' (검사기가 바뀜)' if step.stale else ''}",
-        "explain": f"설명하기: studyapp explain {entry.id}",
-        "self_check": f"자기 점검: studyapp progress --self-check {entry.id}",
-        "lab": f"실습: studyapp lab {step.target}",
-        "lab_question": f"실습 확인 문제: studyapp lab {step.target} (끝난 뒤 확인 문제에 답하기)",
-    }
-    return lines.get(step.kind, "준비됨")
+def step_line(
+    entry: ChecklistEntry, step: NextStep, evidence: dict[str, Any], t: Translator | None = None
+) -> str:
+    """The next step as `studyapp progress` prints it, naming the command to run, in `t`'s
+    language (Korean without one: the `next_step` field of the JSON report)."""
+    return step_text(entry.id, step, evidence.get("quiz", {}).get("items", 0), t or Translator("ko"))
+
+
+def step_text(entry_id: str, step: NextStep, quiz_items: int, t: Translator) -> str:
+    stale = t("progress.step.stale") if step.stale else ""
+    if step.kind not in STEP_KINDS:
+        return t("progress.step.ready")
+    return t(f"progress.step.{step.kind}", id=entry_id, target=step.target, items=quiz_items, stale=stale)
+
+
+def step_of_row(row: Mapping[str, Any], t: Translator) -> str:
+    """A report row's (`Readiness.to_dict()`) next step in `t`'s language (`studyapp progress`
+    follows --lang; the stored `next_step` text is Korean)."""
+    action = row.get("action") or {}
+    step = NextStep(
+        str(action.get("kind", "ready")), str(action.get("target", "")), bool(action.get("stale"))
+    )
+    items = int(row.get("evidence", {}).get("quiz", {}).get("items", 0))
+    return step_text(str(row.get("id", "")), step, items, t)
+
+
+STEP_KINDS = ("quiz", "exercise_start", "exercise_check", "explain", "self_check", "lab", "lab_question")
 
 
 def _discover_exercises() -> dict[str, Any]:

@@ -136,3 +136,42 @@ def progress_report(
         ],
         "due_forecast": [{"date": d.isoformat(), "due": n} for d, n in due_forecast(store, now, tz)],
     }
+
+
+def retention_curve(store: ProgressStore, now: datetime, days: int = 30) -> list[tuple[int, float]]:
+    """The forgetting curve of what has been learnt: the mean probability (FSRS) of recalling the
+    items answered so far, today and on each of the next `days` days if none is reviewed again.
+    Empty before the first answer."""
+    schedules = [s for s in store.schedules().values() if s.last_review is not None]
+    if not schedules:
+        return []
+    return [
+        (offset, sum(s.retrievability(now + timedelta(days=offset)) for s in schedules) / len(schedules))
+        for offset in range(days + 1)
+    ]
+
+
+def accuracy_per_day(
+    store: ProgressStore, now: datetime, tz: tzinfo | None = None, days: int = 30
+) -> list[tuple[date, float | None]]:
+    """Retention as measured: the share of right answers on each of the last `days` local days
+    (None on a day without answers)."""
+    zone = tz or local_tz()
+    today = now.astimezone(zone).date()
+    right: Counter[date] = Counter()
+    answered: Counter[date] = Counter()
+    for review in store.reviews(since=now - timedelta(days=days + 1)):
+        day = review.reviewed_at.astimezone(zone).date()
+        answered[day] += 1
+        right[day] += bool(review.correct)
+    result: list[tuple[date, float | None]] = []
+    for offset in range(days - 1, -1, -1):
+        day = today - timedelta(days=offset)
+        result.append((day, right[day] / answered[day] if answered[day] else None))
+    return result
+
+
+def answer_count(reviews: list[Any]) -> int:
+    """Questions answered: a 4-choice answer is stored as one review per option (all four
+    statements are graded), with one time and session; it counts once here (N24)."""
+    return len({(r.session_id, r.reviewed_at) if r.kind == "choice" else r.uid for r in reviews})

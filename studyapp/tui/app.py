@@ -8,6 +8,7 @@ are imported lazily so `studyapp quiz` shows its first question without loading 
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -78,6 +79,28 @@ class StudyCommands(Provider):
                 yield Hit(score, matcher.highlight(title), callback, help=help_text)
 
 
+def study_palette(t: Translator, **kwargs: Any) -> Screen[Any]:
+    """Textual's command palette, saying "no matches" in the interface language (N12)."""
+    from rich.align import Align
+    from rich.text import Text
+    from textual.command import CommandList, CommandPalette
+
+    class StudyPalette(CommandPalette):
+        def _start_no_matches_countdown(self, search_value: str) -> None:
+            # Textual adds its English line after a short countdown; ours replaces it just after.
+            super()._start_no_matches_countdown(search_value)
+            self.set_timer(self._NO_MATCHES_COUNTDOWN + 0.05, self._say_no_matches)
+
+        def _say_no_matches(self) -> None:
+            # no such line (a match came in meanwhile): nothing to say
+            with contextlib.suppress(Exception):
+                self.query_one(CommandList).replace_option_prompt(
+                    self._NO_MATCHES, Align.center(Text(t("cmd.no_matches"), style="not bold"))
+                )
+
+    return StudyPalette(**kwargs)
+
+
 class StudyApp(App[int]):
     """studyapp's TUI. Build it with `make_app`."""
 
@@ -125,7 +148,10 @@ class StudyApp(App[int]):
         """Refuse to draw into a pipe: `printf 'o\\n' | studyapp quiz` would wait forever for keys
         that never come. One line and exit 2 instead (the CLI checks first; this is the TUI's own
         guard for any other caller). Headless runs (tests, snapshots) are not terminals anyway."""
-        if not kwargs.get("headless") and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        # A driver named in $TEXTUAL_DRIVER (textual-serve's web driver: `studyapp serve`) talks
+        # over the pipes on purpose.
+        driven = bool(os.environ.get("TEXTUAL_DRIVER"))
+        if not kwargs.get("headless") and not driven and not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise StudyappError(self.t("tui.needs_terminal"))
         return super().run(*args, **kwargs)
 
@@ -149,6 +175,19 @@ class StudyApp(App[int]):
 
     # -- startup -------------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
+        if self._first_session is not None:
+            # Screens load on first use: importing all of them up front costs ~40 % more start-up.
+            from studyapp.tui.screens.quiz import QuizScreen
+
+            # The quiz screen's rules are in app.tcss, so it can be the default screen (the
+            # fastest first paint). Other screens have a CSS_PATH, which Textual reads when a
+            # screen is pushed, not for a default screen: they open on Home (see on_mount).
+            return QuizScreen(self._first_session.options, session=self._first_session)
+        return super().get_default_screen()
+
+    def _opening_screen(self) -> Screen[Any] | None:
+        """The screen `studyapp quiz --mode exam` or `studyapp explain [ID]` opens on, pushed over
+        Home so that its stylesheet loads and Esc comes back to Home."""
         if self.start == "exam" and self.options is not None:  # `studyapp quiz --mode exam`
             # Screens load on first use: importing all of them up front costs ~40 % more start-up.
             from studyapp.tui.screens.exam import ExamIntroScreen
@@ -156,17 +195,15 @@ class StudyApp(App[int]):
             return ExamIntroScreen(self.options)  # type: ignore[arg-type]
         if self.start.startswith("explain:"):  # `studyapp explain [ID]`
             return self._explain_screen(prompt_id=self.start.removeprefix("explain:"))
-        if self._first_session is not None:
-            # Screens load on first use: importing all of them up front costs ~40 % more start-up.
-            from studyapp.tui.screens.quiz import QuizScreen
-
-            return QuizScreen(self._first_session.options, session=self._first_session)
-        return super().get_default_screen()
+        return None
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._save_theme)
-        if self.start != "quiz" and self.start != "exam" and not self.start.startswith("explain:"):
+        if self.start != "quiz":
             self.switch_mode(self.start if self.start in SECTION_IDS else "home")
+            opening = self._opening_screen()
+            if opening is not None:
+                self.push_screen(opening)
         if self.store.notice and not self._notice_shown:
             self._notice_shown = True
             self.notify(
@@ -199,13 +236,14 @@ class StudyApp(App[int]):
         from textual.command import CommandPalette
 
         if self.use_command_palette and not CommandPalette.is_open(self):
-            self.push_screen(CommandPalette(id="--command-palette", placeholder=self.t("cmd.search")))
+            self.push_screen(study_palette(self.t, id="--command-palette", placeholder=self.t("cmd.search")))
 
     def search_themes(self) -> None:
-        from textual.command import CommandPalette
         from textual.theme import ThemeProvider
 
-        self.push_screen(CommandPalette(providers=[ThemeProvider], placeholder=self.t("cmd.search_themes")))
+        self.push_screen(
+            study_palette(self.t, providers=[ThemeProvider], placeholder=self.t("cmd.search_themes"))
+        )
 
     def action_help_quit(self) -> None:
         """ctrl+c: say how to quit, in the interface language (Textual's text is English)."""
@@ -221,11 +259,27 @@ class StudyApp(App[int]):
 
     def refused_in_session(self) -> bool:
         """During a session, F2–F6 and the other section keys stay enabled so that they can say
-        why they do nothing ("End the session with q first"); the answers are already saved."""
+        why they do nothing, naming the key that ends it where the learner is; the answers are
+        already saved."""
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
+        from studyapp.tui.screens.exam import ExamScreen
+
         if self.in_session():
-            self.notify(self.t("notify.finish_session_first"))
+            in_exam = any(isinstance(screen, ExamScreen) for screen in self.screen_stack)
+            self.notify(self.t("notify.finish_exam_first" if in_exam else "notify.finish_session_first"))
             return True
         return False
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q and the palette's Quit. A screen that would lose something (a timed mock exam,
+        explain-it key points not saved yet) asks first through its `confirm_quit`."""
+        for screen in reversed(self.screen_stack):  # a help or palette screen may be on top
+            confirm = getattr(screen, "confirm_quit", None)
+            if callable(confirm):
+                if confirm():
+                    return
+                break
+        self.exit()
 
     def action_section(self, name: str) -> None:
         if self.refused_in_session():

@@ -28,3 +28,14 @@ def translate_bindings(node: Any, t: Translator) -> None:
             replace(b, description=t(b.description)) if b.description.startswith("key.") else b
             for b in bindings
         ]
+
+
+def relabel_binding(node: Any, action: str, description: str) -> None:
+    """Give the binding of `action` on this node another description (what the key does now),
+    for this instance only, like `translate_bindings`."""
+    bindings_map = getattr(node, "_bindings", None)
+    table = getattr(bindings_map, "key_to_bindings", None)
+    if not isinstance(table, dict):
+        return
+    for key, bindings in table.items():
+        table[key] = [replace(b, description=description) if b.action == action else b for b in bindings]

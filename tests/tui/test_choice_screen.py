@@ -85,7 +85,10 @@ async def test_right_pick_explains_every_option_and_credits_all_four(
         rendered = str(body)
         for option in question.choice.options:  # type: ignore[union-attr]
             assert option.statement in rendered and f"{option.id} 해설이다." in rendered
-        assert rendered.count("✗ ") == 3 and rendered.count("✓ ") >= 2  # verdict + the true one
+        # ✓ means "the answer" everywhere (issue 23, N7): the verdict and option 3; no ✗ for a right
+        # pick; each option's truth is its [O]/[X] tag.
+        assert rendered.count("✗ ") == 0 and rendered.count("✓ ") == 2 and "✓ 3) [O]" in rendered
+        assert rendered.count("[X]") == 3
         ratings = {r.item_id: r.rating for r in store.reviews()}
         assert ratings == {"c-o1": 3, "c-x1": 2, "c-x2": 2, "c-x3": 2}
         assert {r.kind for r in store.reviews()} == {"choice"}
@@ -100,6 +103,7 @@ async def test_wrong_pick_dont_know_and_undo(make: Any, store: ProgressStore, co
         assert screen.state == FEEDBACK
         rendered = str(screen.query_one("#feedback").render())
         assert "✗ 틀림" in rendered and "내 선택: 2번" in rendered and "← 내 선택" in rendered
+        assert "✗ 2) [X]" in rendered and "✓ 3) [O]" in rendered  # ✗ the wrong pick, ✓ the answer
         label = content.misconceptions[question.choice.options[1].misconception or ""]  # type: ignore[union-attr]
         assert label in rendered  # the picked false statement's misconception
         assert {r.item_id: r.rating for r in store.reviews()} == {"c-o1": 1, "c-x2": 1}
@@ -107,7 +111,7 @@ async def test_wrong_pick_dont_know_and_undo(make: Any, store: ProgressStore, co
         assert screen.state == ASKING and store.review_count() == 0
         await pilot.press("0")  # don't know
         rendered = str(screen.query_one("#feedback").render())
-        assert "고르지 않음" in rendered and "(모름 표시로 기록)" in rendered
+        assert "모르겠음" in rendered and rendered.count("(모름 표시로 기록)") == 1  # said once (N30)
         reviews = store.reviews()
         assert [(r.item_id, r.rating, r.unsure) for r in reviews] == [("c-o1", 1, True)]
         await pilot.press("enter")

@@ -180,8 +180,12 @@ async def test_explain_it_from_the_checklist(make: Any, store: ProgressStore) ->
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is checklist
+        # the evidence sits under the next step now (N3): scroll the detail to it
+        checklist.query_one("#checklist-detail").scroll_end(animate=False)
+        await pilot.pause()
         text = flat(screen_text(app))
-        assert flat("설명하기: 핵심 포인트") in text  # the evidence line on the checklist
+        # the evidence line on the checklist, saying how many of the item's prompts were answered (N31)
+        assert flat("설명하기: 문제 1/") in text and flat("핵심 포인트 평균") in text
 
 
 async def test_home_d_opens_explain_it_and_help_lists_the_new_screens(make: Any) -> None:
@@ -208,7 +212,11 @@ async def test_studyapp_explain_id_opens_on_that_prompt_and_esc_goes_home(make: 
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ExplainScreen) and screen.prompt.id == "explain-pipeline-case"
-        assert "explain-pipeline-case" in screen_text(app)
+        # that prompt on screen; the title names the checklist item, not the internal id (N20)
+        assert flat(screen.prompt.prompt[:24]) in flat(screen_text(app))
+        assert "explain-pipeline-case" not in screen_text(app) and flat("설명하기·체크리스트") in flat(
+            screen_text(app)
+        )
         await pilot.press("ctrl+n")  # the next prompt, before writing
         assert screen.prompt.id != "explain-pipeline-case"
         await pilot.press("escape")

@@ -227,6 +227,7 @@ async def test_open_hands_the_workspace_to_the_file_manager_without_an_editor(
 ) -> None:
     monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("DISPLAY", ":0")  # a desktop session (without one `o` says so: issue 23, N10)
     opened: list[str] = []
     app = make()
     monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))

@@ -142,7 +142,9 @@ async def test_function_keys_in_a_quiz_say_why(make: Any, content: Content) -> N
         await pilot.press("f4")
         await pilot.pause()
         assert isinstance(app.screen, QuizScreen)
-        assert any("End the session with q first" in n.message for n in app._notifications)
+        assert any(
+            "End the session with Esc first" in n.message for n in app._notifications
+        )  # q is typed in a drill box (N8)
 
 
 async def test_escape_stays_on_the_key_bar_at_80_columns(make: Any) -> None:

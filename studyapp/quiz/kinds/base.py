@@ -51,7 +51,10 @@ class FeedbackBlock:
 
     text: str  # the explanation
     heading: str | None = None  # an option: "1) [O] statement"
-    true_statement: bool | None = None  # ✓ or ✗ before the heading
+    true_statement: bool | None = None  # the option's own truth (its [O]/[X] tag says it too)
+    # ✓ the answer, ✗ the learner's wrong pick, nothing for the others: the same meaning as the
+    # verdict line and the mock exam's result, so ✓ never marks a pick that was wrong.
+    verdict: bool | None = None
     tags: tuple[str, ...] = ()  # "answer", "your pick"
     emphasised: bool = False  # the key or the pick
     exam_note: str | None = None

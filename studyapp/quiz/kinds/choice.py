@@ -52,8 +52,8 @@ class ChoiceKind(QuestionKind):
         return [f"{index + 1}) {item.statement}" for index, item in enumerate(question.choice.options)]
 
     def feedback(self, feedback: Feedback, content: Content, t: Translator) -> FeedbackView:
-        """Every option: ✓ (a true statement) or ✗, the key and the pick marked, and why — one
-        question teaches four facts."""
+        """Every option with its [O]/[X] truth, ✓ on the answer and ✗ on a wrong pick, and why —
+        one question teaches four facts."""
         choice = feedback.question.choice
         assert choice is not None
         blocks = []
@@ -65,6 +65,7 @@ class ChoiceKind(QuestionKind):
                     mark.item.explanation,
                     heading=f"{mark.number}) [{mark.item.answer}] {mark.item.statement}",
                     true_statement=mark.true_statement,
+                    verdict=True if mark.is_key else (False if mark.picked else None),
                     tags=tuple(tags),
                     emphasised=mark.is_key or mark.picked,
                     exam_note=mark.item.exam_note,

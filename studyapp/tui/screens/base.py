@@ -55,6 +55,7 @@ class TitleBar(Widget):
 
     left: reactive[str] = reactive("", layout=False)
     right: reactive[str] = reactive("", layout=False)
+    urgent: reactive[bool] = reactive(False, layout=False)  # the right side in the error colour
 
     def __init__(self, left: str = "", right: str = "", **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -67,7 +68,7 @@ class TitleBar(Widget):
         room = width - cell_len(right) - (2 if right else 0)
         left = fit(self.left, max(0, room))
         gap = " " * max(0, width - cell_len(left) - cell_len(right))
-        return Content.assemble((left, "bold"), gap, (right, "$text-muted"))
+        return Content.assemble((left, "bold"), gap, (right, "bold $error" if self.urgent else "$text-muted"))
 
     def set(self, left: str | None = None, right: str | None = None) -> None:
         if left is not None:

@@ -40,12 +40,13 @@ class ChecklistScreen(StudyScreen):
     def compose(self) -> ComposeResult:
         yield TitleBar(self.t("checklist.title"), id="checklist-title")
         yield DataTable(cursor_type="row", id="checklist-table")
-        with VerticalScroll(id="checklist-detail", can_focus=False):
+        with VerticalScroll(id="checklist-detail"):  # Tab reaches it: ↓ / End read the evidence
             yield Static(id="checklist-text", classes="bold", markup=False)
             yield Static(id="checklist-components", markup=False)
+            # The next step before the evidence: at 80×24 it is the line that must show (N3).
+            yield Static(id="checklist-next", markup=False)
             yield Static(Content(self.t("checklist.evidence")), classes="heading", markup=False)
             yield Vertical(id="checklist-evidence")
-            yield Static(id="checklist-next", markup=False)
             yield Static(Content(self.t("checklist.hint")), classes="muted hint", markup=False)
         yield KeyBar()
 
@@ -152,8 +153,7 @@ class ChecklistScreen(StudyScreen):
         ]
         for exercise_id, info in row.evidence.get("exercises", {}).items():  # a pass raises this item most
             status = t(f"ex.status.{info['status']}") + (f" ({t('ex.stale')})" if info.get("stale") else "")
-            action = "start" if info["status"] == "not started" else "check"
-            lines.append(t("checklist.ev.exercise", id=exercise_id, status=status, action=action))
+            lines.append(t("checklist.ev.exercise", id=exercise_id, status=status))
         for lab, info in row.evidence.get("labs", {}).items():
             answer = info.get("check_question")
             question = (
@@ -175,6 +175,9 @@ class ChecklistScreen(StudyScreen):
                     "checklist.ev.explain",
                     percent=percent(row.explain),
                     when=str(latest.get("answered_at", ""))[:10],
+                    # the mean over the item's prompts: say how many were answered (N31)
+                    answered=latest.get("prompts_answered", 1),
+                    prompts=latest.get("prompts_total", 1),
                 )
             )
         check = row.evidence.get("self_check", {})
@@ -196,6 +199,7 @@ class ChecklistScreen(StudyScreen):
         if event.row_key.value and event.row_key.value != self.selected:
             self.selected = event.row_key.value
             self.show_detail()
+            self.refresh_bindings()  # `e` only where the item has explain-it prompts (N28)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

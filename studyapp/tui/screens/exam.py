@@ -22,7 +22,13 @@ from textual.widgets import Input, Static
 
 from studyapp.errors import StudyappError
 from studyapp.progress import exams
-from studyapp.quiz.exam import DEFAULT_PASS_MARK, ExamSession, ExamSettings
+from studyapp.quiz.exam import (
+    DEFAULT_PASS_MARK,
+    ExamSession,
+    ExamSettings,
+    retry_questions,
+    retry_time_limit,
+)
 from studyapp.quiz.exam_resume import resume_session, time_left
 from studyapp.quiz.exam_text import archive_warning, intro_lines
 from studyapp.timetext import format_clock
@@ -38,6 +44,9 @@ WARN_BEFORE_END_S = 300.0
 def warning_at(limit_s: float) -> float:
     """Seconds left when the countdown warns: 5 minutes, or a fifth of a short exam."""
     return min(WARN_BEFORE_END_S, limit_s / 5)
+
+
+URGENT_S = 60  # the countdown turns red in the last minute
 
 
 def replace_screen(screen: StudyScreen, following: StudyScreen) -> None:
@@ -63,6 +72,28 @@ def close_exam(screen: StudyScreen) -> None:
         app.switch_mode("home")
 
 
+def retry_intro(screen: StudyScreen, attempt: Any) -> ExamIntroScreen | None:
+    """The intro of a new exam of an archived attempt's misses (stats `r`, notebook `e`): the
+    attempt's pass mark and time per question. None, with a toast, when there is nothing to ask."""
+    app = screen.study
+    try:
+        questions = retry_questions(app.content, attempt)
+    except StudyappError as exc:
+        screen.notify(str(exc), severity="warning", markup=False)
+        return None
+    if not questions:
+        screen.notify(screen.t("exam.retry_none"), severity="warning")
+        return None
+    per_question = (attempt.settings.get("time_limit_s") or 60.0 * attempt.total) / max(1, attempt.total)
+    settings = ExamSettings(
+        count=len(questions),
+        pass_mark=float(attempt.settings.get("pass_mark") or DEFAULT_PASS_MARK),
+        time_limit_s=retry_time_limit(per_question, len(questions)),
+        retry_of=attempt.uid,
+    )
+    return ExamIntroScreen(ExamSession(app.content, app.store, settings, questions=questions))
+
+
 class ExamIntroScreen(StudyScreen):
     CSS_PATH = "exam.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -84,14 +115,16 @@ class ExamIntroScreen(StudyScreen):
         yield TitleBar(self.t("exam.intro_title"), id="exam-intro-title")
         with VerticalScroll(id="exam-intro-body", can_focus=False):
             yield Static(id="exam-intro-text", markup=False)
-            yield Static(Content(self.t("exam.intro_keys")), classes="muted hint", markup=False)
+            # a retry asks exactly the misses: no `n` (question count) there
+            keys = "exam.intro_keys_retry" if self.session.settings.retry_of else "exam.intro_keys"
+            yield Static(Content(self.t(keys)), classes="muted hint", markup=False)
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.refresh_text()
 
     def refresh_text(self) -> None:
-        lines = intro_lines(self.session, self.t)
+        lines = intro_lines(self.session, self.t, keys=True)
         parts = [Content.styled(lines[0], "bold")] + [Content(line) for line in lines[1:]]
         if self.unfinished is not None:
             attempt = self.unfinished
@@ -206,14 +239,15 @@ class ExamScreen(StudyScreen):
     def compose(self) -> ComposeResult:
         yield TitleBar("", "", id="exam-title")
         yield Static(id="exam-nav", markup=False)
+        # Above the question, not below it: long options would push it below the fold at 80×24.
+        jump = Input(placeholder=self.t("exam.jump_placeholder"), id="exam-jump", type="integer")
+        jump.display = False
+        jump.disabled = True
+        yield jump
         with VerticalScroll(id="exam-body", can_focus=False):
             yield Static(id="exam-stem", markup=False)
             yield Vertical(id="exam-options")
             yield Static(id="exam-flagged", classes="warning", markup=False)
-            jump = Input(placeholder=self.t("exam.jump_placeholder"), id="exam-jump", type="integer")
-            jump.display = False
-            jump.disabled = True
-            yield jump
             yield Static(id="exam-status", classes="muted", markup=False)
         yield KeyBar()
 
@@ -282,10 +316,12 @@ class ExamScreen(StudyScreen):
             self.finish(auto=True)
             return
         remaining = self.session.remaining_s()
-        self.query_one("#exam-title", TitleBar).set(right=self.t("exam.clock", left=format_clock(remaining)))
+        title = self.query_one("#exam-title", TitleBar)
+        title.set(right=self.t("exam.clock", left=format_clock(remaining)))
+        title.urgent = remaining <= URGENT_S
         if not self._warned and remaining <= warning_at(self.session.time_limit_s):
             self._warned = True
-            self.query_one("#exam-title", TitleBar).add_class("ending")
+            title.add_class("ending")
             self.notify(
                 self.t(
                     "exam.ending",
@@ -390,6 +426,33 @@ class ExamScreen(StudyScreen):
 
         self.app.push_screen(ConfirmSubmit(unanswered, len(session.flags)), decided)
 
+    def confirm_quit(self) -> bool:
+        """Ctrl+Q mid-exam: ask first (one stray key would end a timed attempt). True: asked."""
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
+        from studyapp.tui.screens.confirm import ConfirmScreen
+
+        session = self.session
+        if session.finished or self._submitting:
+            return False
+        if isinstance(self.app.screen, ConfirmScreen):
+            return True
+        t = self.t
+
+        def decided(yes: bool | None) -> None:
+            if yes:
+                self.app.exit()
+
+        self.app.push_screen(
+            ConfirmScreen(
+                t("exam.quit_title"),
+                t("exam.quit_body", answered=len(session.answers), total=session.total),
+                yes=t("key.quit_anyway"),
+                no=t("key.keep_going"),
+            ),
+            decided,
+        )
+        return True
+
     def finish(self, auto: bool) -> None:
         if self._submitting:
             return
@@ -407,7 +470,7 @@ class ConfirmSubmit(StudyModal):
     CSS_PATH = "exam.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,y", "decide(True)", "key.yes_submit", key_display="⏎"),
-        Binding("escape,n", "decide(False)", "key.back", key_display="esc"),
+        Binding("escape,n", "decide(False)", "key.keep_going", key_display="esc"),
     ]
 
     def __init__(self, unanswered: int, flags: int) -> None:
@@ -423,6 +486,7 @@ class ConfirmSubmit(StudyModal):
                 Content(t("exam.confirm_body", unanswered=self.unanswered, flags=self.flags)), markup=False
             )
             yield Static(Content(t("exam.confirm_keys")), classes="muted", markup=False)
+        yield KeyBar()  # this dialog's keys, not the exam's underneath
 
     def action_decide(self, yes: bool) -> None:
         self.dismiss(yes)

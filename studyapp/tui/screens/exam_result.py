@@ -71,7 +71,11 @@ class ExamResultScreen(StudyScreen):
             for record in result.misses:
                 yield from self._miss(record)
             yield Static(
-                Content(t("exam.attempt", id=result.attempt_id[:8])), classes="muted hint", markup=False
+                Content(
+                    t("exam.attempt_keys" if result.misses else "exam.attempt_only", id=result.attempt_id[:8])
+                ),
+                classes="muted hint",
+                markup=False,
             )
         yield KeyBar()
 
@@ -89,8 +93,10 @@ class ExamResultScreen(StudyScreen):
             )
             if question.kind == KIND_CHOICE:
                 for number, option in enumerate(question.options, start=1):
-                    key = "✓" if str(number) == question.answer else " "
-                    mine = "←" if record.response == str(number) else " "
+                    # ✓ the answer, ✗ the wrong pick: the same marks as the quiz's feedback
+                    picked = record.response == str(number)
+                    key = "✓" if str(number) == question.answer else ("✗" if picked else " ")
+                    mine = "←" if picked else " "
                     truth = t("exam.option_true") if option.true_statement else t("exam.option_false")
                     yield Hanging(
                         f"{key}{mine} {number})", f"{option.text} — {truth}", classes="exam-miss-line"

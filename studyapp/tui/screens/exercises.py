@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from functools import partial
@@ -30,6 +31,7 @@ from textual.widgets import DataTable, Static
 from studyapp.errors import StudyappError
 from studyapp.exercises import checker, workspace
 from studyapp.exercises.checker import run_check
+from studyapp.exercises.compare import compare_with_solution
 from studyapp.exercises.status import all_statuses, has_passed
 from studyapp.exercises.strings import verdict_line
 from studyapp.exercises.workspace import default_workspace
@@ -39,7 +41,14 @@ from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 from studyapp.tui.widgets.run_panel import RunFinished, RunPanel, RunProgress
 
-STATUS_STYLE = {"passed": "green", "failing": "yellow", "not started": "dim"}
+STATUS_STYLE = {"passed": "green", "failing": "yellow", "started": "cyan", "not started": "dim"}
+
+
+def has_desktop() -> bool:
+    """A desktop session that can open a folder (macOS and Windows always have one)."""
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def discover_exercises() -> dict[str, Any]:
@@ -63,6 +72,7 @@ class ExercisesScreen(StudyScreen):
         Binding("c", "check", "key.ex_check"),
         Binding("h", "hint", "key.ex_hint"),
         Binding("v", "solution", "key.ex_solution"),
+        Binding("d", "diff", "key.ex_diff"),
         Binding("y", "copy_path", "key.ex_copy"),
         Binding("o", "open_workspace", "key.ex_open"),
         Binding("escape", "cancel_or_back", "key.back", key_display="esc"),
@@ -99,6 +109,7 @@ class ExercisesScreen(StudyScreen):
             yield Vertical(id="exs-results")
             yield Vertical(id="exs-hints")
             yield Vertical(id="exs-solution")
+            yield Vertical(id="exs-diff")
             yield Static(Content(self.t("exs.keys")), classes="muted hint", markup=False)
         yield KeyBar()
 
@@ -139,12 +150,18 @@ class ExercisesScreen(StudyScreen):
             table.add_row(
                 Text(exercise_id),
                 self._status_text(exercise_id),
-                Text(fit(", ".join(info.checklist), 22)),
-                Text(fit(info.title_for(self.t.lang), 34)),
+                Text(fit(", ".join(self._checklist_numbers(info)), 22)),
+                # the title takes the room the window has (120 columns: no cut at 34)
+                Text(fit(info.title_for(self.t.lang), max(34, self.app.size.width - 44))),
                 key=exercise_id,
             )
         if self.selected in self.exercises:
             table.move_cursor(row=list(self.exercises).index(self.selected), animate=False)
+
+    def _checklist_numbers(self, info: Any) -> list[str]:
+        """Checklist numbers, as the rest of the app names items (an unknown id stays an id)."""
+        content = self.study.content
+        return [str(entry.number) if (entry := content.checklist_entry(c)) else c for c in info.checklist]
 
     def current(self) -> Any:
         return self.exercises.get(self.selected) if self.selected else None
@@ -170,6 +187,7 @@ class ExercisesScreen(StudyScreen):
         self._show_workspace(info)
         self.query_one("#exs-hints", Vertical).remove_children()
         self.query_one("#exs-solution", Vertical).remove_children()
+        self.query_one("#exs-diff", Vertical).remove_children()
         self._show_revealed_hints(info)
 
     def _show_workspace(self, info: Any) -> None:
@@ -181,23 +199,34 @@ class ExercisesScreen(StudyScreen):
         self.query_one("#exs-workspace", Static).update(Content(line))
 
     def _show_revealed_hints(self, info: Any) -> None:
-        hints = info.hints()
-        revealed = exercise_store.hints_revealed(self.study.store, info.id)
         box = self.query_one("#exs-hints", Vertical)
         box.remove_children()
-        box.mount_all(
-            [
-                Static(
-                    Group(
-                        Text(self.t("exs.hint", number=number, total=len(hints)), style="bold"),
-                        Markdown(hints[number - 1], hyperlinks=False),
-                    ),
-                    classes="exs-hint",
-                    markup=False,
-                )
-                for number in range(1, min(revealed, len(hints)) + 1)
-            ]
-        )
+        box.mount_all(self._hint_widgets(info))
+
+    def _hint_widgets(self, info: Any) -> list[Static]:
+        hints = info.hints()
+        revealed = exercise_store.hints_revealed(self.study.store, info.id)
+        return [
+            Static(
+                Group(
+                    Text(self.t("exs.hint", number=number, total=len(hints)), style="bold"),
+                    Markdown(hints[number - 1], hyperlinks=False),
+                ),
+                classes="exs-hint",
+                markup=False,
+            )
+            for number in range(1, min(revealed, len(hints)) + 1)
+        ]
+
+    async def _reveal(self, box: Vertical, widgets: list[Static], show: int = -1) -> None:
+        """Put `widgets` in `box`, then scroll the detail so `widgets[show]` starts at the top:
+        what a key opened is on screen at 80×24 (N4). The scroll waits for the new widgets'
+        layout (scrolling right after mounting found them without a position)."""
+        await box.remove_children()
+        await box.mount_all(widgets)
+        if widgets:
+            detail = self.query_one("#exs-detail", VerticalScroll)
+            self.call_after_refresh(detail.scroll_to_widget, widgets[show], animate=False, top=True)
 
     # -- events --------------------------------------------------------------------------------
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -208,6 +237,7 @@ class ExercisesScreen(StudyScreen):
             if self.running is None:
                 self.query_one("#exs-results", Vertical).remove_children()
             self._show_selected()
+            self.refresh_bindings()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
@@ -215,6 +245,10 @@ class ExercisesScreen(StudyScreen):
         self.action_check()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "diff":  # shown once there is a pass to compare (the key bar stays short)
+            info = self.current()
+            passed = info is not None and has_passed(exercise_store.checks(self.study.store, info.id))
+            return self.running is None and passed
         if action in ("start", "check", "hint", "solution"):
             return self.running is None and self.current() is not None
         if action in ("copy_path", "open_workspace"):
@@ -234,6 +268,7 @@ class ExercisesScreen(StudyScreen):
         self.study.save(partial(exercise_store.set_workspace, self.study.store, info.id, result.path))
         key = "exs.started" if result.copied else "exs.started_again"
         self.notify(self.t(key, path=result.path), markup=False)
+        self._fill_table()  # "started" from now on, not "not started" until the first check (N5)
         self._show_workspace(info)
 
     def action_check(self) -> None:
@@ -307,6 +342,8 @@ class ExercisesScreen(StudyScreen):
         t = self.t
         verdict = verdict_line(outcome, t, "h")
         results.mount(Static(Content(verdict), classes=f"exs-verdict {outcome.verdict}", markup=False))
+        if outcome.verdict == checker.PASSED:
+            results.mount(Static(Content(t("exs.after_pass")), classes="muted", markup=False))
         self.query_one("#exs-title", TitleBar).set(right=t(f"ex.status.{self._status_of(message.run_id)}"))
         detail = self.query_one("#exs-detail", VerticalScroll)
         self.call_after_refresh(detail.scroll_to_widget, results, animate=False, top=True)
@@ -320,7 +357,7 @@ class ExercisesScreen(StudyScreen):
         self._fill_table()
         self.refresh_bindings()
 
-    def action_hint(self) -> None:
+    async def action_hint(self) -> None:
         info = self.current()
         if info is None:
             return
@@ -335,22 +372,16 @@ class ExercisesScreen(StudyScreen):
             return
         if before >= len(hints):
             self.notify(self.t("exs.all_hints"), timeout=2)
-        self._show_revealed_hints(info)
-        box = self.query_one("#exs-hints", Vertical)
-        if box.children:
-            self.call_after_refresh(
-                self.query_one("#exs-detail", VerticalScroll).scroll_to_widget,
-                box.children[-1],
-                animate=False,
-            )
+        await self._reveal(self.query_one("#exs-hints", Vertical), self._hint_widgets(info))
 
-    def action_solution(self) -> None:
+    async def action_solution(self) -> None:
         info = self.current()
         if info is None:
             return
         store = self.study.store
         if not has_passed(exercise_store.checks(store, info.id)):
-            self.notify(self.t("ex.solution.locked", id=info.id), severity="warning", markup=False, timeout=6)
+            # the TUI's words: the key to press, not the command line and its --force (N13)
+            self.notify(self.t("exs.solution_locked"), severity="warning", markup=False, timeout=6)
             return
         if not self.study.save(partial(exercise_store.mark_solution_seen, store, info.id)):
             return
@@ -368,13 +399,42 @@ class ExercisesScreen(StudyScreen):
                 code = "(binary file)"
             widgets.append(Static(Content.styled(f"── {relative.as_posix()} ──", "bold"), classes="exs-code"))
             lexer = Syntax.guess_lexer(str(relative), code)
-            widgets.append(Static(Syntax(code, lexer, background_color="default"), classes="exs-source"))
-        box = self.query_one("#exs-solution", Vertical)
-        box.remove_children()
-        box.mount_all(widgets)
-        self.call_after_refresh(
-            self.query_one("#exs-detail", VerticalScroll).scroll_to_widget, box, animate=False, top=True
-        )
+            # wrapped: at 80 columns long lines were cut at the edge with no way to see the rest
+            widgets.append(
+                Static(Syntax(code, lexer, background_color="default", word_wrap=True), classes="exs-source")
+            )
+        self.query_one("#exs-diff", Vertical).remove_children()
+        await self._reveal(self.query_one("#exs-solution", Vertical), widgets, show=0)
+
+    async def action_diff(self) -> None:
+        """After a pass: the learner's code against the reference solution, file by file."""
+        info = self.current()
+        if info is None:
+            return
+        store = self.study.store
+        if not has_passed(exercise_store.checks(store, info.id)):
+            return
+        if not self.study.save(partial(exercise_store.mark_solution_seen, store, info.id)):
+            return
+        t = self.t
+        widgets: list[Static] = [
+            Static(Content.styled(t("exs.diff_title"), "bold"), classes="exs-code", markup=False)
+        ]
+        for change in compare_with_solution(info, self.workspace(info)):
+            widgets.append(Static(Content.styled(f"── {change.name} ──", "bold"), classes="exs-code"))
+            if change.same:
+                widgets.append(Static(Content(t("exs.diff_same")), classes="muted", markup=False))
+            elif change.missing:
+                widgets.append(Static(Content(t("exs.diff_missing")), classes="warning", markup=False))
+            else:
+                widgets.append(
+                    Static(
+                        Syntax(change.diff, "diff", background_color="default", word_wrap=True),
+                        classes="exs-source",
+                    )
+                )
+        self.query_one("#exs-solution", Vertical).remove_children()
+        await self._reveal(self.query_one("#exs-diff", Vertical), widgets, show=0)
 
     def action_copy_path(self) -> None:
         info = self.current()
@@ -394,14 +454,22 @@ class ExercisesScreen(StudyScreen):
             self.notify(self.t("exs.workspace_none"), severity="warning")
             return
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-        try:
-            if editor:
-                files = [path / f for f in info.starter_files()] or [path]
-                with self.app.suspend():
-                    subprocess.run([*shlex.split(editor), str(files[0])], check=False)
-            else:
+        if not editor:
+            # `open_url` never says whether anything opened: on a terminal-only machine (ssh,
+            # WSL, a console) it silently does nothing. Ask a desktop only where one is likely,
+            # and say what to do otherwise; the path is copied either way (N10).
+            self.app.copy_to_clipboard(str(path))
+            if has_desktop():
                 self.app.open_url(path.as_uri())
-        except Exception:  # no terminal to hand over, no file manager: the path is still useful
+                self.notify(self.t("exs.opened_desktop", path=path), markup=False)
+            else:
+                self.notify(self.t("exs.no_editor", path=path), severity="warning", markup=False, timeout=10)
+            return
+        try:
+            files = [path / f for f in info.starter_files()] or [path]
+            with self.app.suspend():
+                subprocess.run([*shlex.split(editor), str(files[0])], check=False)
+        except Exception:  # no terminal to hand over: the path is still useful
             self.app.copy_to_clipboard(str(path))
             self.notify(self.t("exs.copied", path=path), markup=False)
             return

@@ -1,30 +1,49 @@
-"""Explain-it: write your own answer (multi-line), then the model answer and a checkbox per key
-point; tick what you covered and save. The flow is `studyapp.quiz.explain.ExplainSession`.
+"""Explain-it: write your own answer (multi-line), then your answer beside the model answer and a
+checkbox per key point; tick what you covered and save. The flow is
+`studyapp.quiz.explain.ExplainSession`.
 
 Opened from Home (`d`), from the checklist screen (`e`, on the selected item), from the palette
-and by `studyapp explain [ID]`. While writing, `[` / `]` switch prompts (of the same checklist item
-when opened from the checklist); the model answer is hidden until an answer was submitted.
+and by `studyapp explain [ID]`. While writing, Ctrl+B / Ctrl+N switch prompts (of the same
+checklist item when opened from the checklist); the model answer is hidden until an answer was
+submitted. What is written is kept as a draft in the store (a second after the last key, and on
+every way out), so Esc, switching prompts and quitting lose nothing; leaving with key points
+ticked but not saved asks first.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Static, TextArea
 
 from studyapp.content.explain import ExplainPrompt
 from studyapp.errors import StudyappError
-from studyapp.quiz.explain import DONE, REVIEWING, WRITING, ExplainSession, history, next_prompt
+from studyapp.quiz.explain import (
+    DONE,
+    REVIEWING,
+    WRITING,
+    ExplainSession,
+    history,
+    load_draft,
+    next_prompt,
+    save_draft,
+)
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
+from studyapp.tui.widgets.text import HangingRows, row
+
+SIDE_BY_SIDE_MIN = 70  # columns: below this the two answers are stacked
+DRAFT_DELAY_S = 1.0  # the draft is written this long after the last key (one write, not one a key)
 
 
 class KeyPoint(Static, can_focus=True):
@@ -50,9 +69,9 @@ class KeyPoint(Static, can_focus=True):
         self.number = number
         self.text = text
 
-    def render(self) -> Content:
+    def render(self) -> HangingRows:
         box = "[x]" if self.value else "[ ]"
-        return Content(f"{box} {self.number}. {self.text}")
+        return HangingRows([row(self.text, f"{box} {self.number}. ")])  # wrapped lines under the text
 
     def watch_value(self, value: bool) -> None:
         self.set_class(value, "-on")
@@ -69,11 +88,20 @@ class KeyPoint(Static, can_focus=True):
 class ExplainScreen(StudyScreen):
     CSS_PATH = "explain.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
+        # One key, two steps: submit the answer while writing, save the ticks while reviewing.
         Binding("ctrl+s", "submit", "key.explain_submit", key_display="^s", priority=True),
+        Binding("ctrl+s", "save", "key.explain_save", key_display="^s", priority=True),
         # ctrl+b / ctrl+n: letters and brackets are typed into the answer box.
         Binding("ctrl+b", "switch(-1)", "key.explain_prev", key_display="^b", priority=True),
         Binding("ctrl+n", "switch(1)", "key.explain_next", key_display="^n", priority=True),
         Binding("n", "again", "key.explain_again"),
+        # Digits tick key points while reviewing (typed into the answer box while writing: the
+        # binding is off then). Priority, like ^s: a digit typed just before ^s is handled before
+        # it, not left in a widget's queue while the save runs.
+        *(
+            Binding(str(number), f"tick({number - 1})", "key.explain_tick", show=False, priority=True)
+            for number in range(1, 7)
+        ),
         Binding("escape", "back", "key.back", key_display="esc", priority=True),
     ]
 
@@ -86,6 +114,10 @@ class ExplainScreen(StudyScreen):
         if chosen is None:
             raise StudyappError(self.t("explain.none"))
         self.session = ExplainSession(chosen)
+        self._stored_draft = ""  # what the store holds for this prompt (skip writing it again)
+        self._draft_timer: Timer | None = None
+        self._leaving = False
+        self._typed = ""  # the answer box's text, kept here so it can be saved while unmounting
 
     @property
     def prompt(self) -> ExplainPrompt:
@@ -100,10 +132,16 @@ class ExplainScreen(StudyScreen):
             yield TextArea(id="explain-answer", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
             yield Static(id="explain-hint", classes="muted", markup=False)
             with Vertical(id="explain-review"):
-                yield Static(Content(self.t("explain.your_answer")), classes="heading", markup=False)
-                yield Static(id="explain-mine", markup=False)
-                yield Static(Content(self.t("explain.model_heading")), classes="heading", markup=False)
-                yield Static(id="explain-model", markup=False)
+                # The learner's answer beside the model answer, to compare line by line.
+                with Horizontal(id="explain-compare"):
+                    with Vertical(id="explain-mine-column", classes="explain-column"):
+                        yield Static(Content(self.t("explain.your_answer")), classes="heading", markup=False)
+                        yield Static(id="explain-mine", markup=False)
+                    with Vertical(id="explain-model-column", classes="explain-column"):
+                        yield Static(
+                            Content(self.t("explain.model_heading")), classes="heading", markup=False
+                        )
+                        yield Static(id="explain-model", markup=False)
                 yield Static(Content(self.t("explain.points_heading")), classes="heading", markup=False)
                 yield Vertical(id="explain-points")
             yield Static(id="explain-saved", markup=False)
@@ -112,14 +150,20 @@ class ExplainScreen(StudyScreen):
     def on_mount(self) -> None:
         self.show_prompt()
 
+    def on_resize(self, event: events.Resize) -> None:
+        # Side by side from 70 columns; narrower, one above the other (each column would be
+        # too narrow for Korean prose).
+        self.query_one("#explain-compare").set_class(event.size.width < SIDE_BY_SIDE_MIN, "-stacked")
+
     # -- rendering -----------------------------------------------------------------------------
     def show_prompt(self) -> None:
         t = self.t
         prompt = self.prompt
         entry = self.study.content.checklist_entry(prompt.checklist)
         index = self.prompts.index(prompt) + 1 if prompt in self.prompts else 1
+        where = t("explain.title_item", number=entry.number) if entry else prompt.checklist
         self.query_one("#explain-title", TitleBar).set(
-            f"{t('explain.title')} · {prompt.id}", t("explain.of", index=index, total=len(self.prompts))
+            f"{t('explain.title')} · {where}", t("explain.of", index=index, total=len(self.prompts))
         )
         self.query_one("#explain-checklist", Static).update(
             Content(
@@ -135,13 +179,17 @@ class ExplainScreen(StudyScreen):
             last_line.update(
                 Content(t("explain.last", covered=len(last.covered), total=last.total_points, date=when))
             )
+        draft = load_draft(self.study.store, prompt.id)
+        self._stored_draft = self._typed = draft
         area = self.query_one("#explain-answer", TextArea)
-        area.text = ""
+        area.text = draft
         area.read_only = False
         area.display = True
         area.placeholder = t("explain.placeholder")
+        if draft:
+            area.move_cursor(area.document.end)
         hint = self.query_one("#explain-hint", Static)
-        hint.update(Content(t("explain.write_hint")))
+        hint.update(Content(t("explain.draft_restored" if draft else "explain.write_hint")))
         hint.remove_class("warning")
         self.query_one("#explain-review").display = False
         self.query_one("#explain-saved").display = False
@@ -163,15 +211,48 @@ class ExplainScreen(StudyScreen):
         )
         self.query_one("#explain-review").display = True
         self.query_one("#explain-hint", Static).update(Content(self.t("explain.review_hint")))
-        self.call_after_refresh(self._focus_first_point)
+        self.call_after_refresh(self._show_compare)
         self.refresh_bindings()
 
-    def _focus_first_point(self) -> None:
-        # The model answer comes into view first; digits tick points, Tab walks them (Space ticks).
-        self.set_focus(None)
-        self.query_one("#explain-body", VerticalScroll).scroll_to_widget(
-            self.query_one("#explain-mine"), animate=False, top=True
-        )
+    def _show_compare(self) -> None:
+        # The two answers come into view first; the body has the focus, so PageDown / End / ↓
+        # scroll on to the key points; digits tick them, Tab walks them (Space ticks).
+        body = self.query_one("#explain-body", VerticalScroll)
+        body.focus()
+        body.scroll_to_widget(self.query_one("#explain-compare"), animate=False, top=True)
+
+    # -- the draft -----------------------------------------------------------------------------
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if self.session.state != WRITING or self._leaving:
+            return
+        self._typed = event.text_area.text
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+        self._draft_timer = self.set_timer(DRAFT_DELAY_S, self.keep_draft)
+
+    def keep_draft(self) -> bool:
+        """Write what is in the box as this prompt's draft, if it changed. False: the write failed."""
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+            self._draft_timer = None
+        if self.session.state == DONE:
+            return True
+        text = self.session.answer_text if self.session.state == REVIEWING else self._typed
+        if text == self._stored_draft or (not text.strip() and not self._stored_draft):
+            return True
+        try:
+            save_draft(self.study.store, self.prompt.id, text)
+        except (StudyappError, sqlite3.Error, OSError) as exc:
+            self.notify(self.t("explain.draft_failed", problem=str(exc)), severity="error", markup=False)
+            return False
+        self._stored_draft = text
+        return True
+
+    def unsaved(self) -> bool:
+        """Something would be lost by leaving now: ticks not saved, or a draft the store refused."""
+        if self.session.state == REVIEWING:
+            return True
+        return not self.keep_draft()
 
     # -- actions -------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -180,21 +261,27 @@ class ExplainScreen(StudyScreen):
             return state == WRITING and len(self.prompts) > 1
         if action == "again":
             return state == DONE
-        if action == "submit":
-            return state in (WRITING, REVIEWING)
+        if action == "submit":  # hidden, not dimmed: the key bar shows what ^s does now
+            return state == WRITING
+        if action in ("save", "tick"):
+            return state == REVIEWING
         return True
 
     def action_submit(self) -> None:
-        if self.session.state == WRITING:
-            text = self.query_one("#explain-answer", TextArea).text
-            if not text.strip():
-                hint = self.query_one("#explain-hint", Static)
-                hint.update(Content(self.t("explain.empty_answer")))
-                hint.add_class("warning")
-                return
-            self.session.submit_answer(text)
-            self.show_review()
-        elif self.session.state == REVIEWING:
+        if self.session.state != WRITING:
+            return
+        text = self.query_one("#explain-answer", TextArea).text
+        if not text.strip():
+            hint = self.query_one("#explain-hint", Static)
+            hint.update(Content(self.t("explain.empty_answer")))
+            hint.add_class("warning")
+            return
+        self.session.submit_answer(text)
+        self.keep_draft()  # the submitted text stays a draft until the ticks are saved
+        self.show_review()
+
+    def action_save(self) -> None:
+        if self.session.state == REVIEWING:
             self.save()
 
     def on_key_point_changed(self, event: KeyPoint.Changed) -> None:
@@ -202,13 +289,6 @@ class ExplainScreen(StudyScreen):
         if self.session.state != REVIEWING:
             return
         self.session.set_point(event.point.number - 1, event.value)
-
-    def on_key(self, event: events.Key) -> None:
-        """Digits 1–6 tick key points while reviewing (typed into the answer box while writing)."""
-        character = event.character
-        if self.session.state == REVIEWING and character and character in "123456":
-            event.stop()
-            self.action_tick(int(character) - 1)
 
     def action_tick(self, index: int) -> None:
         if self.session.state != REVIEWING or index >= len(self.prompt.key_points):
@@ -246,14 +326,18 @@ class ExplainScreen(StudyScreen):
             )
         )
         saved.display = True
+        self._stored_draft = ""  # the answer is saved; the draft went with it
         self.query_one("#explain-hint").display = False
-        self.set_focus(None)
-        self.query_one("#explain-body", VerticalScroll).scroll_end(animate=False)
+        body = self.query_one("#explain-body", VerticalScroll)
+        body.focus()  # PageUp / Home scroll back to the answers
+        self.call_after_refresh(body.scroll_end, animate=False)
         self.refresh_bindings()
 
     def action_switch(self, step: int) -> None:
         if self.session.state != WRITING or len(self.prompts) < 2:
             return
+        if not self.keep_draft():
+            return  # the draft could not be written: stay on it (the toast says why)
         index = (self.prompts.index(self.prompt) + step) % len(self.prompts)
         self.session = ExplainSession(self.prompts[index])
         self.show_prompt()
@@ -267,10 +351,43 @@ class ExplainScreen(StudyScreen):
         self.show_prompt()
 
     def action_back(self) -> None:
+        if not self.unsaved():
+            self._leave()
+            return
+        self._ask("explain.leave_title", lambda: self._leave())
+
+    def confirm_quit(self) -> bool:
+        """Ctrl+Q: the draft is written on the way out; ticks not saved yet are asked about."""
+        if not self.unsaved():
+            return False
+        self._ask("explain.quit_title", self.app.exit)
+        return True
+
+    def _ask(self, title_key: str, then: Callable[[], object]) -> None:
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
+        from studyapp.tui.screens.confirm import ConfirmScreen
+
+        if isinstance(self.app.screen, ConfirmScreen):
+            return
+        t = self.t
+        body = t("explain.leave_review") if self.session.state == REVIEWING else t("explain.leave_draft")
+
+        def decided(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        self.app.push_screen(ConfirmScreen(t(title_key), body, yes=t("key.leave"), no=t("key.stay")), decided)
+
+    def _leave(self) -> None:
+        self._leaving = True
         if len(self.app.screen_stack) > 1:
             self.dismiss()
         else:
             self.study.switch_mode("home")
+
+    def on_unmount(self) -> None:
+        if self.session.state == WRITING:  # quitting the app from anywhere: keep what was typed
+            self.keep_draft()
 
 
 __all__ = ["ExplainScreen"]

@@ -46,6 +46,22 @@ def key_names(binding: Binding) -> str:
     return " ".join(names)
 
 
+def merge_rows(rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """One row per action: keys that do the same thing share it (`1 2 3 4 고르기`, `Enter r 빠른
+    실행`, `Esc q 뒤로`), in the order met, digits first and in order (N19)."""
+    merged: dict[str, list[str]] = {}
+    for keys, description in rows:
+        merged.setdefault(description, [])
+        for key in keys.split():
+            if key not in merged[description]:
+                merged[description].append(key)
+    result = []
+    for description, keys in merged.items():
+        digits = sorted(key for key in keys if key.isdigit())
+        result.append((" ".join([*digits, *(key for key in keys if not key.isdigit())]), description))
+    return result
+
+
 class HelpScreen(StudyModal):
     CSS_PATH = "help.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -77,7 +93,7 @@ class HelpScreen(StudyModal):
             "help.checklist": [("Enter", t("key.next_step"))],
             "help.exercises": [("Enter", t("key.ex_check"))],
             "help.exam": [("2 3 4", t("key.exam_answer"))],  # 1 is a binding; 2–4 are read in on_key
-            "help.explain": [("1-6 Space", t("help.explain_tick")), ("Tab", t("help.explain_tab"))],
+            "help.explain": [("Space", t("help.explain_tick")), ("Tab", t("help.explain_tab"))],
         }
         home, *others = [(f"help.{section.id}", section.screen_class()) for section in SECTIONS]
         pushed: list[tuple[str, type[Any]]] = [
@@ -92,7 +108,7 @@ class HelpScreen(StudyModal):
             ("help.check_question", CheckQuestionScreen),
         ]
         for key, screen in [home, *pushed, *others]:
-            sections.append((t(key), extra.get(key, []) + self._rows(screen.BINDINGS)))
+            sections.append((t(key), merge_rows(extra.get(key, []) + self._rows(screen.BINDINGS))))
         return sections
 
     def _rows(self, bindings: list[Any]) -> list[tuple[str, str]]:
@@ -112,7 +128,10 @@ class HelpScreen(StudyModal):
             seen.add(binding.action)
             merged = [b for b in Binding.make_bindings(bindings) if b.action == binding.action]
             keys = " ".join(dict.fromkeys(" ".join(key_names(b) for b in merged).split()))
-            rows.append((keys, self.t(binding.description)))
+            description = self.t(binding.description)
+            if binding.action.startswith("restart("):  # the quiz's n / r: only once it is empty
+                description += " " + self.t("help.when_empty")
+            rows.append((keys, description))
         return rows
 
     def compose(self) -> ComposeResult:

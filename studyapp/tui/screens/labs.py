@@ -29,7 +29,7 @@ from textual.widgets import DataTable, Static
 
 from studyapp.errors import StudyappError
 from studyapp.labrunner import runner
-from studyapp.labrunner.render import format_cell, plot_text
+from studyapp.labrunner.render import format_cell
 from studyapp.quiz.presenting import fit
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.screens.check_question import CHECK_META_PREFIX, CheckQuestionScreen, check_version
@@ -37,8 +37,6 @@ from studyapp.tui.widgets.keybar import KeyBar
 from studyapp.tui.widgets.run_panel import RunFinished, RunPanel, RunProgress
 from studyapp.tui.widgets.text import Hanging
 
-PLOT_WIDTH = 72
-PLOT_HEIGHT = 14
 # The column that states the table's conclusion goes first, so it is on screen at 80 columns.
 VERDICT_COLUMNS = ("verdict", "conclusion", "판정", "결론", "해석")
 
@@ -126,6 +124,9 @@ class LabsScreen(StudyScreen):
 
     def on_screen_resume(self) -> None:
         if self.is_current and self.is_mounted:
+            # Back from elsewhere: the list has the focus again, not a results table that may
+            # have been replaced meanwhile (↓ chose nothing, N17).
+            self.query_one("#labs-table", DataTable).focus()
             self._fill_table()
             pending, self._pending_question = self._pending_question, None
             if pending and self.running is None and self.needs_asking(pending):
@@ -368,9 +369,10 @@ class LabsScreen(StudyScreen):
         )
 
     def action_last_results(self) -> None:
+        # The results scroll into view; the focus stays on the list, so ↓ still picks a lab
+        # (Tab reaches the results) (N17).
         if self.selected:
             self.show_last_results(self.selected)
-            self.query_one("#lab-detail").focus()
 
     def _show_result(
         self,
@@ -429,10 +431,10 @@ class LabsScreen(StudyScreen):
                         Content(t("labs.table_scroll", columns=len(columns))), classes="muted", markup=False
                     )
                 )
-        for plot in result.get("plots", []):
-            text = _plot(plot)
-            if text:
-                widgets.append(Static(Text.from_ansi(text), classes="lab-plot"))
+        for spec in result.get("plots", []):
+            plot = _plot(spec)
+            if plot is not None:
+                widgets.append(plot)
         findings = result.get("findings", [])
         if findings:
             widgets.append(Static(Content(t("labs.findings")), classes="heading", markup=False))
@@ -489,9 +491,24 @@ class LabsScreen(StudyScreen):
             self._run_uid = None
 
 
-def _plot(plot: dict[str, Any]) -> str:
-    """plotext text for a result plot ({title, x, series, xlabel, ylabel}); '' without plotext."""
+def _plot(spec: Any) -> Widget | None:
+    """A result plot ({title, x, series, xlabel, ylabel}) as a textual-plot line plot (`studyapp
+    lab` prints the same spec with plotext); None for a spec it cannot read."""
+    # textual-plot brings numpy (~100 ms): imported when a result with a plot is shown
+    from studyapp.tui.widgets.plot import LinePlot
+
     try:
-        return plot_text(plot, width=PLOT_WIDTH, height=PLOT_HEIGHT)
-    except Exception:  # a malformed plot spec must not take the results down with it
-        return ""
+        series = spec.get("series") or {}
+        x = list(spec.get("x") or [])
+        if not x or not isinstance(series, dict):
+            return None
+        return LinePlot(
+            str(spec.get("title", "")),
+            x,
+            {str(name): list(values) for name, values in series.items()},
+            xlabel=str(spec.get("xlabel", "") or ""),
+            ylabel=str(spec.get("ylabel", "") or ""),
+            classes="lab-plot",
+        )
+    except (AttributeError, TypeError, ValueError):  # a malformed spec must not take the results down
+        return None

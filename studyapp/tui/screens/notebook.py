@@ -1,8 +1,12 @@
-"""The wrong-answer notebook (오답 노트): every item last answered wrong, under its misconception.
+"""The wrong-answer notebook (오답 노트): every item last answered wrong, under its misconception,
+then the misses of the last mock exam.
 
 Each group has a heading (`오개념: … — 3문항`); each item shows the statement, the answer, what
 the learner last said, the explanation and the card section it comes from. ↑/↓ move between
 items; `c` opens the item's card section, `s`/Enter retries the item's group, `w` every item.
+A mock exam measures without moving the review schedule (unless asked), so its misses are not
+among the items above: they get their own group, and `s` on one (or `e`) sits them again as a
+new mock exam, like `r` on the exam's result.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from textual.content import Content
 from textual.widgets import Static
 
 from studyapp.content.render import section_title
+from studyapp.progress import exams
+from studyapp.progress.exams import ExamAttempt
 from studyapp.quiz.engine import SessionOptions, select_questions
 from studyapp.quiz.presenting import answer_text, exam_note, topic_path
 from studyapp.quiz.questions import Question
@@ -25,15 +31,25 @@ from studyapp.tui.widgets.keybar import KeyBar
 from studyapp.tui.widgets.text import Hanging
 
 NO_MISCONCEPTION = "~"  # sorts last, like the wrong mode's own order
+EXAM_GROUP = "exam"  # the last mock exam's misses
 
 
 class NoteItem(Vertical, can_focus=True):
-    """One missed item; focusable so ↑/↓ walk the notebook and `c` knows which card to open."""
+    """One missed item; focusable so ↑/↓ walk the notebook and `c` knows which card to open.
+    `question` is None for a mock-exam miss (its card comes from `topic` and `section`)."""
 
-    def __init__(self, question: Question, group: str) -> None:
+    def __init__(self, question: Question | None, group: str, topic: str = "", section: str = "") -> None:
         super().__init__(classes="note-item")
         self.question = question
         self.group = group
+        self.topic = question.topic if question is not None else topic
+        self.section = (question.section or "") if question is not None else section
+
+
+def last_exam_with_misses(store: object) -> ExamAttempt | None:
+    """The newest submitted mock exam that has misses."""
+    finished = [a for a in exams.attempts(store) if a.finished and a.misses]  # type: ignore[arg-type]
+    return finished[-1] if finished else None
 
 
 class NotebookScreen(StudyScreen):
@@ -43,6 +59,7 @@ class NotebookScreen(StudyScreen):
         Binding("escape,q", "back", "key.back", key_display="esc"),
         Binding("s,enter", "retry_group", "key.retry_group", key_display="s"),
         Binding("w", "retry_all", "key.retry_all"),
+        Binding("e", "retry_exam", "key.retry_exam_misses"),
         Binding("c", "card", "key.open_card"),
         Binding("down,j", "move(1)", "key.next_item", show=False),
         Binding("up,k", "move(-1)", "key.prev_item", show=False),
@@ -53,6 +70,7 @@ class NotebookScreen(StudyScreen):
         self.pushed = pushed
         self.groups: dict[str, list[Question]] = {}
         self._headings: dict[str, Hanging] = {}
+        self.exam: ExamAttempt | None = None
 
     def _load(self) -> dict[str, list[Question]]:
         app = self.study
@@ -65,27 +83,88 @@ class NotebookScreen(StudyScreen):
     def compose(self) -> ComposeResult:
         t = self.t
         self.groups = self._load()
+        self.exam = last_exam_with_misses(self.study.store)
         items = sum(len(g) for g in self.groups.values())
         labelled = len([g for g in self.groups if g != NO_MISCONCEPTION])
-        yield TitleBar(
-            t("notebook.title"), t("notebook.count", items=items, groups=labelled), id="notebook-title"
-        )
+        count = t("notebook.count_one" if items == 1 else "notebook.count", items=items, groups=labelled)
+        if labelled == 1:
+            count = t("notebook.count_one_group" if items != 1 else "notebook.count_one_one", items=items)
+        yield TitleBar(t("notebook.title"), count, id="notebook-title")
         with VerticalScroll(id="notebook-body", can_focus=False):
             if not self.groups:
                 yield Static(Content(t("notebook.empty")), classes="muted", markup=False)
             for tag, questions in self.groups.items():
+                key = "_one" if len(questions) == 1 else ""
                 if tag == NO_MISCONCEPTION:
-                    heading = t("notebook.group_none", count=len(questions))
+                    heading = t(f"notebook.group_none{key}", count=len(questions))
                 else:
                     label = self.study.content.misconceptions.get(tag, tag)
-                    heading = t("notebook.group", label=label, count=len(questions))
+                    heading = t(f"notebook.group{key}", label=label, count=len(questions))
                 head = Hanging("■", heading, classes="note-group")
                 self._headings[tag] = head
                 yield head
                 for question in questions:
                     yield self._item(question, tag)
-            yield Static(Content(t("notebook.hint")), classes="muted hint", markup=False)
+            if self.exam is not None:
+                yield from self._exam_misses(self.exam)
+            # only keys that do something here (N29)
+            hint = t("notebook.hint") if self.groups else t("notebook.hint_exam_only")
+            if self.groups and self.exam is not None:
+                hint += " · " + t("notebook.hint_exam")
+            if self.groups or self.exam is not None:
+                yield Static(Content(hint), classes="muted hint", markup=False)
         yield KeyBar()
+
+    def _exam_misses(self, attempt: ExamAttempt) -> ComposeResult:
+        """The last mock exam's misses: the question, the answer given, the key and why."""
+        t = self.t
+        content = self.study.content
+        when = attempt.started_at.astimezone(self.study.tz).strftime("%m-%d %H:%M")
+        head = Hanging(
+            "■",
+            t("notebook.exam_group", id=attempt.short_id, date=when, count=len(attempt.misses)),
+            classes="note-group note-exam",
+        )
+        self._headings[EXAM_GROUP] = head
+        yield head
+        for row in attempt.misses:
+            ids = [i for i in row.get("item_ids", []) if isinstance(i, str) and i in content.items]
+            if not ids:
+                continue  # removed from the bank since
+            first = content.items[ids[0]]
+            options = row.get("options") or []
+            key = str(row.get("answer", ""))
+            box = NoteItem(
+                None, EXAM_GROUP, topic=str(row.get("topic") or first.topic), section=first.section
+            )
+            box.compose_add_child(Hanging("✗", str(row.get("stem", "")), classes="note-statement"))
+            response = row.get("response")
+            box.compose_add_child(
+                Static(
+                    Content(
+                        t("exam.you", answer=response if response else t("exam.no_answer"))
+                        + " · "
+                        + t("exam.key", answer=key)
+                    ),
+                    classes="note-answer",
+                    markup=False,
+                )
+            )
+            if options:  # 4-choice: the key and the pick, each with why
+                for number, option in enumerate(options, start=1):
+                    item = content.items.get(str(option.get("item_id")))
+                    if item is None or str(number) not in (key, str(response)):
+                        continue
+                    mark = "✓" if str(number) == key else "✗"
+                    box.compose_add_child(
+                        Hanging(f"{mark} {number})", str(option.get("text", "")), classes="note-explanation")
+                    )
+                    box.compose_add_child(Static(Content(item.explanation), classes="note-why", markup=False))
+            else:
+                box.compose_add_child(
+                    Static(Content(first.explanation), classes="note-explanation", markup=False)
+                )
+            yield box
 
     def _item(self, question: Question, tag: str) -> NoteItem:
         t = self.t
@@ -128,8 +207,12 @@ class NotebookScreen(StudyScreen):
         return focused if isinstance(focused, NoteItem) else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("retry_group", "retry_all", "card", "move"):
+        if action == "retry_exam":
+            return self.exam is not None
+        if action == "retry_all":
             return bool(self.groups)
+        if action in ("retry_group", "card", "move"):
+            return bool(self.groups) or self.exam is not None
         return True
 
     def action_move(self, step: int) -> None:
@@ -141,8 +224,8 @@ class NotebookScreen(StudyScreen):
         target = items[max(0, min(len(items) - 1, index + step))]
         target.focus(scroll_visible=False)
         body = self.query_one("#notebook-body", VerticalScroll)
-        group = self.groups.get(target.group, [])
-        if group and group[0] == target.question and target.group in self._headings:
+        first_of_group = next(item for item in items if item.group == target.group) is target
+        if first_of_group and target.group in self._headings:
             body.scroll_to_widget(self._headings[target.group], animate=False, top=True)  # heading too
         body.scroll_to_widget(target, animate=False)
 
@@ -159,14 +242,29 @@ class NotebookScreen(StudyScreen):
         # Screens load on first use: importing all of them up front costs ~40 % more start-up.
         from studyapp.tui.screens.cards import CardsScreen
 
-        question = item.question
-        self.study.push_screen(CardsScreen(topic=question.topic, section=question.section, pushed=True))
+        self.study.push_screen(CardsScreen(topic=item.topic, section=item.section or None, pushed=True))
 
     def action_retry_group(self) -> None:
         item = self._focused_item()
+        if item is not None and item.group == EXAM_GROUP:
+            self.action_retry_exam()
+            return
         group = self.groups.get(item.group) if item else next(iter(self.groups.values()), None)
         if group:
             self.study.start_quiz(SessionOptions(mode="wrong"), questions=list(group))
+        elif self.exam is not None:
+            self.action_retry_exam()
+
+    def action_retry_exam(self) -> None:
+        """The last mock exam's misses as a new mock exam (its intro first)."""
+        if self.exam is None:
+            return
+        # Screens load on first use: importing all of them up front costs ~40 % more start-up.
+        from studyapp.tui.screens.exam import retry_intro
+
+        intro = retry_intro(self, self.exam)
+        if intro is not None:
+            self.study.push_screen(intro)
 
     def action_retry_all(self) -> None:
         questions = [q for group in self.groups.values() for q in group]
@@ -175,6 +273,7 @@ class NotebookScreen(StudyScreen):
 
     def on_screen_resume(self) -> None:
         # Back from a retry: answers changed the notebook, so rebuild it.
-        if self.is_current and self.is_mounted and self._load() != self.groups:
+        changed = self._load() != self.groups or last_exam_with_misses(self.study.store) != self.exam
+        if self.is_current and self.is_mounted and changed:
             self.refresh(recompose=True)
             self.call_after_refresh(self.on_mount)

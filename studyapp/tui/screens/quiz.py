@@ -26,16 +26,29 @@ from studyapp.quiz.numbers import EXAMPLES as NUMBER_EXAMPLES
 from studyapp.quiz.presenting import due_phrase, fit, topic_path
 from studyapp.quiz.questions import Question
 from studyapp.tui.screens.base import StudyScreen, TitleBar
-from studyapp.tui.screens.feedback_view import feedback_content
+from studyapp.tui.screens.feedback_view import feedback_rows
 from studyapp.tui.widgets.inputs import DrillInput
 from studyapp.tui.widgets.keybar import KeyBar
 from studyapp.tui.widgets.progress import SessionProgress
+from studyapp.tui.widgets.text import HangingRows, row
 
 # Registered here rather than in tui/strings.py (issue 9, store helper): the toast's title when an
 # answer could not be written yet.
 ASKING = "asking"
 FEEDBACK = "feedback"
 EMPTY = "empty"
+
+
+def statement_visual(prompt: str) -> HangingRows:
+    """The statement, and a 4-choice question's options hanging under their own text."""
+    rows = []
+    for line in prompt.split("\n"):
+        number, separator, text = line.partition(") ")
+        if separator and number.isdigit():
+            rows.append(row(text, number + separator))
+        else:
+            rows.append(row(line))
+    return HangingRows(rows)
 
 
 class QuizScreen(StudyScreen):
@@ -91,7 +104,7 @@ class QuizScreen(StudyScreen):
         yield TitleBar(title, right, id="quiz-title")
         yield SessionProgress(id="quiz-progress")
         with VerticalScroll(id="quiz-body", can_focus=False):
-            yield Static(Content(prompt), id="statement", markup=False)
+            yield Static(statement_visual(prompt), id="statement", markup=False)
             flag = Static(Content(self.t("quiz.unsure")), id="unsure-flag", markup=False)
             flag.display = False
             yield flag
@@ -216,7 +229,7 @@ class QuizScreen(StudyScreen):
         if not initial:
             title, right, prompt, hint_text = self._asking_texts()
             self.query_one("#quiz-title", TitleBar).set(title, right)
-            self.query_one("#statement", Static).update(Content(prompt))
+            self.query_one("#statement", Static).update(statement_visual(prompt))
             hint = self.query_one("#quiz-hint", Static)
             hint.update(Content(hint_text))
             hint.remove_class("warning")
@@ -262,16 +275,16 @@ class QuizScreen(StudyScreen):
         self.set_focus(None)
         self.refresh_bindings()
 
-    def _feedback_content(self, feedback: Feedback) -> Content:
+    def _feedback_content(self, feedback: Feedback) -> HangingRows:
         """What the kind explains (feedback_view), then when it comes back."""
         t = self.t
         view = kind_of(feedback.question).feedback(feedback, self.study.content, t)
         when = due_phrase(feedback.next_due, self.study.now(), t, self.study.tz)
-        return Content("\n").join(
+        return HangingRows(
             [
-                feedback_content(view, feedback, t),
-                Content.styled(t("quiz.next_due", when=when), "$text-muted"),
-                Content.styled(t("quiz.continue"), "italic $text-muted"),
+                *feedback_rows(view, feedback, t),
+                row(Content.styled(t("quiz.next_due", when=when), "$text-muted")),
+                row(Content.styled(t("quiz.continue"), "italic $text-muted")),
             ]
         )
 

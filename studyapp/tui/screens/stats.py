@@ -1,29 +1,40 @@
-"""Statistics: mastery per topic, reviews per day and the due forecast as terminal bar charts."""
+"""Statistics: mastery per topic, retention over time (a textual-plot line plot: the share right
+on each past day, then the forgetting curve of what was learnt if nothing is reviewed), reviews
+per day and the due forecast as terminal bar charts."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
 from studyapp.errors import StudyappError
 from studyapp.progress import exams
-from studyapp.quiz.exam import ExamSession, ExamSettings, retry_questions
 from studyapp.quiz.presenting import bar, column_chart, pad, percent
 from studyapp.quiz.questions import all_questions
 from studyapp.report.prediction import learner_state
 from studyapp.report.prediction_text import reliability_plot
-from studyapp.report.stats import due_forecast, due_today, reviews_per_day, streak, topic_stats
+from studyapp.report.stats import (
+    accuracy_per_day,
+    answer_count,
+    due_forecast,
+    due_today,
+    retention_curve,
+    reviews_per_day,
+    streak,
+    topic_stats,
+)
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 
 DAYS = 30
+FORECAST_DAYS = 30  # the forgetting curve looks this far ahead
 CHART_HEIGHT = 5
 LABEL_WIDTH = 22
 BAR_WIDTH = 30
@@ -44,6 +55,7 @@ class StatsScreen(StudyScreen):
             yield Static(id="stats-mastery", markup=False)
             yield Static(id="stats-per-day-title", classes="heading", markup=False)
             yield Static(id="stats-per-day", markup=False)
+            yield Vertical(id="stats-retention")
             yield Static(Content(self.t("stats.forecast")), classes="heading", markup=False)
             yield Static(id="stats-forecast", markup=False)
             # predicted vs what happened, on the learner's own answers (studyapp/report/recall_model.py)
@@ -65,11 +77,12 @@ class StatsScreen(StudyScreen):
         content, store, now, tz = app.content, app.store, app.now(), app.tz
         reviews = store.reviews()
         accuracy = sum(r.correct for r in reviews) / len(reviews) if reviews else None
+        answers = answer_count(reviews)  # a 4-choice question is one answer, not four reviews
         self.query_one("#stats-totals", Static).update(
             Content(
                 t(
-                    "stats.totals_one" if len(reviews) == 1 else "stats.totals",
-                    reviews=len(reviews),
+                    "stats.totals_one" if answers == 1 else "stats.totals",
+                    reviews=answers,
                     accuracy=percent(accuracy),
                     streak=streak(store, now, tz),
                     due=due_today(all_questions(content), store, now, tz),
@@ -88,6 +101,8 @@ class StatsScreen(StudyScreen):
                 )
             )
         self.query_one("#stats-mastery", Static).update(Content("\n").join(mastery_lines))
+
+        self._show_retention()
 
         per_day = reviews_per_day(store, now, tz, DAYS)
         counts = [n for _, n in per_day]
@@ -114,32 +129,64 @@ class StatsScreen(StudyScreen):
 
         rows = [attempt.to_dict() for attempt in exams.attempts(store)][-8:]
         exam_lines = exams.attempt_lines(rows, t)
+        # the TUI's words: keys, not the command line (N13)
+        exam_lines = [t("stats.exams_none")] if not rows else [*exam_lines[:-1], t("stats.exams_keys")]
         self.query_one("#stats-exams", Static).update(
             Content("\n").join([Content.styled(exam_lines[0], "bold $accent"), *map(Content, exam_lines[1:])])
         )
 
+    def _show_retention(self) -> None:
+        """One line plot over the last DAYS days and the next ones: measured (share right per
+        day) on the left of today, the FSRS forgetting curve of the items seen so far on the
+        right. Nothing before the first answer."""
+        app = self.study
+        t = self.t
+        box = self.query_one("#stats-retention", Vertical)
+        box.remove_children()
+        now, tz = app.now(), app.tz
+        curve = retention_curve(app.store, now, FORECAST_DAYS)
+        if not curve:
+            return
+        # Screens load on first use; textual-plot brings numpy (~100 ms): only when drawn.
+        from studyapp.tui.widgets.plot import LinePlot
+
+        past = accuracy_per_day(app.store, now, tz, DAYS)
+        today = past[-1][0]
+        days = [day for day, _ in past] + [today + timedelta(days=d) for d in range(1, FORECAST_DAYS + 1)]
+        x = list(range(len(days)))
+        measured = [None if share is None else 100 * share for _, share in past] + [None] * FORECAST_DAYS
+        forecast = [None] * (len(past) - 1) + [100 * recall for _, recall in curve]
+        box.mount(
+            LinePlot(
+                t("stats.retention", days=DAYS, ahead=FORECAST_DAYS),
+                x,
+                {t("stats.retention_measured"): measured, t("stats.retention_curve"): forecast},
+                ylabel="%",
+                x_labels=[day.strftime("%m-%d") for day in days],
+                y_range=(0.0, 100.0),
+                mark=(len(past) - 1, t("stats.today")),
+                classes="stats-plot",
+            )
+        )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "retry_exam":  # shown once there is a finished exam to retry
+            return any(attempt.finished for attempt in exams.attempts(self.study.store))
+        return True
+
     def action_retry_exam(self) -> None:
         """The latest mock exam's misses as a new exam (any attempt: `studyapp quiz --mode exam --retry ID`)."""
         # Screens load on first use: importing all of them up front costs ~40 % more start-up.
-        from studyapp.tui.screens.exam import ExamIntroScreen
+        from studyapp.tui.screens.exam import retry_intro
 
-        store = self.study.store
         try:
-            attempt = exams.find_attempt(store, "last")
-            questions = retry_questions(self.study.content, attempt)
+            attempt = exams.find_attempt(self.study.store, "last")
         except StudyappError as exc:
             self.notify(str(exc), severity="warning", markup=False)
             return
-        per_question = (attempt.settings.get("time_limit_s") or 60.0 * attempt.total) / max(1, attempt.total)
-        settings = ExamSettings(
-            count=len(questions),
-            pass_mark=float(attempt.settings.get("pass_mark") or 0.6),
-            time_limit_s=max(60.0, per_question * len(questions)),
-            retry_of=attempt.uid,
-        )
-        self.study.push_screen(
-            ExamIntroScreen(ExamSession(self.study.content, store, settings, questions=questions))
-        )
+        intro = retry_intro(self, attempt)
+        if intro is not None:
+            self.study.push_screen(intro)
 
     def action_back(self) -> None:
         self.study.switch_mode("home")

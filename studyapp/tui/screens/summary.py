@@ -70,7 +70,9 @@ class SummaryScreen(StudyScreen):
                 for tag, records in sorted(labelled.items(), key=lambda kv: -len(kv[1])):
                     label = self.study.content.misconceptions.get(tag, tag)
                     yield Hanging("•", f"{label} ×{len(records)}", classes="miss-line")
-            yield Static(Content(t("summary.hint")), classes="muted hint", markup=False)
+            # `w` only where there are misses to retry (N29)
+            hint = "summary.hint" if self.summary.misses else "summary.hint_no_misses"
+            yield Static(Content(t(hint)), classes="muted hint", markup=False)
         yield KeyBar()
 
     def _miss(self, record: AnswerRecord, full: bool) -> ComposeResult:

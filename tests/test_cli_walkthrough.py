@@ -1,0 +1,77 @@
+"""The command-line side of the new-user review (issue 23): `progress` follows --lang and opens
+with a plan (N11, N14), words instead of raw states (N12), one program name in errors (N12),
+`--plain` times (N18), hints that wrap at 80 columns (N33), tables at 80 columns (N27) and
+`explain --list` (N20)."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, timedelta
+from pathlib import Path
+
+from studyapp.cli.exercise import unwrap_paragraphs
+from studyapp.cli.lab import last_result
+from tests.conftest import run_cli
+
+
+def test_progress_follows_lang_and_opens_with_a_plan(isolated_home: Path) -> None:
+    exam = (date.today() + timedelta(days=60)).isoformat()
+    assert run_cli("quiz", "--exam-date", exam, "--plain", input_text="").returncode == 0
+    english = run_cli("progress", "--lang", "en", env={"COLUMNS": "200"})
+    assert english.returncode == 0, english.stderr
+    out = english.stdout
+    assert "review: studyapp quiz --checklist" in out and "복습:" not in out  # N11
+    assert f"Exam on {exam} (D-" in out and "new a day sees them all" in out  # N14
+    assert "First: checklist 1: review:" in out
+    assert ":not-started" not in out and "not started" in out  # words, not raw states (N12)
+    korean = run_cli("progress", "--lang", "ko", env={"COLUMNS": "200"}).stdout
+    assert "복습: studyapp quiz --checklist" in korean and "먼저 할 일:" in korean
+    data = json.loads(run_cli("progress", "--json").stdout)
+    first = data["checklist"][0]
+    assert first["action"]["kind"] == "quiz" and first["next_step"].startswith("복습:")  # JSON as before
+
+
+def test_one_program_name_in_errors() -> None:
+    result = run_cli("quiz", "--exam-date", "nope")
+    assert result.returncode == 2
+    assert (
+        result.stderr.startswith("studyapp: quiz: argument --exam-date")
+        and "studyapp: studyapp" not in result.stderr
+    )
+    bogus = run_cli("--bogus")
+    assert bogus.returncode == 2 and bogus.stderr.strip() == "studyapp: unrecognized arguments: --bogus"
+
+
+def test_plain_summary_says_seconds_not_zero_minutes() -> None:
+    result = run_cli(
+        "quiz", "--plain", "--kind", "ox", "--count", "1", "--seed", "1", "--lang", "en", input_text="o\n"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "right, " in result.stdout and " min" not in result.stdout.split("Summary:")[1].splitlines()[0]
+
+
+def test_hint_paragraphs_are_joined_for_the_terminal_to_wrap() -> None:
+    text = "첫 문단의 첫 줄이고\n이어지는 줄이다.\n\n- 목록 하나\n  이어짐\n- 목록 둘\n\n```python\nx = 1\ny = 2\n```\n| a | b |\n| - | - |"
+    assert unwrap_paragraphs(text) == (
+        "첫 문단의 첫 줄이고 이어지는 줄이다.\n\n- 목록 하나 이어짐\n- 목록 둘\n\n```python\nx = 1\ny = 2\n```\n| a | b |\n| - | - |"
+    )
+
+
+def test_lab_list_says_a_result_once() -> None:
+    assert last_result("amdahl", "cancelled", "amdahl: cancelled (app closed)") == "cancelled (app closed)"
+    assert last_result("amdahl", "ok", "amdahl: S(8) = 5.2") == "ok: S(8) = 5.2"
+    assert last_result("amdahl", "failed", None) == "failed"
+
+
+def test_exercise_and_lab_lists_keep_one_line_per_row_at_80_columns() -> None:
+    for command in (("exercise", "list"), ("lab", "list")):
+        result = run_cli(*command, "--lang", "ko", env={"COLUMNS": "80"})
+        assert result.returncode == 0, result.stderr
+        rows = [line for line in result.stdout.splitlines()[1:] if line.strip()]
+        ids = [line.split()[0] for line in rows if line[:1] == " " and line[1:2] != " "]
+        assert len(rows) == len(ids)  # no wrapped continuation lines
+
+
+def test_explain_list_says_not_answered_yet() -> None:
+    out = run_cli("explain", "--list", "--lang", "ko").stdout
+    assert "아직 답하지 않음" in out and "최근 아직 없음" not in out
