@@ -236,7 +236,7 @@ def test_check_without_a_workspace_says_start_first(env: dict[str, str]) -> None
     [
         ("garbage", 1, "error", "not the checker protocol"),
         ("crash", 1, "error", "RuntimeError: the checker itself broke"),
-        ("undecided", 1, "undecided", "too busy"),
+        ("undecided", 3, "undecided", "too busy"),
         ("hang", 1, "timeout", "did not finish within 2 s"),
     ],
 )

@@ -1,8 +1,8 @@
 """`studyapp exercise list|start|check|watch|hint|solution|verify`.
 
-Exit codes: 0 passed (or done), 1 not yet (a failing, undecided or broken check; a locked
-solution), 2 bad usage or bad input (unknown exercise, missing workspace or dependency),
-130 interrupted. Imports stay light: the checker, the store and watchfiles load on use.
+Exit codes: 0 passed (or done), 1 not yet (a failing or broken check; a locked solution),
+2 bad usage or bad input (unknown exercise, missing workspace or dependency), 3 undecided (a speed
+check the busy machine could not decide: not a failure, check again), 130 interrupted. Imports stay light: the checker, the store and watchfiles load on use.
 """
 
 from __future__ import annotations
@@ -203,9 +203,15 @@ def _check_target(args: argparse.Namespace, t: Translator, store: Any, info: Any
     return path
 
 
+# Undecided is not "not yet": a script can tell "check again later" from "fix the code" by the exit
+# code alone, the same 3 the checker itself exits with.
+EXIT_UNDECIDED = 3
+
+
 def exit_code_for(verdict: str) -> int:
     return {
         checker.PASSED: EXIT_OK,
+        checker.UNDECIDED: EXIT_UNDECIDED,
         checker.USAGE: EXIT_USAGE,
         checker.INTERRUPTED: EXIT_INTERRUPTED,
     }.get(verdict, EXIT_FAILURE)
