@@ -46,7 +46,7 @@ def test_solution_passes_or_the_machine_is_shown_too_busy(catalogue: Catalogue) 
     problems = failed(result)
     if result["verdict"] == "undecided":  # the noise path, and only that: nothing else may fail
         assert set(problems) == {SPEED} and "too busy to tell" in problems[SPEED], problems
-        assert code == 1
+        assert code == 3
         return
     assert (code, result["verdict"]) == (0, "passed"), problems
     assert len(result["requirements"]) == 9
