@@ -431,7 +431,9 @@ def test_the_checklist_links_every_exercise_to_its_lab_and_list_follows_it() -> 
     exercises = scan(REPO / "labs").exercises
     for info in exercises.values():
         for item in info.checklist:
-            assert info.lab in labs_of[item], f"{info.id} lives in labs/{info.lab}, but {item} links {labs_of[item]}"
+            assert info.lab in labs_of[item], (
+                f"{info.id} lives in labs/{info.lab}, but {item} links {labs_of[item]}"
+            )
     position = {entry["id"]: index for index, entry in enumerate(checklist)}
     path = list(study_path(exercises).values())
     firsts = [min(position[item] for item in info.checklist) for info in path]

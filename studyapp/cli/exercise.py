@@ -272,10 +272,11 @@ def check_and_record(
     on_event: Any = None,
     cancel: Any = None,
     timeout: float | None = None,
+    lang: str | None = None,
 ) -> Any:
     """Run the checker and store the check (all but refused runs: a missing dependency is no check)."""
 
-    outcome = run_check(info, path, quick=quick, on_event=on_event, cancel=cancel, timeout=timeout)
+    outcome = run_check(info, path, quick=quick, on_event=on_event, cancel=cancel, timeout=timeout, lang=lang)
     if outcome.verdict != USAGE:
         exercise_store.record_check(
             store, info.id, info.checker_hash(), outcome.verdict, outcome.details(), outcome.duration_s
@@ -323,7 +324,7 @@ def _one_check(args: argparse.Namespace, t: Translator, info: Any, path: Path, s
     if not args.json:
         print(t("ex.checking", id=info.id, path=path), flush=True)
     outcome = check_and_record(
-        info, path, store, args.quick, None if args.json else on_event, timeout=args.timeout
+        info, path, store, args.quick, None if args.json else on_event, timeout=args.timeout, lang=t.lang
     )
     if outcome.verdict == USAGE:
         raise StudyappError(outcome.message)
