@@ -16,6 +16,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from labs._exercise import (
     FAILED,
     OUTPUT_LIMIT,
