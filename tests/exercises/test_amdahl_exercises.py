@@ -99,6 +99,10 @@ EXPECTED_SLIPS = {
         "parallel_efficiency: as many tasks run at once as there are workers",
         ".result()",
     ),
+    "efficiency-per-cpu-count": (
+        "parallel_efficiency: speedup = serial / parallel, efficiency = speedup / workers",
+        "but speedup / workers =",
+    ),
     "speedup-not-efficiency": (
         "parallel_efficiency: speedup = serial / parallel, efficiency = speedup / workers",
         "divide it by the number of workers",
