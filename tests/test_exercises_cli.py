@@ -254,7 +254,7 @@ def test_check_without_a_workspace_says_start_first(env: dict[str, str], cli: Ex
     [
         ("garbage", 1, "error", "not the checker protocol"),
         ("crash", 1, "error", "RuntimeError: the checker itself broke"),
-        ("undecided", 1, "undecided", "too busy"),
+        ("undecided", 3, "undecided", "too busy"),
         ("hang", 1, "timeout", "did not finish within 2 s"),
     ],
 )
@@ -444,3 +444,26 @@ def test_exercise_modules_import_neither_textual_nor_torch() -> None:
     )
     loaded = set(json.loads(out.stdout))
     assert not {"textual", "torch", "watchfiles"} & loaded
+
+
+def test_the_checklist_links_every_exercise_to_its_lab_and_list_follows_it() -> None:
+    """Each checklist item an exercise is evidence for names the exercise's lab in `labs:`, and the
+    study path (what `exercise list` shows and what `watch` moves along) follows the checklist."""
+    import yaml
+
+    from studyapp.cli.exercise import study_path
+    from studyapp.exercises.registry import scan
+
+    checklist = yaml.safe_load((REPO / "content" / "checklist.yaml").read_text(encoding="utf-8"))["items"]
+    labs_of = {entry["id"]: entry.get("labs") or [] for entry in checklist}
+    exercises = scan(REPO / "labs").exercises
+    for info in exercises.values():
+        for item in info.checklist:
+            assert info.lab in labs_of[item], (
+                f"{info.id} lives in labs/{info.lab}, but {item} links {labs_of[item]}"
+            )
+    position = {entry["id"]: index for index, entry in enumerate(checklist)}
+    path = list(study_path(exercises).values())
+    firsts = [min(position[item] for item in info.checklist) for info in path]
+    assert firsts == sorted(firsts), [info.id for info in path]
+    assert path[0].id == "measure-resources"

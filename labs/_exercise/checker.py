@@ -20,6 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from labs._exercise.messages import translate_message, translate_name
 from labs._wire import EXERCISE_PROTOCOL_ENV as PROTOCOL_ENV
 from labs._wire import (
     EXIT_FAILED,
@@ -226,6 +227,9 @@ class Checker:
         raise _StopCheck()
 
     def _add(self, requirement: _Requirement) -> bool:
+        # In the learner's language (STUDYAPP_LANG, from `--lang`); English when none is given.
+        requirement.name = one_line(translate_name(requirement.name), 120)
+        requirement.message = one_line(translate_message(requirement.message))
         self.requirements.append(requirement)
         if self.jsonl:
             emit("requirement", out=self._out, **requirement.to_dict())

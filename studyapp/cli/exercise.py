@@ -1,8 +1,8 @@
 """`studyapp exercise list|start|check|watch|hint|solution|verify`.
 
-Exit codes: 0 passed (or done), 1 not yet (a failing, undecided or broken check; a locked
-solution), 2 bad usage or bad input (unknown exercise, missing workspace or dependency),
-130 interrupted. Imports stay light: the checker, the store and watchfiles load on use.
+Exit codes: 0 passed (or done), 1 not yet (a failing or broken check; a locked solution),
+2 bad usage or bad input (unknown exercise, missing workspace or dependency), 3 undecided (a speed
+check the busy machine could not decide: not a failure, check again), 130 interrupted. Imports stay light: the checker, the store and watchfiles load on use.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,
 from studyapp.exercises import checker, workspace
 from studyapp.exercises.checker import PASSED, USAGE, run_check
 from studyapp.exercises.registry import get, ignored, scan
+from studyapp.exercises.status import PASSED as STATUS_PASSED
 from studyapp.exercises.status import all_statuses, has_passed
 from studyapp.exercises.strings import verdict_line
 from studyapp.exercises.workspace import default_workspace
@@ -88,7 +89,53 @@ def _exercises() -> dict[str, Any]:
     for problem in found.problems:
         if not problem.warning:
             print(f"studyapp: {problem.format(Path.cwd())}", file=sys.stderr)
-    return found.exercises
+    return study_path(found.exercises)
+
+
+def _checklist_order() -> dict[str, tuple[int, list[str]]]:
+    """checklist id -> (its position in content/checklist.yaml, its `labs:`); empty if unreadable."""
+    import yaml
+
+    try:
+        data = yaml.safe_load((locations.content_dir() / "checklist.yaml").read_text(encoding="utf-8"))
+        entries = data.get("items", []) if isinstance(data, dict) else []
+        return {
+            str(entry["id"]): (position, [str(lab) for lab in entry.get("labs") or []])
+            for position, entry in enumerate(entries)
+            if isinstance(entry, dict) and "id" in entry
+        }
+    except (OSError, yaml.YAMLError, TypeError, KeyError):
+        return {}
+
+
+def study_path(exercises: dict[str, Any]) -> dict[str, Any]:
+    """The exercises in the checklist's order (the study path): by the earliest checklist item each
+    is evidence for, then by where its lab stands in that item's `labs:`, then (lab, order, id)."""
+    checklist = _checklist_order()
+
+    def key(info: Any) -> tuple[int, int, str, int, str]:
+        places = [
+            (checklist[item][0], checklist[item][1].index(info.lab) if info.lab in checklist[item][1] else 99)
+            for item in info.checklist
+            if item in checklist
+        ]
+        position, lab_rank = min(places) if places else (len(checklist), 99)
+        return position, lab_rank, info.lab, info.order, info.id
+
+    return {info.id: info for info in sorted(exercises.values(), key=key)}
+
+
+def next_exercise(exercises: dict[str, Any], current: str, store: Any) -> Any | None:
+    """The first exercise after `current` on the study path that is not passed yet (wrapping round)."""
+    order = list(exercises)
+    if current not in order:
+        return None
+    statuses = all_statuses(exercises, store)
+    start = order.index(current)
+    for exercise_id in order[start + 1 :] + order[:start]:
+        if statuses[exercise_id].status != STATUS_PASSED:
+            return exercises[exercise_id]
+    return None
 
 
 def _exercise(exercise_id: str) -> Any:
@@ -224,9 +271,15 @@ def _check_target(args: argparse.Namespace, t: Translator, store: Any, info: Any
     return path
 
 
+# Undecided is not "not yet": a script can tell "check again later" from "fix the code" by the exit
+# code alone, the same 3 the checker itself exits with.
+EXIT_UNDECIDED = 3
+
+
 def exit_code_for(verdict: str) -> int:
     return {
         checker.PASSED: EXIT_OK,
+        checker.UNDECIDED: EXIT_UNDECIDED,
         checker.USAGE: EXIT_USAGE,
         checker.INTERRUPTED: EXIT_INTERRUPTED,
     }.get(verdict, EXIT_FAILURE)
@@ -240,10 +293,11 @@ def check_and_record(
     on_event: Any = None,
     cancel: Any = None,
     timeout: float | None = None,
+    lang: str | None = None,
 ) -> Any:
     """Run the checker and store the check (all but refused runs: a missing dependency is no check)."""
 
-    outcome = run_check(info, path, quick=quick, on_event=on_event, cancel=cancel, timeout=timeout)
+    outcome = run_check(info, path, quick=quick, on_event=on_event, cancel=cancel, timeout=timeout, lang=lang)
     if outcome.verdict != USAGE:
         exercise_store.record_check(
             store, info.id, info.checker_hash(), outcome.verdict, outcome.details(), outcome.duration_s
@@ -256,7 +310,9 @@ def _requirement_line(requirement: Any) -> str:
     return f"  {mark} {requirement.name}" + (f" — {requirement.message}" if requirement.message else "")
 
 
-def _print_verdict(outcome: Any, info: Any, t: Translator, already_printed: int) -> None:
+def _print_verdict(
+    outcome: Any, info: Any, t: Translator, already_printed: int, following: Any | None = None
+) -> None:
     for requirement in outcome.requirements[already_printed:]:  # listed only in the result line
         print(_requirement_line(requirement))
     if outcome.learner_traceback:
@@ -266,6 +322,10 @@ def _print_verdict(outcome: Any, info: Any, t: Translator, already_printed: int)
     print(verdict_line(outcome, t, f"studyapp exercise hint {info.id}"))
     if outcome.verdict == PASSED:
         print(t("ex.passed.next", id=info.id))
+        if following is not None:
+            print(t("ex.next_exercise", id=following.id, title=following.title))
+        else:
+            print(t("ex.path_done"))
     sys.stdout.flush()
 
 
@@ -285,7 +345,7 @@ def _one_check(args: argparse.Namespace, t: Translator, info: Any, path: Path, s
     if not args.json:
         print(t("ex.checking", id=info.id, path=path), flush=True)
     outcome = check_and_record(
-        info, path, store, args.quick, None if args.json else on_event, timeout=args.timeout
+        info, path, store, args.quick, None if args.json else on_event, timeout=args.timeout, lang=t.lang
     )
     if outcome.verdict == USAGE:
         raise StudyappError(outcome.message)
@@ -294,7 +354,8 @@ def _one_check(args: argparse.Namespace, t: Translator, info: Any, path: Path, s
         data["checker_hash"] = info.checker_hash()
         print(json.dumps(data, ensure_ascii=False), flush=True)
     else:
-        _print_verdict(outcome, info, t, already_printed=len(printed))
+        following = next_exercise(_exercises(), info.id, store) if outcome.verdict == PASSED else None
+        _print_verdict(outcome, info, t, already_printed=len(printed), following=following)
     return exit_code_for(outcome.verdict)
 
 
@@ -323,6 +384,19 @@ def _watch_filter(root: Path) -> Any:
     return accept
 
 
+def _moved_to(args: argparse.Namespace, t: Translator, store: Any, info: Any) -> Path:
+    """The workspace of the exercise `watch` moves on to, started from its starter if there is none."""
+    target = _workspace_for(args, store, info)
+    if not target.is_dir():
+        target = workspace.start(info, target, force=False).path
+        exercise_store.set_workspace(store, info.id, target)
+    print("", flush=True)
+    print(t("ex.watch.moved", id=info.id, title=info.title, path=target), flush=True)
+    if info.readme.is_file():
+        print(f"README: {info.readme}", flush=True)
+    return target.resolve()
+
+
 def cmd_watch(args: argparse.Namespace, t: Translator) -> int:
     try:
         import watchfiles
@@ -338,12 +412,25 @@ def cmd_watch(args: argparse.Namespace, t: Translator) -> int:
         code = _one_check(args, t, info, path, store)
         if code in (EXIT_INTERRUPTED, EXIT_USAGE):
             return code
-        for changes in watchfiles.watch(path, watch_filter=_watch_filter(path), raise_interrupt=True):
-            files = sorted({Path(raw).name for _, raw in changes})
-            if not args.json:
-                print("", flush=True)
-                print(t("ex.watch.change", files=", ".join(files)), flush=True)
-            code = _one_check(args, t, info, path, store)
+        while True:
+            moved = False
+            if code == EXIT_OK and not args.path:  # like rustlings: a pass moves on along the path
+                following = next_exercise(_exercises(), info.id, store)
+                if following is not None:
+                    info, path = following, _moved_to(args, t, store, following)
+                    code, moved = _one_check(args, t, info, path, store), True
+                    if code == EXIT_INTERRUPTED:
+                        break
+            if moved:
+                continue  # the new exercise may pass already (a finished workspace): move again
+            for changes in watchfiles.watch(path, watch_filter=_watch_filter(path), raise_interrupt=True):
+                files = sorted({Path(raw).name for _, raw in changes})
+                if not args.json:
+                    print("", flush=True)
+                    print(t("ex.watch.change", files=", ".join(files)), flush=True)
+                code = _one_check(args, t, info, path, store)
+                if code in (EXIT_INTERRUPTED, EXIT_OK):
+                    break
             if code == EXIT_INTERRUPTED:
                 break
     except KeyboardInterrupt:

@@ -174,7 +174,7 @@ def checker_command(info: ExerciseInfo, workspace: Path, quick: bool) -> list[st
     return command
 
 
-def checker_env(info: ExerciseInfo) -> dict[str, str]:
+def checker_env(info: ExerciseInfo, lang: str | None = None) -> dict[str, str]:
     # The labs root that holds this exercise's lab (so `from labs._exercise import ...` works).
     root = str(info.path.parent.parent.parent.parent)
     paths = [root] if str(locations.labs_root()) == root else [root, str(locations.labs_root())]
@@ -182,6 +182,9 @@ def checker_env(info: ExerciseInfo) -> dict[str, str]:
         paths,
         STUDYAPP_EXERCISE_PROTOCOL="jsonl",
         PYTHONDONTWRITEBYTECODE="1",  # keep the learner's folder free of __pycache__
+        # the learner's language: the checker's requirement names and messages follow it
+        # (labs/_exercise/messages.py); English when none is given
+        STUDYAPP_LANG=lang or "en",
     )
 
 
@@ -222,8 +225,10 @@ def run_check(
     timeout: float | None = None,
     on_event: Callable[[CheckEvent], None] | None = None,
     cancel: threading.Event | None = None,
+    lang: str | None = None,
 ) -> CheckOutcome:
-    """Run the checker to its verdict. Blocking; a UI calls it from a worker thread.
+    """Run the checker to its verdict. Blocking; a UI calls it from a worker thread. `lang` ("ko",
+    "en"): the language of the checker's requirement names and messages.
 
     Ctrl+C (KeyboardInterrupt) stops the checker and returns an `interrupted` outcome; the caller
     decides the exit code.
@@ -256,7 +261,7 @@ def run_check(
     try:
         run = run_child(
             checker_command(info, workspace, quick),
-            env=checker_env(info),
+            env=checker_env(info, lang),
             cwd=workspace,
             limit=limit,
             cancel=cancel,

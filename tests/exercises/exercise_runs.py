@@ -29,7 +29,7 @@ LABS = REPO / "labs"
 WRONG = Path(__file__).resolve().parent / "wrong"
 
 # What `studyapp exercise check` exits with for each verdict (docs/EXERCISES.md, "Verdicts").
-EXIT_CODES = {checker.PASSED: 0, checker.USAGE: 2, checker.INTERRUPTED: 130}
+EXIT_CODES = {checker.PASSED: 0, checker.UNDECIDED: 3, checker.USAGE: 2, checker.INTERRUPTED: 130}
 
 
 @functools.cache

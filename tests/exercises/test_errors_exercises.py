@@ -39,6 +39,10 @@ EXPECTED_SLIPS = {
         "ZeroDivisionError",
     ),
     ("imbalance", "accuracy-not-balanced"): ("balanced_accuracy: mean per-class recall", "plain accuracy"),
+    ("imbalance", "balanced-over-all-labels"): (
+        "balanced_accuracy: mean per-class recall",
+        "a label the data never has",
+    ),
     ("imbalance", "imbalance-is-the-trap"): (
         "accuracy_is_misleading: spots the accuracy trap",
         "imbalance alone is not the trap",

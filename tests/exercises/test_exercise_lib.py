@@ -16,6 +16,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from labs._exercise import (
     FAILED,
     OUTPUT_LIMIT,
@@ -639,3 +641,17 @@ def test_a_checker_runs_by_hand_where_no_labs_package_is_importable(tmp_path: Pa
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "passed: all" in done.stdout
+
+
+def test_requirement_names_and_messages_follow_the_learners_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    """STUDYAPP_LANG=ko (what `studyapp --lang ko exercise check` passes) turns the names and the
+    sentences that say what is wrong Korean; without it they stay English (recorded slips name them)."""
+    from labs._exercise import messages
+
+    name, message = "crunch_all computes in parallel processes", "close other programs and check again"
+    monkeypatch.delenv(messages.LANG_ENV, raising=False)
+    assert (messages.translate_name(name), messages.translate_message(message)) == (name, message)
+    monkeypatch.setenv(messages.LANG_ENV, "ko")
+    assert messages.translate_name(name) == "crunch_all이 프로세스로 병렬 계산한다"
+    assert messages.translate_name("mcc() runs") == "mcc()이 실행된다"
+    assert messages.translate_message(message) == "다른 프로그램을 닫고 다시 검사하세요"

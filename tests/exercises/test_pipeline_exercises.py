@@ -19,8 +19,8 @@ SPEED = "throughput ≈ 1 / slowest stage (measured)"
 
 def measured_throughput(message: str) -> float:
     """The learner's median throughput, as a share of theory, that a speed message reports
-    ("throughput 0.33× of 1 / slowest stage (interval …)", labs._exercise.decide_with_control)."""
-    found = re.search(r"throughput (\d+(?:\.\d+)?)×", message)
+    ("throughput end to end 0.33× of theory (interval …)", labs._exercise.decide_with_control)."""
+    found = re.search(r"throughput end to end (\d+(?:\.\d+)?)×", message)
     assert found, message
     return float(found.group(1))
 
@@ -41,15 +41,28 @@ def test_starter_fails_where_the_todos_are(catalogue: Catalogue) -> None:
     assert "pipeline.py" in (result["learner_traceback"] or "")
 
 
+def test_stage_by_stage_is_no_pipeline_whatever_the_load(catalogue: Catalogue) -> None:
+    """Each stage over all items before the next: every stage runs its threads at once and every
+    item is right, but save starts only after load is done — seen from the order, not a clock."""
+    code, result = catalogue.wrong("pipeline", "stage-by-stage")
+    assert code == 1 and result["verdict"] == "failed"
+    problems = failed(result)
+    assert (
+        "save began only after load had finished every item"
+        in problems["the stages work at the same time (a pipeline)"]
+    )
+    assert "the slow stage runs its threads at the same time" not in problems
+
+
 def test_solution_passes_or_the_machine_is_shown_too_busy(catalogue: Catalogue) -> None:
     code, result = catalogue.report("pipeline", "solution")
     problems = failed(result)
     if result["verdict"] == "undecided":  # the noise path, and only that: nothing else may fail
         assert set(problems) == {SPEED} and "too busy to tell" in problems[SPEED], problems
-        assert code == 1
+        assert code == 3
         return
     assert (code, result["verdict"]) == (0, "passed"), problems
-    assert len(result["requirements"]) == 9
+    assert len(result["requirements"]) == 10  # 9 + the stages' overlap
     speed = next(r["message"] for r in result["requirements"] if r["name"] == SPEED)
     assert "the reference's" in speed and "rounds" in speed
 

@@ -124,6 +124,42 @@ def main() -> None:
         judge(check, report.get("benchmarks", []), probe)
 
 
+# The benchmark's time per call may exceed the time inside the implementation by the call itself
+# (a lambda, the timer: about a microsecond) and a little noise, never by work of its own.
+EXTRA_SHARE = 0.08
+EXTRA_FLOOR_S = 3e-6
+ONLY_THE_IMPLEMENTATION = "each timed call runs the implementation and nothing else"
+
+
+def only_the_implementation(
+    check: Checker, found: dict[str, dict[str, Any]], calls: dict[str, dict[str, dict[str, Any]]]
+) -> None:
+    """A property of the result, whatever the test looks like: the benchmark's time per call is about
+    the time spent inside the implementation in that test (both lower quartiles: noise only adds
+    time, so the low quantiles of the same calls move least)."""
+    shown = []
+    for name, entry in found.items():
+        inside = calls.get(entry["fullname"], {}).get(name, {}).get("q1_inside_s")
+        timed = entry["stats"]["q1"]
+        if inside is None or not inside > 0:
+            continue
+        extra = timed - inside
+        if extra > EXTRA_SHARE * inside + EXTRA_FLOOR_S:
+            check.requirement(
+                ONLY_THE_IMPLEMENTATION,
+                False,
+                f"{entry['name']}: the benchmark says {timed * 1e3:.3f} ms per call, but {name} itself took "
+                f"{inside * 1e3:.3f} ms (+{extra / inside:.0%}): the timed callable does other work too, such "
+                "as building its input — build it before benchmark(...), or in pedantic's setup",
+            )
+            return
+        shown.append(
+            f"{name} {timed * 1e3:.3f} ms timed, {inside * 1e3:.3f} ms inside (+{extra / inside:.0%})"
+        )
+    if shown:
+        check.requirement(ONLY_THE_IMPLEMENTATION, True, "; ".join(shown))
+
+
 def judge(check: Checker, entries: list[dict[str, Any]], probe: dict[str, Any]) -> None:
     calls, pedantic = probe["calls"], probe["pedantic"]
     found: dict[str, dict[str, Any]] = {}
@@ -150,6 +186,7 @@ def judge(check: Checker, entries: list[dict[str, Any]], probe: dict[str, Any]) 
             why = f"no benchmark test calls {name}: write a test that takes the `benchmark` fixture and times it"
         skipped = "" if not entries else f" ({len(entries)} benchmark(s) recorded, none of them {name})"
         check.requirement(f"{name} is benchmarked", False, why + skipped)
+    only_the_implementation(check, found, calls)
     if len(found) == 2:
         groups = {name: found[name]["group"] for name in found}
         same = groups[COPYING] == groups[IN_PLACE] and groups[COPYING] is not None

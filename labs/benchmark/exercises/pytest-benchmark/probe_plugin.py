@@ -4,7 +4,10 @@ It sees what the benchmark JSON cannot say:
 - which of the two given implementations each test called, and whether each call of the in-place
   `insertion_sort` got an unsorted list (a benchmark without setup sorts an already sorted list
   from its second round on);
-- whether a test used `benchmark.pedantic`, with which rounds and whether it passed a setup.
+- whether a test used `benchmark.pedantic`, with which rounds and whether it passed a setup;
+- how long each call of an implementation took inside it (the median per test), so the checker can
+  compare it with the benchmark's own time per call: whatever else the timed callable does (a
+  setup inside the timed call) is the difference.
 
 It also puts the checker's own copy of sorting.py in place of the learner's, so an edited copy in
 the workspace cannot change what is measured. Configured by environment variables (set by check.py):
@@ -19,17 +22,20 @@ import inspect
 import itertools
 import json
 import os
+import statistics
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 _current: dict[str, str | None] = {"test": None}
-_calls: dict[str, dict[str, dict[str, int]]] = {}  # nodeid -> function -> counts
+_calls: dict[str, dict[str, dict[str, Any]]] = {}  # nodeid -> function -> counts
 _pedantic: dict[str, dict[str, Any]] = {}  # nodeid -> how pedantic was called
 _benchmark_tests: list[str] = []  # tests that take the `benchmark` fixture
 _depth = {"calls": 0}  # merge_sorted calls itself: only the outermost call is the learner's
+_inside: dict[tuple[str, str], list[float]] = {}  # (nodeid, function) -> seconds of each outermost call
 
 
 def _load_reference() -> None:
@@ -48,6 +54,7 @@ def _counted(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(values: list[int], *args: Any, **kwargs: Any) -> Any:
         if _depth["calls"]:
             return function(values, *args, **kwargs)
+        started = time.perf_counter()  # the probe's own work below counts as inside, not as extra
         counts = _calls.setdefault(_current["test"] or "<outside a test>", {}).setdefault(
             name, {"calls": 0, "presorted": 0}
         )
@@ -58,6 +65,9 @@ def _counted(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return function(values, *args, **kwargs)
         finally:
+            _inside.setdefault((_current["test"] or "<outside a test>", name), []).append(
+                time.perf_counter() - started
+            )
             _depth["calls"] -= 1
 
     return wrapper
@@ -103,5 +113,10 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    for (test, name), seconds in _inside.items():
+        # the lower quartile: a busy machine only adds time, so low quantiles move least
+        _calls[test][name]["q1_inside_s"] = (  # type: ignore[assignment]
+            statistics.quantiles(seconds, n=4)[0] if len(seconds) > 1 else seconds[0]
+        )
     with open(os.environ["BENCH_PROBE_OUT"], "w", encoding="utf-8") as out:
         json.dump({"calls": _calls, "pedantic": _pedantic, "benchmark_tests": _benchmark_tests}, out)

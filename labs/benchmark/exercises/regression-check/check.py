@@ -142,14 +142,43 @@ def planted(
         ratio = new["median"] / old["median"]
         return overlap(old, new) and 1.35 <= max(ratio, 1 / ratio) <= 1.6
 
-    for _ in range(4):  # the same code measured twice, 8-30 % noise
+    def statistic_apart(key: str) -> Callable[[dict[str, Any], dict[str, Any]], bool]:
+        """Bands overlap, yet this one statistic differs by 30 % or more: the rule must not use it."""
+
+        def keep(old: dict[str, Any], new: dict[str, Any]) -> bool:
+            ratio = new[key] / old[key]
+            return overlap(old, new) and max(ratio, 1 / ratio) >= 1.3
+
+        return keep
+
+    def quiet_and_disturbed(b: float) -> Callable[[], tuple[list[float], list[float]]]:
+        """The same code twice, once on a quiet machine and once with a few rounds hit by other work."""
+
+        def make() -> tuple[list[float], list[float]]:
+            quiet, disturbed = noisy(rng, b, 0.15, 8, outliers=False), noisy(rng, b, 0.15, 8)
+            return (quiet, disturbed) if rng.random() < 0.5 else (disturbed, quiet)
+
+        return make
+
+    for _ in range(2):  # the same code measured twice, 8-30 % noise
         add("same", "unchanged", draw(rng, runs(1.0, rng.uniform(0.08, 0.3), rng.randint(10, 40)), overlap))
     # The same code again, very noisy and few rounds, and (unluckily) medians 35–60 % apart.
     add("same", "unchanged", draw(rng, runs(1.0, 0.5, 8), unlucky))
+    # Every statistic outside the band has its unlucky pair of the same code: mins (the least
+    # disturbed round is luck too) and means (pulled by a few disturbed rounds) 30 % apart.
+    add("same", "unchanged", draw(rng, runs(1.0, 0.3, 12), statistic_apart("min")))
+    add("same", "unchanged", draw(rng, quiet_and_disturbed(base()), statistic_apart("mean")))
     add("slow2x", "regression", draw(rng, runs(2.0, 0.1, 25), lambda o, n: apart(n, o)))
     add("fast2x", "improvement", draw(rng, runs(0.5, 0.1, 25), lambda o, n: apart(o, n)))
     add("small5", "unchanged", draw(rng, runs(1.05, 0.1, 20), overlap))
     add("quiet30", "regression", draw(rng, runs(1.3, 0.02, 30), lambda o, n: apart(n, o)))
+
+    # A noisy benchmark with a real change: wide bands, yet apart — rule 2 holds whatever the noise.
+    # Drawn where a threshold that grows with the noise (3 × IQR / median) would still call it noise.
+    def apart_within_noise_threshold(old: dict[str, Any], new: dict[str, Any]) -> bool:
+        return apart(new, old) and new["median"] < old["median"] * (1 + 3 * old["iqr"] / old["median"])
+
+    add("noisy60", "regression", draw(rng, runs(1.6, 0.3, 30), apart_within_noise_threshold))
     only_old, only_new = names.pop(), names.pop()
     old[only_old] = stats_of(noisy(rng, base(), 0.1, 20))
     new[only_new] = stats_of(noisy(rng, base(), 0.1, 20))
@@ -202,6 +231,11 @@ CATEGORIES = [
         "quiet30",
         "a 30 % slowdown of a quiet benchmark is a regression",
         "30 % slower with 2 % noise: far outside the spread",
+    ),
+    (
+        "noisy60",
+        "a 60 % slowdown of a noisy benchmark, bands apart, is a regression",
+        "the bands are wide (30 % noise) but apart by more than 20 %: a change, however noisy",
     ),
 ]
 

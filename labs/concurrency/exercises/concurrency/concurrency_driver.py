@@ -13,6 +13,12 @@ workspace, which stays first: their concurrent_work is never shadowed).
 With forkserver, pool workers are children of the fork server, not of this process, so
 RUSAGE_CHILDREN does not see their CPU time; this process's own CPU time during the learner's run
 is measured too: work done elsewhere leaves it near zero, work done in threads does not.
+
+During the learner's CPU run their module's `crunch` is wrapped so that each call appends
+"pid start end" (CLOCK_MONOTONIC, one clock for every process on the machine) to a log: how many
+calls ran at once in different processes is then counted, not timed, so a busy machine cannot blur
+it. The wrapper reaches forked pool workers (they inherit the module); workers that import the
+module afresh (spawn, forkserver) run the original and log nothing — the evidence is then "unseen".
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import os
 import resource
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -85,8 +93,55 @@ def calibrate(task_s: float) -> int:
         n *= 4
 
 
+def _logging_crunch(module: Any, log_path: str) -> Callable[[int], Any]:
+    """module.crunch, logging each call; it pickles by reference as `module.crunch` like the original."""
+    original = module.crunch
+
+    def crunch(n: int) -> Any:
+        started = time.monotonic()
+        value = original(n)
+        line = f"{os.getpid()} {started!r} {time.monotonic()!r}\n".encode()
+        handle = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(handle, line)  # one small O_APPEND write: lines from many processes never mix
+        finally:
+            os.close(handle)
+        return value
+
+    crunch.__module__, crunch.__qualname__, crunch.__name__ = module.__name__, "crunch", "crunch"
+    return crunch
+
+
+def most_at_once(calls: list[tuple[int, float, float]]) -> int:
+    """The largest number of different processes inside a call at the same moment."""
+    events = sorted([(start, 1, pid) for pid, start, _ in calls] + [(end, -1, pid) for pid, _, end in calls])
+    running: dict[int, int] = {}
+    most = 0
+    for _, step, pid in events:  # at equal times an end (-1) sorts first: touching is not overlapping
+        running[pid] = running.get(pid, 0) + step
+        most = max(most, sum(1 for count in running.values() if count > 0))
+    return most
+
+
+def _read_calls(log_path: str) -> list[tuple[int, float, float]]:
+    calls = []
+    try:
+        with open(log_path, encoding="utf-8") as log:
+            for line in log:
+                pid, start, end = line.split()
+                calls.append((int(pid), float(start), float(end)))
+    except FileNotFoundError:
+        pass
+    return calls
+
+
 def cpu_round(sizes: list[int], workers: int, rotation: int) -> dict[str, Any]:
     mine, ref = learner(), reference()
+    log_dir = tempfile.mkdtemp(prefix="concurrency-calls-")
+    log_path = os.path.join(log_dir, "calls.log")
+    original = getattr(mine, "crunch", None)
+    if callable(original):
+        mine.crunch = _logging_crunch(mine, log_path)
     runs = {
         "sequential": lambda: ref.crunch_all_sequential(sizes),
         "learner": lambda: mine.crunch_all(sizes, workers),
@@ -96,14 +151,22 @@ def cpu_round(sizes: list[int], workers: int, rotation: int) -> dict[str, Any]:
     times: dict[str, float] = {}
     results: dict[str, Any] = {}
     child_cpu = own_cpu = sequential_cpu = 0.0
-    for which in order:
-        before, own_before = children_cpu(), time.process_time()
-        times[which], results[which] = timed(runs[which])
-        if which == "learner":
-            child_cpu = children_cpu() - before
-            own_cpu = time.process_time() - own_before
-        elif which == "sequential":
-            sequential_cpu = time.process_time() - own_before
+    try:
+        for which in order:
+            before, own_before = children_cpu(), time.process_time()
+            times[which], results[which] = timed(runs[which])
+            if which == "learner":
+                child_cpu = children_cpu() - before
+                own_cpu = time.process_time() - own_before
+            elif which == "sequential":
+                sequential_cpu = time.process_time() - own_before
+    finally:
+        if callable(original):
+            mine.crunch = original
+    calls = _read_calls(log_path)
+    for name in os.listdir(log_dir):
+        os.remove(os.path.join(log_dir, name))
+    os.rmdir(log_dir)
     expected = list(results["sequential"])
     return {
         "times": times,
@@ -112,4 +175,9 @@ def cpu_round(sizes: list[int], workers: int, rotation: int) -> dict[str, Any]:
         "children_cpu_s": child_cpu,
         "own_cpu_s": own_cpu,  # this process's CPU during the learner's run (their threads count here)
         "sequential_cpu_s": sequential_cpu,
+        # counted, not timed: None when no call was seen (workers that import the module afresh)
+        "calls_seen": len(calls),
+        "most_at_once": most_at_once(calls) if calls else None,
+        "caller_pid": os.getpid(),
+        "processes": len({pid for pid, _, _ in calls}),
     }

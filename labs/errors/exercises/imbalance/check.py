@@ -98,6 +98,20 @@ def planted_cases(quick: bool, seed: int) -> list[dict[str, Any]]:
         y = _draw(rng, n, balanced)
         cases.append(_case("balanced data, a model that always answers 'red'", y, ["red"] * n))
         cases.append(_case("one class only, always right", ["normal"] * 50, ["normal"] * 50))
+        # A model may answer a label the data never has (a "review" queue): that class has no
+        # recall, so it is no class of the balanced accuracy, but it is one of the MCC's.
+        y = _draw(rng, n, fraud)
+        y_pred = _predict(rng, y, {"ok": 0.9, "fraud": 0.9})
+        cases.append(
+            _case(
+                "85/15 % data, a model that also answers 'review', a label the data never has",
+                y,
+                [
+                    "review" if predicted != true and rng.random() < 0.7 else predicted
+                    for true, predicted in zip(y, y_pred, strict=True)
+                ],
+            )
+        )
         if all(abs(reference(c)["gap"] - TRAP_GAP) >= CLEAR_OF_BOUNDARY for c in cases):
             return cases
     raise RuntimeError(f"no planted data sets clear of the trap boundary in {PLANTING_TRIES} draws")
@@ -141,6 +155,9 @@ def reference(case: dict[str, Any]) -> dict[str, Any]:
         "accuracy_is_misleading": accuracy - balanced >= TRAP_GAP,
         # what common slips give, to name them in the message
         "inverted_ratio": float(present.min() / present.max()),
+        "recall_over_all_labels": float(
+            np.mean([matrix[i, i] / row if row else 0.0 for i, row in enumerate(matrix.sum(axis=1))])
+        ),
         "raw_entropy": float(-(present / present.sum() * np.log(present / present.sum())).sum()),
     }
 
@@ -159,6 +176,11 @@ def _hint(key: str, mine: Any, ref: dict[str, Any]) -> str:
         and not is_close(ref["accuracy"], ref[key])
     ):
         return ": that is the plain accuracy; average the per-class recalls instead"
+    if key == "balanced_accuracy" and is_close(mine, ref["recall_over_all_labels"]):
+        return (
+            ": that averages over every label, also those only predicted; a class absent from"
+            " y_true has no recall — average over the classes in y_true"
+        )
     if key == "mcc" and ref["mcc"] == 0.0:
         return ": when the denominator is 0 (one class predicted for everything) MCC is 0.0"
     return ""

@@ -68,8 +68,15 @@ def planted_trace(chooser: random.Random) -> dict[str, Any]:
     """A small CPU trace with random steps: nested ops, gaps, labels and events the plugin ignores."""
     events: list[dict[str, Any]] = [{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "python"}}]
     clock = 1_000.0
-    for step in range(chooser.randint(3, 6)):
-        length = chooser.uniform(2_000, 8_000)
+    count = chooser.randint(4, 6)
+    # One step is long and mostly idle (waiting for data) among short busy ones: the median step and
+    # the mean step then differ by far, and so do total CPU Exec / total time and the mean of the
+    # per-step shares — a reading of the Overview that swaps one for the other cannot pass by luck.
+    idle_step = chooser.randrange(count)
+    for step in range(count):
+        idle = step == idle_step
+        length = chooser.uniform(20_000, 30_000) if idle else chooser.uniform(2_000, 8_000)
+        busy_until = length * (chooser.uniform(0.1, 0.2) if idle else 1.0)
         start = clock
         events.append(
             {"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step + 10}", "pid": 1, "tid": 1}
@@ -82,8 +89,8 @@ def planted_trace(chooser: random.Random) -> dict[str, Any]:
         )
         cursor = start + chooser.uniform(20, 200)
         while True:
-            op = chooser.uniform(100, length / 4)
-            if cursor + op > start + length - 20:
+            op = chooser.uniform(100, busy_until / 4)
+            if cursor + op > start + busy_until - 20:
                 break
             events.append(
                 {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1}
@@ -101,12 +108,30 @@ def planted_trace(chooser: random.Random) -> dict[str, Any]:
                     {"ph": "X", "cat": "python_function", "name": "model.py(12): forward", "pid": 1}
                     | {"tid": 1, "ts": round(cursor + op + 1, 3), "dur": round(chooser.uniform(5, 50), 3)}
                 )
-            cursor += op + chooser.uniform(30, length / 5)
+            cursor += op + chooser.uniform(30, busy_until / 5)
         events.append(
             {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 1, "ts": start}
         )
         clock = start + length + chooser.uniform(0, 300)
     return {"schemaVersion": 1, "traceEvents": events}
+
+
+def steps_without_operators(path: Path) -> list[tuple[str, float]]:
+    """(name, µs) of every recorded ProfilerStep that encloses no operator (cpu_op): a step the
+    workload never ran, only the profiler's bookkeeping. Both workloads run operators every step."""
+    events = [e for e in support.load_trace(path).get("traceEvents", []) if e.get("ph") == "X"]
+    ops = [
+        float(e["ts"])
+        for e in events
+        if e.get("cat") == "cpu_op" and "ts" in e and not str(e.get("name", "")).startswith("ProfilerStep#")
+    ]
+    empty = []
+    for event in events:
+        if str(event.get("name", "")).startswith("ProfilerStep#"):
+            start, duration = float(event.get("ts", 0)), float(event.get("dur", 0))
+            if not any(start <= ts <= start + duration for ts in ops):
+                empty.append((str(event["name"]), duration))
+    return empty
 
 
 def expected_overview(path: Path) -> dict[str, Any] | None:
@@ -228,6 +253,15 @@ def main() -> None:
             steps = support.trace_steps(run_files[0])
             if len(steps) != ACTIVE_STEPS:
                 cycle_problems.append(f"{run} records ProfilerStep {support.ranges_text(steps)}")
+                continue
+            empty = steps_without_operators(run_files[0])
+            if empty:
+                name, duration_us = empty[0]
+                cycle_problems.append(
+                    f"{run}: {name} ran no operator ({duration_us:.0f} µs) — the loop ended before the "
+                    "last active step and leaving the profiler saved an empty stub of it; run wait + "
+                    "warmup + active steps"
+                )
         present = [run for run in RUNS if run in by_name]
         if present:
             check.require(

@@ -15,7 +15,8 @@ while it finds none of the other classes. Two questions, two kinds of numbers:
            t_k = row sums, p_k = column sums, c = trace, s = total
            MCC = (c·s − Σ_k p_k·t_k) / sqrt((s² − Σ_k p_k²) · (s² − Σ_k t_k²))    (0 if the root is 0)
 
-The classes are the labels that occur in y_true or y_pred; their order does not matter.
+For the MCC the classes are the labels that occur in y_true or y_pred; for the balanced accuracy
+only those in y_true (a label that is only predicted has no recall). Their order does not matter.
 
 Check your work with:  studyapp exercise check imbalance
 """

@@ -1,0 +1,171 @@
+"""The checkers' own language table (ko / en): requirement names and the sentences that say what
+is wrong follow the learner's `--lang`, which studyapp passes as STUDYAPP_LANG. The labs never
+import studyapp, so this is their own small table, applied where a requirement is reported
+(Checker._add): a checker writes English and stays readable in its source and its tests.
+
+English is the default (no variable: `studyapp exercise verify`, the catalogue test, a checker run
+by hand), so recorded slips' `fails:` lists keep naming requirements in English. A name or phrase
+missing here stays English: an untranslated sentence is better than a wrong one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+LANG_ENV = "STUDYAPP_LANG"
+
+
+def language() -> str:
+    return "ko" if os.environ.get(LANG_ENV, "").lower().startswith("ko") else "en"
+
+
+# Whole requirement names.
+NAMES_KO: dict[str, str] = {
+    # amdahl
+    "amdahl_speedup follows S = 1 / ((1 − p) + p / n)": "amdahl_speedup이 S = 1 / ((1 − p) + p / n)을 따른다",
+    "impossible inputs raise ValueError": "불가능한 입력에는 ValueError",
+    # measure-resources
+    "peak_memory_bytes: the peak of a known allocation": "peak_memory_bytes: 크기를 아는 할당의 peak",
+    "io_wait_share: a sleep-heavy function waits": "io_wait_share: 주로 자는 함수는 기다린다",
+    "io_wait_share: a CPU-bound function barely waits": "io_wait_share: 계산하는 함수는 거의 기다리지 않는다",
+    "parallel_efficiency: speedup = serial / parallel, efficiency = speedup / workers": (
+        "parallel_efficiency: speedup = serial / parallel, efficiency = speedup / workers"
+    ),
+    "parallel_efficiency: as many tasks run at once as there are workers": (
+        "parallel_efficiency: worker 수만큼 task가 동시에 돈다"
+    ),
+    "parallel_efficiency: sleeping tasks use every worker": "parallel_efficiency: 자는 task는 worker를 모두 쓴다",
+    "parallel_efficiency: computing tasks do not scale on threads (GIL)": (
+        "parallel_efficiency: 계산 task는 스레드로 빨라지지 않는다 (GIL)"
+    ),
+    # pytest-benchmark / regression-check
+    "each timed call runs the implementation and nothing else": "잰 호출마다 구현만 돈다 (다른 일은 없다)",
+    "both benchmarks are in one group": "두 벤치마크가 한 group에 있다",
+    "every timed call of insertion_sort got an unsorted list": "insertion_sort의 잰 호출마다 정렬 안 된 리스트",
+    "insertion_sort is timed with benchmark.pedantic and a setup": "insertion_sort를 benchmark.pedantic과 setup으로 잰다",
+    "merge_sorted is benchmarked": "merge_sorted를 벤치마크한다",
+    "insertion_sort is benchmarked": "insertion_sort를 벤치마크한다",
+    "compare_runs returns {fullname: verdict}": "compare_runs가 {fullname: 판정}을 돌려준다",
+    "only benchmarks in both runs get a verdict": "두 실행에 모두 있는 벤치마크만 판정한다",
+    "two runs of the same code are unchanged": "같은 코드를 두 번 잰 것은 unchanged",
+    "a 2× slowdown is a regression": "2배 느려짐은 regression",
+    "a 2× speedup is an improvement": "2배 빨라짐은 improvement",
+    "a 5 % change inside 10 % noise is unchanged": "잡음 10 % 안의 5 % 변화는 unchanged",
+    "a 30 % slowdown of a quiet benchmark is a regression": "조용한 벤치마크의 30 % 느려짐은 regression",
+    "a 60 % slowdown of a noisy benchmark, bands apart, is a regression": (
+        "시끄러운 벤치마크의 60 % 느려짐(band가 떨어짐)은 regression"
+    ),
+    "timings of 0 s (below the timer's resolution) are unchanged": "0초 시간(타이머 해상도 미만)은 unchanged",
+    # concurrency
+    "fetch_all waits for the requests concurrently (asyncio)": "fetch_all이 요청을 동시에 기다린다 (asyncio)",
+    "crunch_all computes in parallel processes": "crunch_all이 프로세스로 병렬 계산한다",
+    "the CPU work ran in child processes": "계산이 자식 프로세스에서 돌았다",
+    "crunch_all runs several tasks at the same moment": "crunch_all이 여러 task를 동시에 돌린다",
+    # pipeline
+    "the stages work at the same time (a pipeline)": "단계들이 동시에 일한다 (파이프라인)",
+    "the slow stage runs its threads at the same time": "느린 단계의 스레드들이 동시에 돈다",
+    "busy_s is the time spent inside work()": "busy_s는 work() 안에서 보낸 시간",
+    "bottleneck() names the slowest stage": "bottleneck()이 가장 느린 단계를 댄다",
+    "relieve() spends the threads on the bottleneck": "relieve()가 스레드를 병목에 쓴다",
+    "throughput ≈ 1 / slowest stage (measured)": "처리량 ≈ 1 / 가장 느린 단계 (측정)",
+    # errors
+    "balanced_accuracy: mean per-class recall": "balanced_accuracy: 클래스별 recall의 평균",
+    "accuracy_is_misleading: spots the accuracy trap": "accuracy_is_misleading: accuracy 함정을 알아챈다",
+    "imbalance_ratio: largest / smallest class count": "imbalance_ratio: 가장 많은 / 가장 적은 클래스 수",
+    "normalized_entropy: H / log k": "normalized_entropy: H / log k",
+    "mcc: multi-class Matthews correlation": "mcc: 다중 클래스 Matthews 상관계수",
+    "confusion_matrix: rows = true class, columns = predicted": "confusion_matrix: 행 = 실제 클래스, 열 = 예측",
+    "per_class_metrics: precision, recall, F1, support": "per_class_metrics: precision, recall, F1, support",
+    "a class never predicted (or absent) has precision 0, no crash": (
+        "한 번도 예측되지 않은(또는 없는) 클래스는 precision 0, 멈추지 않는다"
+    ),
+    "macro_f1: the mean of the per-class F1": "macro_f1: 클래스별 F1의 평균",
+    "fits one model per round on a bootstrap sample": "round마다 bootstrap 표본으로 모델 하나를 맞춘다",
+    "bias2 matches the reference": "bias2가 참고값과 맞다",
+    "variance matches the reference": "variance가 참고값과 맞다",
+    # profiler
+    "the plugin finds two runs: compute and waiting": "플러그인이 run 두 개를 찾는다: compute와 waiting",
+    "the traces are gzipped": "trace가 gzip으로 압축되어 있다",
+    "each run holds one cycle of 3 profiled steps": "run마다 프로파일된 step 3개의 cycle 하나",
+    "a warmup step before each recording": "기록 전마다 warmup step 하나",
+}
+
+# Patterns of names that carry a value: (regex, Korean with \\1 ...).
+NAME_PATTERNS_KO: list[tuple[str, str]] = [
+    (r"^(\w+)\(\) runs$", r"\1()이 실행된다"),
+    (r"^(\w+)\(old, new\) runs$", r"\1(old, new)이 실행된다"),
+    (r"^read_overview matches the Overview: (.+)$", r"read_overview가 Overview와 맞다: \1"),
+    (r"^run (\d+): the answer names the planted slow stage$", r"\1번째 실행: 심어 둔 느린 단계를 답한다"),
+    (r"^run (\d+): every stage is labelled stage:NAME$", r"\1번째 실행: 단계마다 stage:NAME 라벨"),
+]
+
+# Sentences and fragments of messages, longest first where one contains another.
+PHRASES_KO: list[tuple[str, str]] = [
+    (
+        "the machine is too busy to tell (the reference falls short too)",
+        "기계가 너무 바빠 판단할 수 없습니다 (참고 답안도 못 미침)",
+    ),
+    ("close other programs and check again", "다른 프로그램을 닫고 다시 검사하세요"),
+    ("Close other programs and check again", "다른 프로그램을 닫고 다시 검사하세요"),
+    ("the machine is too busy to tell; check again", "기계가 너무 바빠 판단할 수 없습니다; 다시 검사하세요"),
+    ("or let the structure decide:", "또는 구조로 판정받기:"),
+    ("where the reference does not", "참고 답안은 넘는데"),
+    ("yours stays below", "여러분의 값이 다음보다 낮습니다:"),
+    ("in the same rounds", "같은 round에서"),
+    ("the reference's", "참고 답안의"),
+    ("your code raised", "여러분의 코드가 예외를 냈습니다:"),
+    ("your code did not finish within", "여러분의 코드가 다음 시간 안에 끝나지 않았습니다:"),
+    ("your code did not run", "여러분의 코드가 실행되지 않았습니다"),
+    ("— on the case:", "— 사례:"),
+    ("wrong results: expected", "결과가 틀렸습니다: 기대한 것은"),
+    ("values in the order given", "개 값, 준 순서대로"),
+    ("in another order (the order they finished?)", "다른 순서 (끝난 순서?)"),
+    ("in another order", "다른 순서"),
+    ("judged on structure:", "구조로 판정:"),
+    ("this process may use only 1 core", "이 프로세스는 코어 1개만 쓸 수 있습니다"),
+    ("crunch() calls ran one at a time", "crunch() 호출이 하나씩 돌았습니다"),
+    ("submit every task before waiting for any result", "결과를 기다리기 전에 task를 모두 submit하세요"),
+    (
+        "save began only after load had finished every item: the stages ran one after another.",
+        "save가 load가 모든 item을 끝낸 뒤에야 시작했습니다: 단계들이 차례로 돌았습니다.",
+    ),
+    (
+        "Pass each item on as soon as a stage is done with it (queues between the stages)",
+        "단계가 item 하나를 끝내면 바로 넘기세요 (단계 사이 queue)",
+    ),
+    (
+        "the timed callable does other work too, such as building its input",
+        "잰 callable이 입력을 만드는 것 같은 다른 일도 합니다",
+    ),
+    (
+        "build it before benchmark(...), or in pedantic's setup",
+        "benchmark(...) 전에, 또는 pedantic의 setup에서 만드세요",
+    ),
+    ("ran no operator", "에서 연산이 하나도 돌지 않았습니다"),
+    ("the loop ended before the last active step", "루프가 마지막 active step 전에 끝났습니다"),
+    ("the same code measured twice; the IQR bands overlap", "같은 코드를 두 번 잰 것; IQR band가 겹침"),
+    (
+        "a class absent from y_true has no recall — average over the classes in y_true",
+        "y_true에 없는 클래스는 recall이 없습니다 — y_true의 클래스로만 평균하세요",
+    ),
+]
+
+
+def translate_name(name: str) -> str:
+    if language() != "ko":
+        return name
+    if name in NAMES_KO:
+        return NAMES_KO[name]
+    for pattern, korean in NAME_PATTERNS_KO:
+        if re.match(pattern, name):
+            return re.sub(pattern, korean, name)
+    return name
+
+
+def translate_message(message: str) -> str:
+    if language() != "ko":
+        return message
+    for english, korean in PHRASES_KO:
+        message = message.replace(english, korean)
+    return message
