@@ -243,6 +243,6 @@ def test_readme_for_picks_the_interface_language(tmp_path: Path) -> None:
         "# 제목\n\n한국어 설명 `code`.\n\n---\n\n*English.* The English summary.\n", encoding="utf-8"
     )
     assert info.readme_for("ko") == "한국어 설명 `code`."
-    assert info.readme_for("en") == "*English.* The English summary."
+    assert info.readme_for("en") == "The English summary."  # the marker itself is not shown (N22)
     info.readme.write_text("# Title only Korean\n\n본문.\n", encoding="utf-8")
     assert info.readme_for("en") == "본문."  # no English part: the whole text

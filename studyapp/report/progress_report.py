@@ -88,6 +88,38 @@ def _lab_state(status: str | None, t: Translator) -> str:
     return t(f"labs.status.{status}") if status else t("progress.never")
 
 
+def first_lines(data: dict[str, Any], t: Translator) -> list[str]:
+    """What the report adds up to (N14): the exam date with the days left and the pace that sees
+    every item before it, and one line of what to do first today."""
+    lines: list[str] = []
+    unseen = sum(max(0, int(s["items"]) - int(s["seen"])) for s in data["topics"].values())
+    if data.get("exam_date"):
+        today = datetime.fromisoformat(str(data["generated_at"])).astimezone().date()
+        exam = date.fromisoformat(str(data["exam_date"]))
+        days = (exam - today).days
+        if days > 0:
+            per_day = -(-unseen // days)  # ceiling: every unseen item before the exam
+            lines.append(
+                t("progress.plan_date", date=exam.isoformat(), days=days, unseen=unseen, per_day=per_day)
+            )
+        else:
+            lines.append(
+                t(
+                    "progress.plan_date_today" if days == 0 else "progress.plan_date_past",
+                    date=exam.isoformat(),
+                )
+            )
+    weakest = min(data["checklist"], key=lambda row: row["readiness"], default=None)
+    first = []
+    if data["due_today"]:
+        first.append(t("progress.plan_due", due=data["due_today"]))
+    if weakest is not None and (weakest.get("action") or {}).get("kind", "ready") != "ready":
+        first.append(t("progress.plan_item", number=weakest["number"], step=step_of_row(weakest, t)))
+    if first:
+        lines.append(t("progress.plan_first", steps=" → ".join(first)))
+    return lines
+
+
 def print_report(data: dict[str, Any], t: Translator, cutoff: float | None = None) -> None:
     """The report on the terminal; `cutoff`: the learner's per-topic cutoff, named with the pass mark."""
 
@@ -109,6 +141,8 @@ def print_report(data: dict[str, Any], t: Translator, cutoff: float | None = Non
             streak=data["streak_days"],
         )
     )
+    for line in first_lines(data, t):
+        console.print(Text(line, style="bold"))
     topics = Table(box=None)
     for column in (
         "progress.topic",
@@ -172,6 +206,9 @@ def to_markdown(data: dict[str, Any], t: Translator, cutoff: float | None = None
     lines += [f"- {line}" for line in prediction_lines(data, _today(data), t, cutoff)]
     lines += ["", f"## {t('plan.title')}", ""]
     lines += [f"- {line}" for line in plan_lines(data.get("today_plan", []), t)]
+    first = first_lines(data, t)
+    if first:
+        lines += ["", *first]
     lines += ["", f"## {t('progress.readiness', value=_pct(data['readiness']))}", ""]
     lines += ["| # | 항목 | 준비도 | 다음 할 일 | 올릴 과제 |", "| --- | --- | --- | --- | --- |"]
     for entry in data["checklist"]:
