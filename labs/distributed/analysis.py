@@ -325,9 +325,12 @@ def trace_comm_analysis(events: Sequence[dict[str, Any]]) -> dict[str, Any]:
         queued_at = [float(e["ts"]) for e in enqueues if start <= float(e["ts"]) < end]
         # The backend runs its queue in order: the i-th queued collective is the i-th to start.
         paired = list(zip(queued_at, executing, strict=False))
-        launch_to_done = [(min(q, x_start), x_end) for q, (x_start, x_end) in paired] + executing[
-            len(paired) :
-        ]
+        # a collective carried over from the previous step was queued there: it still counts
+        # here while it runs, so launch-to-done covers at least the execution
+        carried = [(a, b) for a, b in running if a < start]
+        launch_to_done = (
+            [(min(q, x_start), x_end) for q, (x_start, x_end) in paired] + executing[len(paired) :] + carried
+        )
         queue_waits = [max(0.0, x_start - q) for q, (x_start, _) in paired]
         last_launch = max(queued_at) if queued_at else end
         comm = covered_within(running, start, end)

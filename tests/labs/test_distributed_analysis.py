@@ -144,6 +144,37 @@ def test_trace_share_counts_overlapping_collectives_once(tmp_path: Path) -> None
     assert result["exposed_s"] == pytest.approx(0.003 + 0.005)
 
 
+def test_a_collective_running_into_the_next_step_counts_in_both_shares(tmp_path: Path) -> None:
+    """A bucket queued late in step 1 still runs in step 2: launch-to-done covers it there too."""
+    main, gloo = 1, 2
+    events = [
+        {"ph": "X", "name": "ProfilerStep#1", "cat": "user_annotation", "ts": 0, "dur": 10_000, "tid": main},
+        {"ph": "X", "name": "c10d::allreduce_", "cat": "cpu_op", "ts": 9_000, "dur": 50, "tid": main},
+        {
+            "ph": "X",
+            "name": "gloo:all_reduce",
+            "cat": "user_annotation",
+            "ts": 9_000,
+            "dur": 4_000,
+            "tid": gloo,
+        },
+        {
+            "ph": "X",
+            "name": "ProfilerStep#2",
+            "cat": "user_annotation",
+            "ts": 10_000,
+            "dur": 10_000,
+            "tid": main,
+        },
+    ]
+    path = tmp_path / "carried.json"
+    path.write_text(json.dumps({"traceEvents": events}), encoding="utf-8")
+    result = analysis.trace_comm_analysis(analysis.load_trace(path))
+    assert result["comm_s"] == pytest.approx(0.001 + 0.003)  # [9, 10] in step 1, [10, 13] in step 2
+    assert result["launch_to_done_s"] == pytest.approx(result["comm_s"])
+    assert result["launch_to_done_share"] >= result["comm_share"]
+
+
 def test_proc_net_addresses_decode() -> None:
     assert launcher.decode_address("0100007F", 4) == ipaddress.IPv4Address("127.0.0.1")
     assert launcher.decode_address("00000000", 4) == ipaddress.IPv4Address("0.0.0.0")
