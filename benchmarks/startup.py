@@ -153,7 +153,18 @@ def main() -> None:
     baseline_script = work / "minimal_app.py"
     baseline_script.write_text(BASELINE, encoding="utf-8")
     marker = work / "painted"
-    quiz_command = [sys.executable, "-m", "studyapp", "quiz", "--lang", "ko", "--seed", "1"]
+    # What the `studyapp` console script runs (pip's wrapper imports studyapp.cli and calls main);
+    # `python -m studyapp` would add runpy, which the learner's command does not load.
+    quiz_command = [
+        sys.executable,
+        "-c",
+        "import sys; from studyapp.cli import main; sys.exit(main())",
+        "quiz",
+        "--lang",
+        "ko",
+        "--seed",
+        "1",
+    ]
     run_in_pty(quiz_command, env, marker, b"")  # warm: file and bytecode caches, the progress file
     programs = {
         "minimal Textual app": ([sys.executable, str(baseline_script)], "데이터 로딩이".encode()),

@@ -23,7 +23,7 @@ import pytest
 from studyapp.content import cache as content_cache
 from studyapp.content.cache import load_cached
 from studyapp.content.loader import load_content
-from studyapp.content.model import Content
+from studyapp.content.model import Content, Item
 from tests.conftest import REPO
 from tests.helpers_content import write_content
 
@@ -314,8 +314,10 @@ def test_a_cache_of_the_wrong_shape_is_rebuilt(tmp_path: Path) -> None:
     load_cached(root, cache_dir)
     (target,) = cache_dir.glob("content-*.json")
     data = json.loads(target.read_text(encoding="utf-8"))
-    item = data["content"]["fields"]["items"]["$dict"]["demo-001"]["fields"]
-    item["statement"] = 5
+    # a model value is the list of its fields in declaration order
+    position = {cls: [f.name for f in dataclasses.fields(cls)] for cls in (Content, Item)}
+    item = data["content"][position[Content].index("items")]["demo-001"]
+    item[position[Item].index("statement")] = 5
     target.write_text(json.dumps(data), encoding="utf-8")
     content = load_cached(root, cache_dir)
     assert isinstance(content.items["demo-001"].statement, str)

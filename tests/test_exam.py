@@ -27,11 +27,9 @@ from studyapp.quiz.exam import (
     ExamQuestion,
     ExamSession,
     ExamSettings,
-    parse_pass_mark,
-    parse_time_limit,
     retry_questions,
 )
-from studyapp.timetext import format_clock
+from studyapp.timetext import format_clock, parse_pass_mark, parse_time_limit
 from tests.conftest import REPO, FakeClock, InProcessCli
 
 

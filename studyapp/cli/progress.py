@@ -14,8 +14,8 @@ from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
 from studyapp.progress import goals
 from studyapp.progress.store import ProgressStore
-from studyapp.quiz.exam import parse_pass_mark
 from studyapp.report import progress_report as report
+from studyapp.timetext import parse_pass_mark
 
 
 def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:

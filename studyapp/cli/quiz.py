@@ -10,14 +10,12 @@ import sys
 from datetime import date
 from typing import Any
 
-from studyapp.cli import exam as exam_cli
 from studyapp.cli.common import load_content, open_store, run_tui
-from studyapp.cli.plain import run_plain
+from studyapp.cli.exam_options import add_exam_options, check_option_scope
 from studyapp.clock import local_today
 from studyapp.content.model import Content
 from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
-from studyapp.quiz.choice import generate_choice_questions, topic_titles
 from studyapp.quiz.engine import MODES, QUIZ_KINDS, SessionOptions, default_kind, topic_family
 
 
@@ -65,7 +63,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     quiz.add_argument("--exam-date", type=parse_exam_date, metavar="YYYY-MM-DD", help="store your exam date")
     quiz.add_argument("--no-drills", action="store_true", help="O/X items only, no calculation drills")
     quiz.add_argument("--seed", type=int, help=argparse.SUPPRESS)
-    exam_cli.add_exam_options(quiz)  # --time-limit, --pass-mark, --retry, --schedule/--no-schedule
+    add_exam_options(quiz)  # --time-limit, --pass-mark, --retry, --schedule/--no-schedule
     quiz.set_defaults(handler=cmd_quiz)
 
 
@@ -93,6 +91,9 @@ def _positive_int(text: str) -> int:
 
 def dump_choice_questions(args: argparse.Namespace, content: Content) -> int:
     """`quiz --kind choice --dump N [--json]`: generated questions for scripts; no store is opened."""
+    # the generator (with the cue solver and the similarity index) is not on the TUI's start path
+    from studyapp.quiz.choice import generate_choice_questions, topic_titles
+
     topics = topic_family(content, args.topic) if args.topic else None
     questions = generate_choice_questions(
         content.items.values(), args.dump, random.Random(args.seed), topics, titles=topic_titles(content)
@@ -109,7 +110,7 @@ def dump_choice_questions(args: argparse.Namespace, content: Content) -> int:
 
 
 def cmd_quiz(args: argparse.Namespace, t: Translator) -> int:
-    exam_cli.check_option_scope(args, t)
+    check_option_scope(args, t)
     if args.dump is not None and args.kind != "choice":
         raise StudyappError("quiz: --dump prints generated 4-choice questions; use it with --kind choice")
     if args.json and args.dump is None:
@@ -120,9 +121,15 @@ def cmd_quiz(args: argparse.Namespace, t: Translator) -> int:
     store = open_store(args)
     if args.exam_date:
         store.set_exam_date(args.exam_date)
+    # the exam session and line mode are imported only when asked for: start-up of the TUI quiz
+    # is measured (benchmarks/startup.py) and neither is on its path
     if args.mode == "exam":  # the mock exam: studyapp/quiz/exam.py
-        return exam_cli.run_exam_command(args, t, content, store)
+        from studyapp.cli.exam import run_exam_command
+
+        return run_exam_command(args, t, content, store)
     options = _session_options(args)
     if args.plain:
+        from studyapp.cli.plain import run_plain
+
         return run_plain(content, store, options, t, sys.stdin, sys.stdout)
     return run_tui(args, t, start="quiz", content=content, store=store, options=options)

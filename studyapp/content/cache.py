@@ -1,13 +1,13 @@
 """A cache of the checked content model, so opening the quiz does not re-parse every YAML file.
 
 Parsing and checking ~15 YAML files costs more than painting the first question. The checked
-model is written into the learner's data directory as JSON, together with a fingerprint of the
+model is written into the learner's cache directory as JSON, together with a fingerprint of the
 content files (path, size, modification time) and the app version; any change to a file, or a new
 app version, rebuilds it through the full loader. `studyapp check` never uses the cache.
 
 The cache is plain data, never code: anyone who can write the data directory (a synced folder, a
 restored backup) could plant a file there, so it is JSON read into a fixed set of model classes
-(`_MODEL_TYPES`), never a pickle. A cache that is unreadable, too big, of another version or of
+(`_MODEL_TYPES`) by the field types they declare, never a pickle. A cache that is unreadable, too big, of another version or of
 an unexpected shape is ignored and rebuilt silently.
 """
 
@@ -38,7 +38,7 @@ from studyapp.content.model import (
     Topic,
 )
 
-CACHE_FORMAT = 2  # 1 was a pickle: never read again
+CACHE_FORMAT = 3  # 1 was a pickle (never read again), 2 a self-describing JSON
 MAX_CACHE_BYTES = 64 * 1024 * 1024  # the real cache is a few hundred KB; anything bigger is not ours
 
 # The only classes a cache file can produce. Fields are taken from the dataclasses themselves, so
@@ -79,89 +79,102 @@ def _cache_file(root: Path, cache_dir: Path) -> Path:
 
 
 # -- plain data <-> model ----------------------------------------------------------------------
-def _encode(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        name = type(value).__name__
-        if _MODEL_TYPES.get(name) is not type(value):
-            raise _NotCacheable(name)
-        fields = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        return {"$type": name, "fields": fields}
-    if isinstance(value, tuple):
-        return {"$tuple": [_encode(v) for v in value]}
-    if isinstance(value, list):
-        return [_encode(v) for v in value]
-    if isinstance(value, dict):
-        if not all(isinstance(k, str) for k in value):
-            raise _NotCacheable("dict with non-text keys")
-        return {"$dict": {k: _encode(v) for k, v in value.items()}}
-    if isinstance(value, Path):
-        return {"$path": str(value)}
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return value
-    raise _NotCacheable(type(value).__name__)
+# Each model class is a JSON list of its field values in declaration order, and each field is
+# read by a converter built once from the field's type hint: the cache is read on every command,
+# and a schema-driven read is a few times faster than a self-describing one. A value that does
+# not have the declared type raises TypeError: another shape, so the cache is rebuilt.
+Converter = Callable[[Any], Any]
 
 
-def _decode(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if "$tuple" in value:
-        return tuple(_decode(v) for v in value["$tuple"])
-    if "$dict" in value:
-        return {str(k): _decode(v) for k, v in value["$dict"].items()}
-    if "$path" in value:
-        return Path(value["$path"])
-    cls = _MODEL_TYPES[value["$type"]]  # KeyError for anything else: not our cache
-    fields = {str(k): _decode(v) for k, v in value["fields"].items()}
-    hints = _hints(cls)
-    for name, field_value in fields.items():
-        if name not in hints or not _fits(field_value, hints[name]):
-            raise TypeError(f"{cls.__name__}.{name}: not what the model holds")  # another shape: rebuild
-    return cls(**fields)
-
-
-_HINTS: dict[type, dict[str, Any]] = {}
-
-
-def _hints(cls: type) -> dict[str, Any]:
-    if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
-    return _HINTS[cls]
-
-
-def _fits(value: Any, hint: Any) -> bool:
-    """Whether a decoded value has the type a model field declares (str, tuple[str, ...], …)."""
-    return _checker(hint)(value)
+def _wrong(value: Any) -> Any:
+    raise TypeError(f"not what the model holds: {type(value).__name__}")
 
 
 @functools.cache
-def _checker(hint: Any) -> Callable[[Any], bool]:
-    """A type test for `hint`, built once per hint (the cache is read on every command)."""
+def _codec(hint: Any) -> tuple[Converter, Converter]:
+    """(model value → plain data, plain data → model value) for a field declared as `hint`."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (types.UnionType, typing.Union):
-        options = [_checker(arg) for arg in args]
-        return lambda value: any(check(value) for check in options)
-    if hint is type(None):
-        return lambda value: value is None
-    if origin in (tuple, list):
-        element = _checker(args[0])
-        return lambda value: isinstance(value, origin) and all(element(v) for v in value)
-    if origin is dict:
-        element = _checker(args[1])
-        return lambda value: isinstance(value, dict) and all(element(v) for v in value.values())
-    if hint is int:
-        return lambda value: isinstance(value, int) and not isinstance(value, bool)
+    if isinstance(hint, type) and _MODEL_TYPES.get(hint.__name__) is hint:
+        return _model_codec(hint)
+    if origin in (types.UnionType, typing.Union) and len(args) == 2 and type(None) in args:
+        encode_inner, decode_inner = _codec(next(arg for arg in args if arg is not type(None)))
+        return (
+            lambda value: None if value is None else encode_inner(value),
+            lambda value: None if value is None else decode_inner(value),
+        )
+    if origin in (tuple, list) and args and (origin is list or args[1:] in ((), (Ellipsis,))):
+        encode_element, decode_element = _codec(args[0])
+        if args[0] is str:  # the commonest field shape (tags, sources, ids): no call per element
+
+            def decode_strings(value: Any) -> Any:
+                if type(value) is not list or not all(type(v) is str for v in value):
+                    return _wrong(value)
+                return origin(value)
+
+            return lambda value: [encode_element(v) for v in value], decode_strings
+
+        def decode_sequence(value: Any) -> Any:
+            return origin(decode_element(v) for v in value) if type(value) is list else _wrong(value)
+
+        return lambda value: [encode_element(v) for v in value], decode_sequence
+    if origin is dict and args and args[0] is str:
+        encode_value, decode_value = _codec(args[1])
+
+        def encode_mapping(value: Any) -> Any:
+            if not all(type(k) is str for k in value):
+                raise _NotCacheable("dict with non-text keys")
+            return {k: encode_value(v) for k, v in value.items()}
+
+        def decode_mapping(value: Any) -> Any:
+            return {k: decode_value(v) for k, v in value.items()} if type(value) is dict else _wrong(value)
+
+        return encode_mapping, decode_mapping
+    if hint in (str, int, bool):
+        exact = hint
+
+        def same(value: Any) -> Any:
+            return value if type(value) is exact else _wrong(value)
+
+        return same, same
     if hint is float:
-        return lambda value: isinstance(value, (int, float)) and not isinstance(value, bool)
-    if hint is str:
-        return lambda value: type(value) is str
-    return lambda value: isinstance(value, hint)
+
+        def number(value: Any) -> Any:
+            return value if type(value) in (int, float) else _wrong(value)
+
+        return number, number
+    if hint is Path:
+        return str, lambda value: Path(value) if type(value) is str else _wrong(value)
+    raise _NotCacheable(repr(hint))  # a field type the cache has no spelling for
+
+
+def _model_codec(cls: type) -> tuple[Converter, Converter]:
+    fields = dataclasses.fields(cls)
+    if not all(f.init and not f.kw_only for f in fields):
+        raise _NotCacheable(f"{cls.__name__}: a field outside __init__'s positions")
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in fields]
+    codecs = [_codec(hints[name]) for name in names]
+    encoders = list(zip(names, (encode for encode, _ in codecs), strict=True))
+    decoders = [decode for _, decode in codecs]
+    count = len(decoders)
+
+    def encode(value: Any) -> Any:
+        if type(value) is not cls:
+            raise _NotCacheable(type(value).__name__)
+        return [encode_field(getattr(value, name)) for name, encode_field in encoders]
+
+    def decode(value: Any) -> Any:
+        if type(value) is not list or len(value) != count:
+            return _wrong(value)
+        return cls(*[decode_field(v) for decode_field, v in zip(decoders, value, strict=True)])
+
+    return encode, decode
 
 
 def to_json(stamp: str, content: Content) -> str:
+    encode, _ = _codec(Content)
     return json.dumps(
-        {"format": CACHE_FORMAT, "stamp": stamp, "content": _encode(content)}, ensure_ascii=False
+        {"format": CACHE_FORMAT, "stamp": stamp, "content": encode(content)}, ensure_ascii=False
     )
 
 
@@ -171,8 +184,9 @@ def from_json(text: str, stamp: str) -> Content | None:
         data = json.loads(text)
         if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT or data.get("stamp") != stamp:
             return None
-        content = _decode(data["content"])
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        _, decode = _codec(Content)
+        content = decode(data["content"])
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError, _NotCacheable):
         return None
     return content if isinstance(content, Content) else None
 

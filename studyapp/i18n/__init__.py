@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import importlib
 import locale
 import os
 
-from studyapp.i18n import en, ko
-
 LANGS = ("ko", "en")
 
-# One catalogue per language (ko.py, en.py). `register` adds a plug-in's own words (a question
-# kind or a section that brings its strings in its own module).
-_STRINGS: dict[str, dict[str, str]] = {"ko": dict(ko.STRINGS), "en": dict(en.STRINGS)}
+# One catalogue per language (ko.py, en.py), imported when a Translator first needs it: a session
+# speaks one language, and the other is not paid for at start-up. `register` adds a plug-in's own
+# words (a question kind or a section that brings its strings in its own module).
+_STRINGS: dict[str, dict[str, str]] = {}
+_REGISTERED: dict[str, dict[str, str]] = {}
+
+
+def _catalogue(lang: str) -> dict[str, str]:
+    table = _STRINGS.get(lang)
+    if table is None:
+        table = dict(importlib.import_module(f"studyapp.i18n.{lang}").STRINGS)
+        table.update(_REGISTERED.get(lang, {}))
+        _STRINGS[lang] = table
+    return table
 
 
 def default_lang() -> str:
@@ -32,11 +42,12 @@ class Translator:
         self.lang = lang if lang in LANGS else default_lang()
 
     def __call__(self, key: str, **values: object) -> str:
-        table = _STRINGS[self.lang]
-        template = table.get(key) or _STRINGS["en"].get(key) or key
+        template = _catalogue(self.lang).get(key) or _catalogue("en").get(key) or key
         return template.format(**values) if values else template
 
     def register(self, strings: dict[str, dict[str, str]]) -> None:
         """Add a plug-in's own strings (`QuestionKind.strings`); the app's own are in ko.py/en.py."""
         for lang, table in strings.items():
-            _STRINGS.setdefault(lang, {}).update(table)
+            _REGISTERED.setdefault(lang, {}).update(table)
+            if lang in _STRINGS:
+                _STRINGS[lang].update(table)

@@ -24,8 +24,6 @@ from studyapp.progress.db import StoreError
 from studyapp.progress.exam_aim import exam_due, exam_moment
 from studyapp.progress.scheduler import Grade, ItemSchedule
 from studyapp.progress.store import ProgressStore
-from studyapp.progress.transfer import unsaved_export
-from studyapp.quiz.choice import mix_into_queue, shared_builder
 from studyapp.quiz.kinds import kind_of
 from studyapp.quiz.questions import KIND_DRILL, KIND_OX, Question, all_questions
 
@@ -375,6 +373,10 @@ def with_choice_questions(
 
     # Seeded apart from the selection so the same seed gives the same O/X order as before.
     rng = random.Random(None if options.seed is None else options.seed + 1)
+    # The generator (cue solver, similarity index) is imported here, after the first question is on
+    # screen (QuizSession.prepare), not with the engine: it is the largest import on the quiz's path.
+    from studyapp.quiz.choice import mix_into_queue, shared_builder
+
     return mix_into_queue(shared_builder(content), selected, kind, rng, studied=studied)
 
 
@@ -399,6 +401,9 @@ def finish_unsaved(store: ProgressStore) -> str | None:
         return None
     except StoreError as exc:
         problem = str(exc)
+    # the export format is needed only when the disk refused the answers, not at every start
+    from studyapp.progress.transfer import unsaved_export
+
     count = len(store.unsaved)
     text = json.dumps(unsaved_export(store), ensure_ascii=False, indent=1)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")

@@ -576,27 +576,3 @@ class ExamSession:
 def retry_time_limit(per_question_s: float, count: int) -> float:
     """A retry of `count` misses keeps the original time per question, but gets a minute at least."""
     return max(60.0, per_question_s * count)
-
-
-def parse_time_limit(text: str) -> float:
-    """`30` (minutes), `30m`, `90s`, `1h`, `1.5m` → seconds. ValueError when unreadable."""
-    value = text.strip().lower()
-    factor = 60.0
-    for suffix, seconds in (("min", 60.0), ("h", 3600.0), ("m", 60.0), ("s", 1.0), ("분", 60.0), ("초", 1.0)):
-        if value.endswith(suffix):
-            value, factor = value[: -len(suffix)].strip(), seconds
-            break
-    number = float(value)
-    if number != number or number in (float("inf"), float("-inf")):
-        raise ValueError(text)
-    return number * factor
-
-
-def parse_pass_mark(text: str) -> float:
-    """`60`, `60%` or `0.6` → 0.6. ValueError when unreadable."""
-    value = text.strip()
-    percent = value.endswith("%")
-    number = float(value.rstrip("%").strip())
-    if number != number:
-        raise ValueError(text)
-    return number / 100 if percent or number > 1 else number

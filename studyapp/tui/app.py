@@ -29,8 +29,6 @@ from studyapp.i18n import Translator
 from studyapp.progress import goals
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions, default_kind
-from studyapp.quiz.exam import ExamSession, ExamSettings
-from studyapp.quiz.exam_resume import resumable
 from studyapp.quiz.questions import Question
 from studyapp.tui.sections import SECTION_IDS, SECTIONS
 from studyapp.tui.strings import translate_bindings
@@ -321,6 +319,8 @@ class StudyApp(App[int]):
     def start_exam(self, topic: str | None = None, checklist: str | None = None) -> None:
         """Push the mock exam's intro (default settings; the intro's keys change them)."""
         # Screens load on first use: importing all of them up front costs ~40 % more start-up.
+        from studyapp.quiz.exam import ExamSession, ExamSettings
+        from studyapp.quiz.exam_resume import resumable
         from studyapp.tui.screens.exam import ExamIntroScreen
 
         # The learner's own pass mark (settings, F8) unless the intro's p changes it.

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, ClassVar
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
-from studyapp.quiz.choice import option_marks, stored_credits
 from studyapp.quiz.kinds.base import (
     INPUT_PICK,
     Credit,
@@ -40,6 +39,10 @@ class ChoiceKind(QuestionKind):
             return None
         if picked is None and not unsure:
             return None  # an empty answer is not "don't know" unless marked so
+        # quiz.choice is the generator too (cue solver, similarity index): imported on the first
+        # answer, not at start-up, since the quiz's first paint is measured (benchmarks/startup.py)
+        from studyapp.quiz.choice import stored_credits
+
         credits = tuple(
             Credit(credit.item_id, credit.answer, credit.correct, credit.unsure, credit.text_hash)
             for credit in stored_credits(choice, picked, unsure)
@@ -56,6 +59,8 @@ class ChoiceKind(QuestionKind):
         one question teaches four facts."""
         choice = feedback.question.choice
         assert choice is not None
+        from studyapp.quiz.choice import option_marks  # after first paint (see read)
+
         blocks = []
         for mark in option_marks(choice, feedback.picked):
             tags = ([t("choice.key")] if mark.is_key else []) + ([t("choice.picked")] if mark.picked else [])

@@ -19,9 +19,9 @@ from textual.widgets import Input, Label, Static
 
 from studyapp.clock import local_today
 from studyapp.progress import goals
-from studyapp.quiz.exam import parse_pass_mark
 from studyapp.report import prediction
 from studyapp.report.prediction_text import prediction_lines
+from studyapp.timetext import parse_pass_mark
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 
