@@ -1,5 +1,13 @@
 """The command line: argparse and the line modes. The only package that may import everything."""
 
-from studyapp.cli.main import build_parser, main
+from studyapp import startup
+
+# Importing the command line imports the domain: part of the start, so without the collector
+# (studyapp/startup.py); it runs again once the imports are done.
+startup.pause_collection()
+try:
+    from studyapp.cli.main import build_parser, main
+finally:
+    startup.resume_collection()
 
 __all__ = ["build_parser", "main"]

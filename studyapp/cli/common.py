@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from studyapp import locations
+from studyapp import locations, startup
 from studyapp.content.cache import load_cached
 from studyapp.content.model import Content
 from studyapp.errors import EXIT_USAGE
@@ -47,6 +47,9 @@ def run_tui(
 ) -> int:
     content = content or load_content(args)
     store = store or open_store(args)
+    # Until the first frame (the app resumes it then), the collector would only walk Textual's
+    # new long-lived objects: see studyapp/startup.py.
+    startup.pause_collection()
     # Textual costs ~150 ms to import: only the commands that open the TUI pay it.
     from studyapp.tui.app import make_app
 
@@ -58,6 +61,7 @@ def run_tui(
     try:
         app.run()
     finally:
+        startup.resume_collection()  # an app that never painted (an error at start) resumes here
         store.lock_wait_s, store.on_wait = waits
     lost = finish_unsaved(store)  # answers kept after a failed write: one last try, visibly
     if lost is not None:

@@ -23,6 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 
+from studyapp import startup
 from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.i18n import Translator
@@ -196,6 +197,8 @@ class StudyApp(App[int]):
         return None
 
     def on_mount(self) -> None:
+        # studyapp.cli.common.run_tui held the cyclic collector for the start: the first frame ends it
+        self.call_after_refresh(startup.resume_collection)
         self.theme_changed_signal.subscribe(self, self._save_theme)
         if self.start != "quiz":
             self.switch_mode(self.start if self.start in SECTION_IDS else "home")
@@ -416,10 +419,10 @@ _startup_frozen = False
 def _freeze_startup_objects() -> None:
     """Move what exists now (modules, Textual, the loaded content) out of the garbage collector's way.
 
-    Building and painting the first screen allocates enough to trigger full collections, and each
-    would walk every object imported so far: about 40 ms of the first paint on this machine
-    (benchmarks/startup.py). These objects live as long as the process anyway. Young garbage is
-    collected first (cheap), so little is pinned; done once per process.
+    The collector is held until the first frame (studyapp/startup.py); after it, each full
+    collection would still walk every object imported so far. These objects live as long as the
+    process anyway. Young garbage is collected first (cheap), so little is pinned; done once per
+    process.
     """
     global _startup_frozen
     if not _startup_frozen:
