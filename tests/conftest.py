@@ -34,7 +34,7 @@ SLOW_TESTS = (
     ("tui/test_exam_e2e_tmux.py", ""),
     ("test_packaging.py", ""),
     ("test_content_hostile.py", ""),  # about 60 `python -m studyapp` runs under a memory cap
-    ("test_content_fuzz.py", "test_mutated_shipped_yaml_never_crashes_a_command[300]"),
+    ("test_content_fuzz.py", "test_mutated_shipped_yaml_never_crashes_a_command[[]full"),
     ("test_reliability_store.py", "test_a_held_lock_is_waited_for_with_a_notice"),  # holds a lock 11 s
 )
 # `serial`: measures speed; CI runs these alone after the parallel leg, so the noise a verdict
@@ -61,12 +61,24 @@ def _matches(item: pytest.Item, rules: tuple[tuple[str, str], ...]) -> bool:
     return any(fnmatch(where, glob) and fnmatch(item.name, name + "*") for glob, name in rules)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+# Under `--dist loadgroup` (CI) each test file is one group, so a module-scoped lab run happens on
+# one worker, once. These tests are long enough to be spread instead: one group per test.
+SPREAD_TESTS = (("test_content_fuzz.py", "test_mutated_shipped_yaml_never_crashes_a_command"),)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if _matches(item, SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
         if _matches(item, SERIAL_TESTS):
             item.add_marker(pytest.mark.serial)
+    if not config.pluginmanager.hasplugin("xdist"):
+        return  # the group mark means nothing without xdist (and is unknown to pytest)
+    for item in items:
+        if any(item.iter_markers("xdist_group")):
+            continue  # grouped already (tests/exercises/conftest.py: by lab)
+        where = item.path.relative_to(Path(__file__).parent).as_posix()
+        item.add_marker(pytest.mark.xdist_group(item.nodeid if _matches(item, SPREAD_TESTS) else where))
 
 
 @pytest.fixture(scope="session", autouse=True)
