@@ -52,8 +52,9 @@ def load_content_for(args: argparse.Namespace) -> Content:
 
 def cmd_check(args: argparse.Namespace, t: Translator) -> int:
     root = locations.content_dir(args.content)
-    content, problems = check_content(root, known_labs=set(registry.discover()))
-    problems += metadata_problems(content, set(registry.discover()))  # labs/*/exercises/*/exercise.yaml
+    labs = set(registry.discover())
+    content, problems = check_content(root, known_labs=labs)
+    problems += metadata_problems(content, labs)  # labs/*/exercises/*/exercise.yaml
     problems += check_explain(root, checklist_texts(content))[1]  # content/explain.yaml
     figures: list[str] = []
     if content is not None:  # near-duplicate statements and siblings: studyapp/content/similarity.py
