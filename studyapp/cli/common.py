@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
 from typing import Any
 
@@ -56,6 +58,12 @@ def run_tui(
     # short one, then the quiz screen says the answer is kept and retried (see QuizScreen.submit).
     waits = store.lock_wait_s, store.on_wait
     store.lock_wait_s, store.on_wait = min(store.lock_wait_s, TUI_LOCK_WAIT_S), None
+    # Textual keeps the terminal in raw mode: a SIGTERM/SIGHUP raised as an exception inside its
+    # loop could leave it there. The defaults end the app at once; its children stop by themselves
+    # (their guard sees studyapp's lifeline close: studyapp.child).
+    for name in ("SIGTERM", "SIGHUP"):
+        with contextlib.suppress(AttributeError, ValueError):  # no SIGHUP, or not the main thread
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     try:
         app.run()
     finally:

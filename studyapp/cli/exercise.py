@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from studyapp import locations
+from studyapp.child import describe_leftovers
 from studyapp.cli.common import open_store
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.exercises import checker, workspace
@@ -241,6 +242,9 @@ def _print_verdict(outcome: Any, info: Any, t: Translator, already_printed: int)
         for line in outcome.learner_traceback.splitlines():
             print(f"    {line}")
     print(verdict_line(outcome, t, f"studyapp exercise hint {info.id}"))
+    if outcome.stopped_count:
+        names = describe_leftovers(outcome.stopped_processes, outcome.stopped_count)
+        print(t("ex.leftovers", count=outcome.stopped_count, names=names))
     if outcome.verdict == PASSED:
         print(t("ex.passed.next", id=info.id))
     sys.stdout.flush()

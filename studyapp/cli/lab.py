@@ -16,6 +16,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from studyapp.child import describe_leftovers
 from studyapp.cli import common
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.i18n import Translator
@@ -67,6 +68,12 @@ def run_command(
             _ask_check_question(store, info, t)
     if outcome.status != STATUS_OK:
         print(printable(f"studyapp: {outcome.message}"), file=sys.stderr)
+    if outcome.leftover_count:
+        names = describe_leftovers(outcome.leftovers, outcome.leftover_count)
+        print(
+            printable(f"studyapp: {t('lab.leftovers', count=outcome.leftover_count, names=names)}"),
+            file=sys.stderr,
+        )
     return exit_code(outcome)
 
 

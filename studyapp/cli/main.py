@@ -14,6 +14,7 @@ import contextlib
 import errno
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -133,9 +134,36 @@ def _drop_stdout() -> None:
         os.close(devnull)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (`kill`, `timeout`, an IDE's stop button, a closed terminal), handled as
+    Ctrl+C is: a running lab or check is stopped and recorded as cancelled, not left behind."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__()
+        self.signum = signum
+
+
+_terminated_by: list[int] = []  # the signal, once one came (a run may catch the exception itself)
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    _terminated_by.append(signum)
+    raise Terminated(signum)
+
+
+def _stop_on_terminate() -> None:
+    """Turn SIGTERM and SIGHUP into `Terminated` (the TUI puts the defaults back: cli.common.run_tui)."""
+    for number in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)):
+        if number is not None:
+            with contextlib.suppress(ValueError, OSError):  # ValueError: not the main thread
+                signal.signal(number, _raise_terminated)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     t = Translator(None)
     _tolerate_narrow_output()
+    _terminated_by.clear()
+    _stop_on_terminate()
     try:
         arguments = sys.argv[1:] if argv is None else list(argv)
         args, extra = build_parser(arguments).parse_known_args(arguments)
@@ -147,13 +175,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             return cmd_home(args, t)
         handler = args.handler
-        return int(handler(args, t))
+        code = int(handler(args, t))
+        # A lab or check stopped by SIGTERM/SIGHUP ends as if by Ctrl+C (recorded, nothing left
+        # running); the exit status still says which signal ended studyapp.
+        return 128 + _terminated_by[0] if _terminated_by else code
     except StudyappError as exc:
         print(f"studyapp: {exc}" if "\n" not in str(exc) else str(exc), file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        print(f"studyapp: {t('interrupted')}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        with contextlib.suppress(OSError, ValueError):  # a closed terminal takes no more lines
+            print(f"studyapp: {t('interrupted')}", file=sys.stderr)
+        return 128 + exc.signum if isinstance(exc, Terminated) else EXIT_INTERRUPTED
     except BrokenPipeError:  # `studyapp cards | head`
         sys.stderr.close()
         return EXIT_OK

@@ -73,6 +73,9 @@ class CheckOutcome:
     workspace: Path
     garbage_lines: int = 0
     progress: list[str] = field(default_factory=list)
+    # What the learner's code left running after the check, stopped by studyapp (studyapp.child).
+    stopped_processes: list[str] = field(default_factory=list)
+    stopped_count: int = 0
 
     @property
     def passed(self) -> bool:
@@ -89,6 +92,8 @@ class CheckOutcome:
             "duration_s": round(self.duration_s, 3),
             "checker_exit_code": self.exit_code,
             "workspace": str(self.workspace),
+            "stopped_processes": self.stopped_processes,
+            "stopped_count": self.stopped_count,
         }
 
     def details(self) -> dict[str, Any]:
@@ -273,6 +278,8 @@ def run_check(
         exit_code=run.exit_code,
         garbage_lines=run.unreadable_lines,
         progress=report.progress,
+        stopped_processes=run.leftovers,
+        stopped_count=run.leftover_count,
     )
 
 
