@@ -27,6 +27,7 @@ import collections
 import contextlib
 import enum
 import json
+import math
 import os
 import queue
 import select
@@ -230,9 +231,9 @@ def _pump_stdout(stream: IO[bytes], lines: queue.Queue[bytes | _Mark], max_line_
         if not line:
             break
         if len(line) > max_line_bytes and not line.endswith(b"\n"):
+            lines.put(_Mark.OVERSIZED)  # counted now: a line without end never finishes dropping
             while line and not line.endswith(b"\n"):  # drop the rest of it, piece by piece
                 line = stream.readline(max_line_bytes)
-            lines.put(_Mark.OVERSIZED)
             continue
         lines.put(line)
     lines.put(_Mark.END)
@@ -270,6 +271,8 @@ def run_child(
     returns a `Serving` once the child said it serves (the caller's `on_message` reads that
     message). Raises ChildStartError when the child cannot start.
     """
+    if not (math.isfinite(limit) and limit > 0):  # a NaN limit is never passed: the run would be unbounded
+        raise ValueError(f"a child's time limit must be a positive number of seconds, not {limit!r}")
     started = time.monotonic()
     lifeline_read, lifeline_write = os.pipe()  # studyapp holds the only write end: EOF = studyapp gone
     report_read, report_write = os.pipe()

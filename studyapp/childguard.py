@@ -222,7 +222,8 @@ def main(argv: list[str]) -> None:
         sys.exit(status)
     if os.WIFSIGNALED(status):  # die as COMMAND died, so studyapp sees the same -N
         number = os.WTERMSIG(status)
-        signal.signal(number, signal.SIG_DFL)
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP keep their default anyway
+            signal.signal(number, signal.SIG_DFL)
         os.kill(os.getpid(), number)
         time.sleep(1)  # SIGSTOP and the like do not end a process: fall through to an exit code
         sys.exit(128 + number)

@@ -130,11 +130,17 @@ def validate(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parse_args(build_parser(), argv)
     validate(args)
-    if args.compare:
-        return compare_traces(args.compare[0], args.compare[1], top=args.top)
-    if args.trace:
-        result = analyse_trace_file(args.trace, top=args.top)
-    else:
+    try:
+        if args.compare:
+            return compare_traces(args.compare[0], args.compare[1], top=args.top)
+        if args.trace:
+            result = analyse_trace_file(args.trace, top=args.top)
+    except MemoryError:  # one line, not a crash: the learner's trace is too big for this machine
+        raise LabUsageError(
+            "the trace does not fit in the memory this lab may use: analyse a shorter trace "
+            "(fewer steps in the profiler's schedule)"
+        ) from None
+    if not args.trace:
         # Libraries that print must not write into the protocol stream on stdout.
         with contextlib.redirect_stdout(sys.stderr):
             result = run_model(args)

@@ -76,6 +76,7 @@ class Event:
 
 
 MAX_TRACE_BYTES = 2 * 1024**3  # a trace (or what its gzip inflates to) past 2 GB is refused, not read
+MAX_NAME_CHARS = 1000  # real operator and kernel names (templated CUDA kernels) stay far below
 
 
 def load_trace(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -99,6 +100,17 @@ def load_trace(path: str | os.PathLike[str]) -> dict[str, Any]:
     too_big = f"{path} is over {_size(limit)}{{how}}: too big for this lab (a real trace is far smaller)"
     if info.st_size > limit:
         raise LabUsageError(too_big.format(how=""))
+    try:
+        return _parse_trace(path, limit, too_big)
+    except MemoryError:
+        # Reading needs the bytes, then the text, then the events: about three times the file.
+        raise LabUsageError(
+            f"{path} ({_size(max(info.st_size, 1))} on disk) does not fit in the memory this lab may use: "
+            "analyse a shorter trace (fewer steps in the profiler's schedule)"
+        ) from None
+
+
+def _parse_trace(path: str, limit: int, too_big: str) -> dict[str, Any]:
     with open(path, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
@@ -140,7 +152,18 @@ def load_trace(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise LabUsageError(f"{path} is JSON but not a Chrome trace: it has no traceEvents list")
     if not document["traceEvents"]:
         raise LabUsageError(f"{path} is an empty trace: traceEvents has no events")
+    _clip_names(document["traceEvents"])
     return document
+
+
+def _clip_names(events: list[Any]) -> None:
+    """Cut names past MAX_NAME_CHARS: a 100 MB operator name would travel into every table of the
+    report (and the report to studyapp, which refuses lines that long)."""
+    for raw in events:
+        if isinstance(raw, dict):
+            name = raw.get("name")
+            if isinstance(name, str) and len(name) > MAX_NAME_CHARS:
+                raw["name"] = name[: MAX_NAME_CHARS - 1] + "…"
 
 
 def _gunzip(data: bytes, limit: int) -> bytearray | None:

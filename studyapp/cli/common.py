@@ -76,3 +76,20 @@ def run_tui(
 
 
 TUI_LOCK_WAIT_S = 3.0
+
+
+MAX_TIMEOUT_S = 24 * 3600.0
+
+
+def timeout_seconds(text: str) -> float:
+    """--timeout of a lab or a check: a positive, finite number of seconds (`nan` compares false
+    with every limit, so it would switch the safety timeout off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= MAX_TIMEOUT_S:  # False for nan as well
+        raise argparse.ArgumentTypeError(
+            f"must be more than 0 and at most {MAX_TIMEOUT_S:.0f} seconds: {text!r}"
+        )
+    return value

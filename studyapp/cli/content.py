@@ -42,15 +42,19 @@ def load_content_for(args: argparse.Namespace) -> Content:
 
 
 def cmd_check(args: argparse.Namespace, t: Translator) -> int:
+    try:
+        here: Path | None = Path.cwd()
+    except OSError:  # run from a folder that was deleted: show absolute paths
+        here = None
     root = locations.content_dir(args.content)
     content, problems = check_content(root, known_labs=set(registry.discover()))
     problems += metadata_problems(content, set(registry.discover()))  # labs/*/exercises/*/exercise.yaml
     problems += check_explain(root, checklist_texts(content))[1]  # content/explain.yaml
     if content is not None:  # near-duplicate statements and siblings: studyapp/content/similarity.py
-        problems += duplicate_problems(content, base=Path.cwd())
+        problems += duplicate_problems(content, base=here)
     errors = [p for p in problems if not p.warning]
     for problem in problems:
-        print(problem.format(Path.cwd()), file=sys.stderr if not problem.warning else sys.stdout)
+        print(problem.format(here), file=sys.stderr if not problem.warning else sys.stdout)
     if errors or content is None:
         print(t("check.failed", count=len(errors)), file=sys.stderr)
         return EXIT_USAGE

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from rich.text import Text
 
 from studyapp import locations
 from studyapp.child import describe_leftovers
-from studyapp.cli.common import open_store
+from studyapp.cli.common import open_store, timeout_seconds
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.exercises import checker, workspace
 from studyapp.exercises.checker import PASSED, USAGE, run_check
@@ -57,7 +58,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         action.add_argument("--json", action="store_true", help="print each verdict as one JSON object")
         action.add_argument(
             "--timeout",
-            type=float,
+            type=timeout_seconds,
             metavar="SECONDS",
             help="stop a check after this long (default: exercise.yaml)",
         )
@@ -319,18 +320,39 @@ def cmd_watch(args: argparse.Namespace, t: Translator) -> int:
         code = _one_check(args, t, info, path, store)
         if code in (EXIT_INTERRUPTED, EXIT_USAGE):
             return code
+        seen = _file_states(path)
         for changes in watchfiles.watch(path, watch_filter=_watch_filter(path), raise_interrupt=True):
-            files = sorted({Path(raw).name for _, raw in changes})
+            # Files the check itself wrote (learner code that writes a .py) changed before the check
+            # ended: only a change since then is the learner's, else every check would start the next.
+            changed = [raw for _, raw in changes if _file_state(Path(raw)) != seen.get(os.path.realpath(raw))]
+            if not changed:
+                continue
+            files = sorted({Path(raw).name for raw in changed})
             if not args.json:
                 print("", flush=True)
                 print(t("ex.watch.change", files=", ".join(files)), flush=True)
             code = _one_check(args, t, info, path, store)
             if code == EXIT_INTERRUPTED:
                 break
+            seen = _file_states(path)
     except KeyboardInterrupt:
         pass
     print(t("ex.watch.stopped"), file=sys.stderr, flush=True)
     return EXIT_INTERRUPTED
+
+
+def _file_state(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+def _file_states(root: Path) -> dict[str, tuple[int, int] | None]:
+    """(mtime, size) of every file in the workspace when a check ended."""
+    files = workspace.workspace_files(root) or []
+    return {os.path.realpath(root / relative): _file_state(root / relative) for relative in files}
 
 
 def cmd_hint(args: argparse.Namespace, t: Translator) -> int:

@@ -159,8 +159,38 @@ def _stop_on_terminate() -> None:
                 signal.signal(number, _raise_terminated)
 
 
+def _fill_closed_standard_streams() -> bool:
+    """Put /dev/null where fd 0, 1 or 2 is closed (`<&-`, `>&-`); False when stdout was closed.
+
+    Python leaves sys.stdin/sys.stdout None then, and the next file studyapp opens (the progress
+    database) would get fd 0 or 1 and be written to by a print. A closed stdin reads as the end
+    of input; a closed stdout is refused in one line (nothing could be shown)."""
+    stdout_open = True
+    for fd, name, flags in (
+        (0, "stdin", os.O_RDONLY),
+        (1, "stdout", os.O_WRONLY),
+        (2, "stderr", os.O_WRONLY),
+    ):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        with contextlib.suppress(OSError):
+            opened = os.open(os.devnull, flags)
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+            setattr(sys, name, open(fd, "r" if fd == 0 else "w", closefd=False))  # noqa: SIM115
+        stdout_open = stdout_open and fd != 1
+    return stdout_open
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     t = Translator(None)
+    if not _fill_closed_standard_streams():
+        print("studyapp: cannot write the output: standard output is closed", file=sys.stderr)
+        return EXIT_USAGE
     _tolerate_narrow_output()
     _terminated_by.clear()
     _stop_on_terminate()

@@ -454,6 +454,7 @@ STRINGS: dict[str, str] = {
     "explain.header": "Explain it [{id}] · checklist {number}. {text}",
     "explain.write": "Write your answer over several lines. End with an empty line or a line with only '.'.",
     "explain.empty": "The answer is empty: nothing was recorded.",
+    "explain.cut": "Your answer is longer than {limit} characters: only the first {limit} are kept.",
     "explain.model": "Model answer:",
     "explain.points": "Key points — y if your answer covered it, n if not:",
     "explain.ask": "  [{n}/{total}] {point} (y/n) > ",

@@ -454,6 +454,7 @@ STRINGS: dict[str, str] = {
     "explain.header": "설명하기 [{id}] · 체크리스트 {number}. {text}",
     "explain.write": "답을 여러 줄로 쓰세요. 빈 줄이나 '.'만 있는 줄로 끝냅니다.",
     "explain.empty": "답이 비어 있어 기록하지 않았습니다.",
+    "explain.cut": "답이 {limit}자보다 깁니다: 앞의 {limit}자만 남깁니다.",
     "explain.model": "모범 답안:",
     "explain.points": "핵심 포인트 — 내 답에 들어 있으면 y, 없으면 n:",
     "explain.ask": "  [{n}/{total}] {point} (y/n) > ",

@@ -329,8 +329,10 @@ def _lab_outcome(info: LabInfo, run: ChildRun, report: _LabReport, out_dir: Path
     if error is not None:
         reason = str(error.get("kind", "crash"))
         text = _one_line(str(error.get("message", "")))
-        if reason == "crash":
-            text = f"{info.id} lab crashed: {text}{full_disk} (details: {stderr_log})"
+        if reason == "crash" and full_disk:  # the cause first: the error is only its symptom
+            text = f"{info.id} lab crashed{full_disk}: {text} (details: {stderr_log})"
+        elif reason == "crash":
+            text = f"{info.id} lab crashed: {text} (details: {stderr_log})"
         else:
             text = f"{info.id}: {text}"
         return outcome(STATUS_FAILED, text, reason)

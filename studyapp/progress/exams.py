@@ -19,7 +19,7 @@ import json
 import math
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from studyapp.errors import StudyappError
@@ -32,6 +32,7 @@ SHORT_ID = 8  # attempts are named by the first characters of their uid
 # keeps them equal): an archived attempt outside them was not written by an exam.
 TIME_LIMIT_RANGE_S = (1.0, 6 * 3600.0)
 MAX_QUESTIONS = 200
+FUTURE_SKEW = timedelta(days=1)  # another machine's clock may run a little ahead
 
 
 @dataclass(frozen=True)
@@ -265,7 +266,10 @@ def find_attempt(store: ProgressStore, wanted: str) -> ExamAttempt:
         finished = [a for a in every if a.finished]
         if not finished:
             raise StudyappError("no finished mock exam yet: take one with `studyapp quiz --mode exam`")
-        return finished[-1]
+        # An attempt dated in the future was stored under a wrong clock: it is not the one just taken.
+        now = store.clock() + FUTURE_SKEW
+        plausible = [a for a in finished if a.started_at <= now]
+        return (plausible or finished)[-1]
     matches = [a for a in every if key and a.uid.startswith(key)]
     if len(matches) == 1:
         return matches[0]

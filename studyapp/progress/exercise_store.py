@@ -109,7 +109,9 @@ def hints_revealed(store: ProgressStore, exercise_id: str) -> int:
         row = db.execute(
             "SELECT revealed FROM exercise_hints WHERE exercise_id = ?", (exercise_id,)
         ).fetchone()
-    return max(0, int(row["revealed"])) if row else 0  # a negative count (imported by an older studyapp) is none
+    return (
+        max(0, int(row["revealed"])) if row else 0
+    )  # a negative count (imported by an older studyapp) is none
 
 
 def reveal_next_hint(store: ProgressStore, exercise_id: str, available: int) -> int:

@@ -22,7 +22,15 @@ from textual.widgets import Static, TextArea
 
 from studyapp.content.explain import ExplainPrompt
 from studyapp.errors import StudyappError
-from studyapp.quiz.explain import DONE, REVIEWING, WRITING, ExplainSession, history, next_prompt
+from studyapp.quiz.explain import (
+    DONE,
+    MAX_ANSWER_CHARS,
+    REVIEWING,
+    WRITING,
+    ExplainSession,
+    history,
+    next_prompt,
+)
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 
@@ -193,6 +201,8 @@ class ExplainScreen(StudyScreen):
                 hint.add_class("warning")
                 return
             self.session.submit_answer(text)
+            if len(text.strip()) > MAX_ANSWER_CHARS:  # said, not cut silently
+                self.notify(self.t("explain.cut", limit=MAX_ANSWER_CHARS), severity="warning")
             self.show_review()
         elif self.session.state == REVIEWING:
             self.save()
