@@ -35,7 +35,7 @@ import time
 
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 TERM_GRACE_S = 1.5  # below studyapp's STOP_GRACE_S: the guard finishes its sweep before studyapp kills it
-SWEEP_LIMIT_S = 3.0  # a fork bomb still ends: rounds of SIGKILL until nothing is left, this long at most
+SWEEP_LIMIT_S = 2.0  # a fork bomb still ends: rounds of SIGKILL until nothing is left, this long at most
 POLL_S = 0.1
 REPORTED = 100  # processes named in the report (a pipe holds 64 KB before a write would block)
 
