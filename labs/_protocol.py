@@ -7,6 +7,7 @@ line on stdout:
     {"type": "progress", "phase": "profiling", "fraction": 0.4, "message": "step 3/7"}
     {"type": "result", "result": {...}}          # exactly once, at the end
     {"type": "error", "message": "...", "kind": "usage" | "dependency" | "crash"}
+    {"type": "serving", "url": null, "seconds": null}   # the untimed, Ctrl+C-ended phase: `serving`
 
 Anything else a lab (or a library it uses) prints goes to stderr, which studyapp keeps out of the
 screen. Run by hand (no environment variable), a lab prints its progress to stderr and a plain
@@ -60,6 +61,18 @@ def progress(phase: str, fraction: float | None = None, message: str = "") -> No
     else:
         pct = "" if fraction is None else f"{fraction * 100:5.1f}% "
         print(printable(f"[{pct}{phase}] {message}"), file=sys.stderr, flush=True)
+
+
+def serving(url: str | None, seconds: float | None) -> None:
+    """Say the measured work is done and what follows serves the learner (TensorBoard at `url`,
+    once known) until Ctrl+C, or ends within `seconds`.
+
+    Under studyapp the lab's time limit stops here (`seconds`, if given, bounds the rest), and
+    Ctrl+C (or cancel in the TUI) reaches the lab as SIGINT: a KeyboardInterrupt the lab catches
+    to end this phase and still send its result.
+    """
+    if _protocol_mode():
+        emit("serving", url=url, seconds=seconds)
 
 
 def finite_float(text: str) -> float:

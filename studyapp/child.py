@@ -8,10 +8,16 @@ One set of rules for both, so they cannot drift apart:
 - `cancel` (or Ctrl+C) and the time `limit` stop the whole group: SIGTERM, then SIGKILL;
 - the child's exit ends the run even when a process it left behind still holds stdout open
   (after `DRAIN_S` for the last lines), and whatever is left in its group is then killed;
-- stderr is kept as a tail of the last `STDERR_LINES` lines, and copied whole to `stderr_log`.
+- stderr is kept as a tail of the last `STDERR_LINES` lines, and copied whole to `stderr_log`;
+- a child may say it has done its measured work and now serves something (`Serving`, e.g. a lab
+  showing TensorBoard): from then on the time limit no longer runs, and a cancel (or Ctrl+C) asks
+  it to finish (SIGINT) instead of stopping it, so its report still comes.
 
-A child that escapes its process group (`setsid`, a double fork) is not found by the sweep;
-`_sweep_leftovers` is the one place where a subreaper or cgroup sweep would go (issue 25).
+Every child runs under `childguard.py` (a tiny process of its own), which makes sure nothing the
+child starts outlives the run, even what left the process group (`setsid`, a double fork, issue 25):
+it is a child subreaper, kills every descendant still alive when the child exits, and stops the
+whole tree when studyapp dies (a lifeline pipe reaches end of file). What it had to stop comes back
+in `ChildRun.leftovers`.
 """
 
 from __future__ import annotations
@@ -21,10 +27,13 @@ import collections
 import contextlib
 import enum
 import json
+import math
 import os
 import queue
+import select
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -39,8 +48,12 @@ MAX_LINE_BYTES = 16 * 1024 * 1024  # far above any real result; a line without e
 STDERR_LINES = 40
 STDERR_CHUNK = 8192  # stderr is read in pieces of at most this many bytes
 DRAIN_S = 1.0  # after the child exits, how long its last lines may take to arrive
-STOP_GRACE_S = 3.0  # between SIGTERM and SIGKILL
+STOP_GRACE_S = 4.0  # between SIGTERM and SIGKILL (the guard needs at most TERM_GRACE_S + SWEEP_LIMIT_S)
 POLL_S = 0.05
+WIND_DOWN_S = 30.0  # a serving child asked to finish: this long to stop its server and report
+GUARD = Path(__file__).with_name("childguard.py")
+GUARD_START_S = 30.0  # how long the guard may take to start the child and say its pid (a busy machine)
+LEFTOVERS_SHOWN = 100  # processes listed by name in `ChildRun.leftovers` (the count is always whole)
 
 
 class _Mark(enum.Enum):
@@ -56,13 +69,29 @@ class ChildStartError(OSError):
 
 @dataclass
 class ChildRun:
-    """How a child run ended. `stopped_for` is "" when the child ended by itself."""
+    """How a child run ended. `stopped_for` is "" when the child ended by itself.
+
+    `leftovers`: "name (pid N)" of each process the child (or what it ran) left running and the
+    guard had to kill after it exited; `leftover_count` counts them all (the list stops at
+    LEFTOVERS_SHOWN).
+    """
 
     stopped_for: str  # "" | cancelled | timeout
     exit_code: int | None
     unreadable_lines: int
     stderr_tail: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
+    leftovers: list[str] = field(default_factory=list)
+    leftover_count: int = 0
+    served: bool = False  # the child said it was serving (see `Serving`)
+
+
+@dataclass(frozen=True)
+class Serving:
+    """A child's word that its measured work is done and it now serves something until asked to
+    stop (or for `limit_s` seconds): the run's time limit no longer applies."""
+
+    limit_s: float | None = None
 
 
 # The children this studyapp started and has not reaped: stopped at exit, whatever ends the app
@@ -79,6 +108,16 @@ def _stop_all_at_exit() -> None:
 
 
 atexit.register(_stop_all_at_exit)
+
+
+def describe_leftovers(names: list[str], count: int) -> str:
+    """'sleep ×4, python3' from ['sleep (pid 1)', …]: what was stopped, by program name."""
+    programs: dict[str, int] = {}
+    for entry in names:
+        program = entry.rsplit(" (pid ", 1)[0]
+        programs[program] = programs.get(program, 0) + 1
+    shown = ", ".join(f"{name} ×{n}" if n > 1 else name for name, n in programs.items())
+    return shown + (f", … ({count - len(names)} more)" if count > len(names) else "")
 
 
 def child_env(pythonpath: Sequence[str], **settings: str) -> dict[str, str]:
@@ -111,13 +150,70 @@ def stop_process_group(process: subprocess.Popen[bytes]) -> None:
         process.wait()
 
 
-def _sweep_leftovers(process: subprocess.Popen[bytes]) -> None:
-    """Kill what the child started and left running: its process group outlives it.
+def _sweep_leftovers(process: subprocess.Popen[bytes], command_pid: int | None) -> None:
+    """The backstop behind the guard: kill the guard's group and the child's group, in case the
+    guard itself was killed before it could sweep (the guard's own sweep also catches processes
+    that left both groups)."""
+    for group in (process.pid, command_pid):
+        if group is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(group, signal.SIGKILL)
 
-    The one place for a wider sweep (a subreaper or cgroup) of processes that left the group.
-    """
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
+
+class _GuardReport:
+    """The guard's side channel: the child's pid first, what it stopped at the end (JSON lines)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = b""
+        self.command_pid: int | None = None
+        self.start_error: str | None = None
+
+    def _read_available(self, timeout: float) -> bool:
+        """Read what is there (waiting up to `timeout`); False at end of file."""
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready:
+            return True
+        chunk = os.read(self.fd, 65536)
+        self.buffer += chunk
+        return bool(chunk)
+
+    def wait_for_start(self) -> None:
+        deadline = time.monotonic() + GUARD_START_S
+        while b"\n" not in self.buffer and time.monotonic() < deadline:
+            if not self._read_available(max(0.0, deadline - time.monotonic())):
+                break
+        first, _, self.buffer = self.buffer.partition(b"\n")
+        message = _json_object(first)
+        pid = message.get("pid")
+        self.command_pid = pid if isinstance(pid, int) and pid > 0 else None
+        if "pid" in message and self.command_pid is None:
+            self.start_error = str(message.get("error") or "the child could not be started")
+
+    def stopped(self) -> tuple[list[str], int]:
+        """What the guard stopped (read once the guard has exited: nobody else holds the write end)."""
+        os.set_blocking(self.fd, False)
+        with contextlib.suppress(OSError):
+            while len(self.buffer) < 1024 * 1024 and (chunk := os.read(self.fd, 65536)):
+                self.buffer += chunk
+        last = self.buffer.strip().rsplit(b"\n", 1)[-1] if self.buffer.strip() else b""
+        message = _json_object(last)
+        entries = message.get("stopped")
+        if not isinstance(entries, list):
+            return [], 0
+        names = [
+            f"{entry.get('name')} (pid {entry.get('pid')})" for entry in entries if isinstance(entry, dict)
+        ]
+        count = message.get("count")
+        return names[:LEFTOVERS_SHOWN], count if isinstance(count, int) else len(names)
+
+
+def _json_object(raw: bytes) -> dict[str, Any]:
+    try:
+        value = json.loads(raw.decode("utf-8", errors="replace"))
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def parse_message(raw: bytes) -> dict[str, Any] | None:
@@ -135,9 +231,9 @@ def _pump_stdout(stream: IO[bytes], lines: queue.Queue[bytes | _Mark], max_line_
         if not line:
             break
         if len(line) > max_line_bytes and not line.endswith(b"\n"):
+            lines.put(_Mark.OVERSIZED)  # counted now: a line without end never finishes dropping
             while line and not line.endswith(b"\n"):  # drop the rest of it, piece by piece
                 line = stream.readline(max_line_bytes)
-            lines.put(_Mark.OVERSIZED)
             continue
         lines.put(line)
     lines.put(_Mark.END)
@@ -166,28 +262,77 @@ def run_child(
     cancel: threading.Event | None = None,
     stderr_log: IO[bytes] | None = None,
     max_line_bytes: int = MAX_LINE_BYTES,
+    serving: Callable[[], Serving | None] | None = None,
 ) -> ChildRun:
     """Run `command` to its end, `limit` seconds at most; blocking (a UI calls it from a thread).
 
     `on_message` is called on this thread for each message as it arrives; it returns False for
-    a message it does not understand (counted as unreadable). Raises ChildStartError when the
-    child cannot start.
+    a message it does not understand (counted as unreadable). `serving`, asked as messages come,
+    returns a `Serving` once the child said it serves (the caller's `on_message` reads that
+    message). Raises ChildStartError when the child cannot start.
     """
+    if not (math.isfinite(limit) and limit > 0):  # a NaN limit is never passed: the run would be unbounded
+        raise ValueError(f"a child's time limit must be a positive number of seconds, not {limit!r}")
     started = time.monotonic()
+    lifeline_read, lifeline_write = os.pipe()  # studyapp holds the only write end: EOF = studyapp gone
+    report_read, report_write = os.pipe()
+    guarded = [
+        sys.executable,
+        "-I",  # isolated: the learner's PYTHON* variables and site-packages do not reach the guard
+        "-S",
+        str(GUARD),
+        str(lifeline_read),
+        str(report_write),
+        *command,
+    ]
     try:
-        process = subprocess.Popen(
-            list(command),
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env),
-            start_new_session=True,  # its own process group: one stop reaches its workers too
-        )
+        with _LIVE_LOCK:  # a sweep of another run never sees this child before it is listed
+            process = subprocess.Popen(
+                guarded,
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=dict(env),
+                start_new_session=True,  # its own session and group: one stop reaches all it started
+                pass_fds=(lifeline_read, report_write),
+            )
+            _LIVE.add(process)
     except OSError as exc:
+        for fd in (lifeline_read, lifeline_write, report_read, report_write):
+            os.close(fd)
         raise ChildStartError(str(exc)) from exc
-    with _LIVE_LOCK:
-        _LIVE.add(process)
+    os.close(lifeline_read)
+    os.close(report_write)
+    report = _GuardReport(report_read)
+    try:
+        report.wait_for_start()
+        if report.start_error is not None:
+            process.wait()
+            raise ChildStartError(report.start_error)
+        return _read_child(
+            process, report, started, limit, on_message, cancel, stderr_log, max_line_bytes, serving
+        )
+    finally:
+        if process.poll() is None:  # only when something above raised
+            stop_process_group(process)
+        with _LIVE_LOCK:
+            _LIVE.discard(process)
+        os.close(lifeline_write)
+        os.close(report_read)
+
+
+def _read_child(
+    process: subprocess.Popen[bytes],
+    report: _GuardReport,
+    started: float,
+    limit: float,
+    on_message: Callable[[dict[str, Any]], bool],
+    cancel: threading.Event | None,
+    stderr_log: IO[bytes] | None,
+    max_line_bytes: int,
+    serving: Callable[[], Serving | None] | None,
+) -> ChildRun:
     assert process.stdout is not None and process.stderr is not None
     lines: queue.Queue[bytes | _Mark] = queue.Queue()
     tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
@@ -201,44 +346,86 @@ def run_child(
     unreadable = 0
     stopped_for = ""
     exited_at: float | None = None
+    served: Serving | None = None
+    served_since = 0.0
+    asked_to_finish_at: float | None = None
+
+    def ask_to_finish() -> bool:
+        """A serving child is asked to end serving (SIGINT, passed on by the guard); False if not serving."""
+        nonlocal asked_to_finish_at
+        if served is None or asked_to_finish_at is not None:
+            return False
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(signal.SIGINT)
+        asked_to_finish_at = time.monotonic()
+        return True
+
     try:
         while True:
-            if cancel is not None and cancel.is_set():
-                stopped_for = STOPPED_CANCELLED
-                break
-            if time.monotonic() - started > limit:
-                stopped_for = STOPPED_TIMEOUT
-                break
             try:
-                raw = lines.get(timeout=POLL_S)
-            except queue.Empty:
-                # A process the child left behind may hold stdout open after the child exited:
-                # the child's exit, not the end of the pipe, ends the run (after a short drain).
-                if process.poll() is not None:
-                    exited_at = exited_at or time.monotonic()
-                    if time.monotonic() - exited_at > DRAIN_S:
-                        break
-                continue
-            if raw is _Mark.END:
-                break
-            if raw is _Mark.OVERSIZED:
-                message = None
-            elif raw.strip():
-                message = parse_message(raw)
-            else:
-                continue  # a blank line says nothing
-            if message is None or not on_message(message):
-                unreadable += 1
-    except KeyboardInterrupt:
-        stopped_for = STOPPED_CANCELLED
+                now = time.monotonic()
+                # A cancel while serving asks the child to finish (once); otherwise it stops the child.
+                cancelled = cancel is not None and cancel.is_set()
+                if cancelled and not ask_to_finish() and asked_to_finish_at is None:
+                    stopped_for = STOPPED_CANCELLED
+                    break
+                if asked_to_finish_at is not None and now - asked_to_finish_at > WIND_DOWN_S:
+                    stopped_for = STOPPED_CANCELLED  # asked to finish serving, and it did not
+                    break
+                if served is None and now - started > limit:
+                    stopped_for = STOPPED_TIMEOUT
+                    break
+                if (
+                    served is not None
+                    and served.limit_s is not None
+                    and now - served_since > served.limit_s + WIND_DOWN_S
+                ):
+                    stopped_for = STOPPED_TIMEOUT  # it said how long it would serve, and overran
+                    break
+                try:
+                    raw = lines.get(timeout=POLL_S)
+                except queue.Empty:
+                    # A process the child left behind may hold stdout open after the child exited:
+                    # the child's exit, not the end of the pipe, ends the run (after a short drain).
+                    if process.poll() is not None:
+                        exited_at = exited_at or time.monotonic()
+                        if time.monotonic() - exited_at > DRAIN_S:
+                            break
+                    continue
+                if raw is _Mark.END:
+                    break
+                if raw is _Mark.OVERSIZED:
+                    message = None
+                elif raw.strip():
+                    message = parse_message(raw)
+                else:
+                    continue  # a blank line says nothing
+                if message is None or not on_message(message):
+                    unreadable += 1
+                if served is None and serving is not None:
+                    served = serving()
+                    served_since = time.monotonic()
+            except KeyboardInterrupt:
+                if not ask_to_finish():  # serving: Ctrl+C ends serving, the report still comes
+                    stopped_for = STOPPED_CANCELLED  # otherwise (or a second Ctrl+C): stop it
+                    break
     finally:
-        stopped_for = _end(process, stopped_for, limit - (time.monotonic() - started))
-        _sweep_leftovers(process)
-        with _LIVE_LOCK:
-            _LIVE.discard(process)
+        time_left = WIND_DOWN_S if served is not None else limit - (time.monotonic() - started)
+        stopped_for = _end(process, stopped_for, time_left)
+        _sweep_leftovers(process, report.command_pid)
     for reader in readers:
         reader.join(timeout=1)  # a process that escaped the group may hold a pipe: do not wait on it
-    return ChildRun(stopped_for, process.returncode, unreadable, list(tail), time.monotonic() - started)
+    leftovers, count = report.stopped()
+    return ChildRun(
+        stopped_for,
+        process.returncode,
+        unreadable,
+        list(tail),
+        time.monotonic() - started,
+        leftovers,
+        count,
+        served is not None,
+    )
 
 
 def _end(process: subprocess.Popen[bytes], stopped_for: str, time_left: float) -> str:

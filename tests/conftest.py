@@ -36,6 +36,7 @@ SLOW_TESTS = (
     ("test_content_hostile.py", ""),  # about 60 `python -m studyapp` runs under a memory cap
     ("test_content_fuzz.py", "test_mutated_shipped_yaml_never_crashes_a_command[[]full"),
     ("test_reliability_store.py", "test_a_held_lock_is_waited_for_with_a_notice"),  # holds a lock 11 s
+    ("test_reliability_children.py", "test_a_check_stops_what_the_learner_left_outside_its_group"),
 )
 # `serial`: measures speed; CI runs these alone after the parallel leg, so the noise a verdict
 # sees is the machine's and not the rest of the suite's.
@@ -52,6 +53,7 @@ SERIAL_TESTS = (
     ("labs/test_benchmark_lab.py", "test_compare_"),  # regression verdicts on a planted 3x slowdown
     ("labs/test_concurrency_lab.py", ""),
     ("labs/test_pipeline_lab.py", ""),
+    ("labs/test_profiler_scaling.py", ""),  # trace analysis time over two sizes: a ratio
     ("test_exam.py", "test_plain_exam_submits_itself_when_the_time_is_up"),  # a 1 s limit, real clock
 )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -14,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from studyapp.child import STDERR_LINES, ChildRun, ChildStartError, run_child
+from studyapp.child import STDERR_LINES, ChildRun, ChildStartError, Serving, run_child
+from tests.conftest import REPO
 
 
 def run_python(
@@ -147,3 +149,80 @@ def test_a_child_that_cannot_start_raises_one_error(tmp_path: Path) -> None:
         run_child(
             [str(tmp_path / "no-such-program")], env=dict(os.environ), limit=5, on_message=lambda m: True
         )
+
+
+# -- issue 25: what leaves the group, serving, and a parent that dies ------------------------------
+
+
+def test_processes_that_left_the_group_and_session_are_stopped_and_reported(tmp_path: Path) -> None:
+    """review N4: a new session (start_new_session) and a double fork with setsid both escaped."""
+    session, daemon = tmp_path / "new-session", tmp_path / "daemon"
+    code = (
+        "import os, subprocess, sys\n"
+        f"subprocess.Popen([sys.executable, '-c', {touching(session)!r}], start_new_session=True)\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        f"        os.execv(sys.executable, [sys.executable, '-c', {touching(daemon)!r}])\n"
+        "    os._exit(0)\n"
+        f"while not (os.path.exists({str(session)!r}) and os.path.exists({str(daemon)!r})): pass\n"
+        + note("done")
+    )
+    run, seen = run_python(code, limit=60)
+    assert run.stopped_for == "" and run.exit_code == 0 and [m["text"] for m in seen] == ["done"]
+    assert not still_touched(session) and not still_touched(daemon)
+    if Path("/proc").is_dir():  # Linux: the guard lists what it stopped
+        assert run.leftover_count == 2 and len(run.leftovers) == 2
+        assert all(name.startswith("python") for name in run.leftovers), run.leftovers
+
+
+def test_a_serving_child_is_not_timed_and_a_cancel_asks_it_to_finish() -> None:
+    """review N2: the limit stops at `serving`; cancel sends SIGINT, and the child still reports."""
+    code = (
+        "import json, time\n"
+        "print(json.dumps({'type': 'serving'}), flush=True)\n"
+        "try:\n"
+        "    while True: time.sleep(0.1)\n"
+        "except KeyboardInterrupt:\n" + "    " + note("finished serving")
+    )
+    cancel = threading.Event()
+    threading.Timer(2.5, cancel.set).start()
+    seen: list[dict[str, Any]] = []
+    run = run_child(
+        [sys.executable, "-c", code],
+        env=dict(os.environ),
+        limit=1.0,
+        on_message=lambda m: seen.append(m) is None,
+        cancel=cancel,
+        serving=lambda: Serving() if seen else None,
+    )
+    assert run.stopped_for == "" and run.served and run.exit_code == 0
+    assert [m.get("text") for m in seen] == [None, "finished serving"]
+    assert run.elapsed_s > 2.0
+
+
+def test_the_child_stops_when_its_parent_dies(tmp_path: Path) -> None:
+    """review N3: kill -9 of the process that ran run_child (studyapp) stops the child and its group."""
+    marker = tmp_path / "alive"
+    child_code = (
+        f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', {touching(marker)!r}])\n"
+        + (touching(marker))
+    )
+    parent_code = (
+        "import os, sys\n"
+        "from studyapp.child import run_child\n"
+        f"run_child([sys.executable, '-c', {child_code!r}], env=dict(os.environ), limit=600,"
+        " on_message=lambda m: True)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", parent_code], env=dict(os.environ, PYTHONPATH=str(REPO)))
+    try:
+        deadline = time.monotonic() + 30
+        while not marker.exists():
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        parent.kill()
+        parent.wait()
+        time.sleep(1)
+        assert not still_touched(marker), "the child outlived its parent"
+    finally:
+        parent.kill()

@@ -132,6 +132,20 @@ BAD_VARIANTS = {
     "exercise_hints revealed huge": _set("exercise_hints", "revealed", 2**70),
     "exercise_hints updated_at a number": _set("exercise_hints", "updated_at", 20270301),
     "5.59 no reviews key": lambda d: d.pop("reviews"),
+    # issue 25 (review N5, L7 and the minor list): inside the JSON columns of an exam attempt
+    "IMP.ea-pm-string": _set("exam_attempts", "settings_json", '{"pass_mark": "abc"}'),
+    "IMP.ea-tl-string": _set("exam_attempts", "settings_json", '{"time_limit_s": "x"}'),
+    "IMP.ea-tl-huge": _set("exam_attempts", "settings_json", '{"time_limit_s": 1e308}'),
+    "IMP.ea-tl-inf": _set("exam_attempts", "settings_json", '{"time_limit_s": Infinity}'),
+    "IMP.ea-pm-huge": _set("exam_attempts", "settings_json", '{"pass_mark": 1e9}'),
+    "IMP.ea-settings-list": _set("exam_attempts", "settings_json", "[1, 2]"),
+    "IMP.ea-itemids-int": _set("exam_attempts", "questions_json", '[{"item_ids": 5}]'),
+    "IMP.ea-itemids-str": _set("exam_attempts", "questions_json", '[{"item_ids": "pa-001"}]'),
+    "IMP.ea-q-notlist": _set("exam_attempts", "questions_json", '{"item_ids": []}'),
+    "IMP.ea-stem-esc": _set("exam_attempts", "questions_json", '[{"stem": "\\u001b]0;PWNED\\u0007"}]'),
+    "IMP.ea-options-text": _set("exam_attempts", "questions_json", '[{"options": [{"item_id": 1}]}]'),
+    "IMP.ea-uid-esc": _set("exam_attempts", "uid", "\x1b[2J\x1b]0;pwn\x07"),
+    "IMP.xh-neg": _set("exercise_hints", "revealed", -5),
     "schema true": lambda d: d.__setitem__("schema", True),
 }
 
@@ -259,3 +273,125 @@ def test_export_to_places_that_cannot_hold_it(
     assert studyapp_cli("progress", "--export-data", str(fine)).returncode == 0  # overwrite, atomically
     assert json.loads(fine.read_text(encoding="utf-8"))["reviews"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "fine.json", "folder", "studyapp-home"]
+
+
+# -- issue 25, review N5: an import that says OK cannot break `--retry` later ------------------------
+
+
+def _exam_with_misses(studyapp_cli: InProcessCli, home: Path) -> None:
+    """A submitted 3-question exam with no answer given: three misses to retry."""
+    result = studyapp_cli(
+        "quiz",
+        "--mode",
+        "exam",
+        "--plain",
+        "--count",
+        "3",
+        "--kind",
+        "ox",
+        input_text="s\n",
+        env={"STUDYAPP_HOME": str(home)},
+    )
+    assert result.returncode == 0, result.stderr
+    assert (home / "progress.db").exists()
+
+
+def test_an_attempt_with_wrong_types_inside_is_refused_on_import(
+    isolated_home: Path, tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:
+    """The review's repro: pass_mark 'abc' in settings_json imported with exit 0, and every
+    `--retry last` after it ended in an internal error."""
+    source = tmp_path / "source"
+    _exam_with_misses(studyapp_cli, source)
+    export = tmp_path / "a.json"
+    assert (
+        studyapp_cli("progress", "--export-data", str(export), env={"STUDYAPP_HOME": str(source)}).returncode
+        == 0
+    )
+    for spoil in (
+        lambda s: s.__setitem__("pass_mark", "abc"),
+        lambda s: s.__setitem__("time_limit_s", "x"),
+    ):
+        data = json.loads(export.read_text(encoding="utf-8"))
+        attempt = data["exam_attempts"][0]
+        settings = json.loads(attempt["settings_json"])
+        spoil(settings)
+        attempt["settings_json"], attempt["uid"] = json.dumps(settings), "e" * 32
+        spoiled = tmp_path / "b.json"
+        spoiled.write_text(json.dumps(data), encoding="utf-8")
+        result = studyapp_cli("progress", "--import-data", str(spoiled))
+        assert result.returncode == 2, result.stdout
+        assert "exam_attempts[0].settings_json holds" in one_line(result.stderr)
+    data = json.loads(export.read_text(encoding="utf-8"))
+    questions = json.loads(data["exam_attempts"][0]["questions_json"])
+    questions[0]["item_ids"] = 5
+    data["exam_attempts"][0]["questions_json"] = json.dumps(questions)
+    spoiled.write_text(json.dumps(data), encoding="utf-8")
+    result = studyapp_cli("progress", "--import-data", str(spoiled))
+    assert result.returncode == 2 and "question 1 has item_ids" in one_line(result.stderr)
+    real = studyapp_cli("progress", "--import-data", str(export))  # the real one still imports
+    assert real.returncode == 0
+    retry = studyapp_cli("quiz", "--mode", "exam", "--plain", "--retry", "last", input_text="s\n")
+    assert retry.returncode == 0, retry.stderr
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "says"),
+    [
+        ("settings_json", '{"pass_mark": "abc"}', "its settings holds pass_mark 'abc'"),
+        ("settings_json", '{"time_limit_s": "x"}', "its settings holds time_limit_s 'x'"),
+        ("settings_json", '{"time_limit_s": 1e308}', "time_limit_s 1e+308"),
+        ("questions_json", '[{"item_ids": 5, "correct": false}]', "question 1 has item_ids"),
+    ],
+    ids=["pass-mark-string", "time-limit-string", "time-limit-huge", "item-ids-number"],
+)
+def test_retry_refuses_a_damaged_attempt_in_one_line(
+    isolated_home: Path, column: str, value: str, says: str, studyapp_cli: InProcessCli
+) -> None:
+    """An attempt damaged before imports checked it (or by hand): `--retry` says so, exit 2."""
+    _exam_with_misses(studyapp_cli, isolated_home)
+    db = sqlite3.connect(isolated_home / "progress.db")
+    with db:
+        db.execute(f"UPDATE exam_attempts SET {column} = ?", (value,))
+    db.close()
+    result = studyapp_cli("quiz", "--mode", "exam", "--plain", "--retry", "last", input_text="s\n")
+    assert result.returncode == 2, result.stdout
+    line = one_line(result.stderr)
+    assert "cannot be retried" in line and says in line
+
+
+def test_the_archive_keeps_the_exams_own_bounds() -> None:
+    from studyapp.progress import exams
+    from studyapp.quiz import exam
+
+    assert exams.TIME_LIMIT_RANGE_S == (exam.MIN_TIME_LIMIT_S, exam.MAX_TIME_LIMIT_S)
+    assert exams.MAX_QUESTIONS == exam.MAX_COUNT
+
+
+def test_retry_of_an_empty_or_escaped_id_is_one_clean_line(
+    isolated_home: Path, studyapp_cli: InProcessCli
+) -> None:
+    """EXAM.retry-empty (a fresh exam started instead) and EXAM.retry-esc (the id echoed raw)."""
+    _exam_with_misses(studyapp_cli, isolated_home)
+    for wanted in ("", "\x1b]0;PWN\x07\x1b[2J"):
+        result = studyapp_cli("quiz", "--mode", "exam", "--plain", "--retry", wanted, input_text="s\n")
+        assert result.returncode == 2, result.stdout
+        line = one_line(result.stderr)
+        assert "no mock exam attempt" in line and "\x1b" not in line
+
+
+def test_a_negative_hint_count_already_stored_shows_the_first_hint(
+    isolated_home: Path, studyapp_cli: InProcessCli
+) -> None:
+    """L7: an older studyapp imported `revealed: -5`; `exercise hint` then printed hints[-5] or crashed."""
+    assert studyapp_cli("exercise", "start", "amdahl").returncode == 0
+    db = sqlite3.connect(isolated_home / "progress.db")
+    with db:
+        db.execute(
+            "INSERT OR REPLACE INTO exercise_hints(exercise_id, revealed, updated_at)"
+            " VALUES ('amdahl', -5, '2026-12-01T00:00:00+00:00')"
+        )
+    db.close()
+    result = studyapp_cli("exercise", "hint", "amdahl")
+    assert result.returncode == 0, result.stderr
+    assert "1/" in result.stdout.splitlines()[0]

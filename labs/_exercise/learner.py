@@ -275,10 +275,23 @@ def _resolve(workspace: str, module_file: str) -> Path:
     return path if path.is_absolute() else Path(workspace) / path
 
 
+def _not_a_file(path: Path, shown: str) -> str:
+    """Why `path` cannot be run as the learner's Python file: missing, or something else."""
+    if path.is_symlink() and not path.exists():
+        return f"{shown} is a broken symbolic link"
+    if not os.path.lexists(path):
+        return f"{shown} is missing from your workspace"
+    if path.is_dir():
+        return f"{shown} is a folder, not a Python file"
+    return (
+        f"{shown} is not a regular file (a FIFO, a device, or a link to one): save your code as a plain file"
+    )
+
+
 def _load_function(workspace: str, module_file: str, name: str) -> Any:
     path = _resolve(workspace, module_file)
     if not path.is_file():
-        raise _LearnerProblem(f"{module_file} is missing from your workspace")
+        raise _LearnerProblem(_not_a_file(path, module_file))
     spec = importlib.util.spec_from_file_location(path.stem, path)
     if spec is None or spec.loader is None:
         raise _LearnerProblem(f"cannot import {module_file}")
@@ -298,7 +311,7 @@ class _LearnerProblem(Exception):
 def _run_script(workspace: str, script: str, argv: list[str]) -> dict[str, Any]:
     path = _resolve(workspace, script)
     if not path.is_file():
-        raise _LearnerProblem(f"{script} is missing from your workspace")
+        raise _LearnerProblem(_not_a_file(path, script))
     sys.argv = [str(path), *argv]
     try:
         runpy.run_path(str(path), run_name="__main__")

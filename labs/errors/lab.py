@@ -623,6 +623,18 @@ def prepare_out_dir(out: str) -> Path:
     return out_dir
 
 
+def _inert_cell(value: Any) -> Any:
+    """A label from the learner's CSV that a spreadsheet would run as a formula (=, +, -, @ …)
+    gets a leading apostrophe; numbers such as -1 stay numbers."""
+    if not isinstance(value, str) or not value or value[0] not in "=+-@\t\r":
+        return value
+    try:
+        float(value)
+        return value
+    except ValueError:
+        return "'" + value
+
+
 def write_artifacts(out_dir: Path, result: dict, extra: dict) -> dict[str, str]:
     """Every table as NAME.csv, the test predictions and label flips as CSV, the result as JSON."""
     progress("artifacts", 0.95, f"{out_dir}에 표 저장")
@@ -633,8 +645,8 @@ def write_artifacts(out_dir: Path, result: dict, extra: dict) -> dict[str, str]:
         path = out_dir / f"{name}.csv"
         with path.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
-            writer.writerow(table["columns"])
-            writer.writerows(table["rows"])
+            writer.writerow([_inert_cell(c) for c in table["columns"]])
+            writer.writerows([_inert_cell(c) for c in row] for row in table["rows"])
         artifacts[name] = str(path.resolve())
     json_path = out_dir / "result.json"
     artifacts["result"] = str(json_path.resolve())

@@ -37,6 +37,7 @@ Times are in microseconds inside this module; results are in ms and percent.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import re
@@ -192,17 +193,48 @@ def steps_kept(trace: RankTrace) -> list[GpuEvent]:
 
 def merge(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
     """Union of intervals as sorted, non-overlapping (start, end) pairs."""
-    merged: list[list[float]] = []
-    for start, end in sorted(intervals):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
+    if not intervals:
+        return []
+    ordered = sorted(intervals)
+    merged: list[tuple[float, float]] = []
+    start, end = ordered[0]
+    for next_start, next_end in ordered:  # locals, not merged[-1][1]: this runs once per event
+        if next_start <= end:
+            if next_end > end:
+                end = next_end
         else:
-            merged.append([start, end])
-    return [(s, e) for s, e in merged]
+            merged.append((start, end))
+            start, end = next_start, next_end
+    merged.append((start, end))
+    return merged
 
 
 def total(intervals: list[tuple[float, float]]) -> float:
     return sum(e - s for s, e in intervals)
+
+
+def window_totals(merged: list[tuple[float, float]], windows: list[tuple[float, float]]) -> list[float]:
+    """For each (start, end) window, the time `merged` (a merged interval list) covers inside it.
+
+    The same numbers as `total(intersect([window], merged))` per window, but O((n + w) log n) for
+    all windows together instead of O(n) each: coverage up to any moment is a prefix sum found by
+    bisection, so a trace with many steps is not re-scanned once per step (windows may overlap).
+    """
+    starts = [s for s, _ in merged]
+    before = [0.0]  # before[i]: time covered by merged[:i]
+    for s, e in merged:
+        before.append(before[-1] + (e - s))
+
+    def covered_until(moment: float) -> float:
+        index = bisect.bisect_right(starts, moment)
+        if index == 0:
+            return 0.0
+        s, e = merged[index - 1]
+        return before[index - 1] + (min(e, moment) - s)
+
+    return [
+        max(covered_until(end) - covered_until(start), 0.0) if end > start else 0.0 for start, end in windows
+    ]
 
 
 def intersect(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -275,6 +307,8 @@ def kernel_type_breakdown(events: list[GpuEvent]) -> dict[str, float]:
             points += [(start, 1 << bit), (end, -(1 << bit))]
     points.sort()
     times: dict[str, float] = defaultdict(float)
+    if not points:  # only synchronisation or launch events: no kernel type ran
+        return {}
     running = 0
     for (time, delta), nxt in zip(points, [*points[1:], None], strict=True):
         running += delta

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from labs._protocol import LabDependencyError, LabUsageError, parse_args, progress
+from labs._protocol import LabDependencyError, LabUsageError, parse_args, progress, serving
 from labs.profiler import trace_analysis
 from labs.profiler.report import build_report, setup_finding
 from labs.profiler.trace_mode import add_views, analyse_trace_file, compare_traces
@@ -130,11 +130,17 @@ def validate(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parse_args(build_parser(), argv)
     validate(args)
-    if args.compare:
-        return compare_traces(args.compare[0], args.compare[1], top=args.top)
-    if args.trace:
-        result = analyse_trace_file(args.trace, top=args.top)
-    else:
+    try:
+        if args.compare:
+            return compare_traces(args.compare[0], args.compare[1], top=args.top)
+        if args.trace:
+            result = analyse_trace_file(args.trace, top=args.top)
+    except MemoryError:  # one line, not a crash: the learner's trace is too big for this machine
+        raise LabUsageError(
+            "the trace does not fit in the memory this lab may use: analyse a shorter trace "
+            "(fewer steps in the profiler's schedule)"
+        ) from None
+    if not args.trace:
         # Libraries that print must not write into the protocol stream on stdout.
         with contextlib.redirect_stdout(sys.stderr):
             result = run_model(args)
@@ -144,14 +150,34 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     return result
 
 
+# TensorBoard's phase after the measured work: its start (bounded by tensorboard_server.start) and
+# reading the plugin's Overview; serving comes on top. Told to studyapp, which no longer times the lab.
+TENSORBOARD_PHASE_S = 180.0
+
+
 def serve_tensorboard(logdir: str, result: dict[str, Any], seconds: float | None) -> dict[str, Any]:
-    """Run the real plugin on `logdir`, read its Overview beside ours, stop it when done."""
+    """Run the real plugin on `logdir`, read its Overview beside ours, stop it when done.
+
+    The measured report is complete before TensorBoard starts, so nothing here may lose it: Ctrl+C
+    (SIGINT from studyapp) ends this phase at any point, and a TensorBoard that does not start is a
+    finding, not a crash.
+    """
     from labs.profiler import tensorboard_server as tbs
 
     progress("tensorboard", 0.97, f"starting TensorBoard on {logdir}")
-    proc, url = tbs.start(logdir)
+    serving(None, None if seconds is None else TENSORBOARD_PHASE_S + seconds)
+    compared: dict[str, Any] = {}
     try:
-        compared = {}
+        proc, url = tbs.start(logdir)
+    except KeyboardInterrupt:
+        return {"url": None, "logdir": logdir, "plugin_overview": {}, "error": "stopped before it answered"}
+    except RuntimeError as exc:
+        result.setdefault("findings", []).append(
+            f"TensorBoard를 띄우지 못했습니다({exc}). 위 보고서는 그대로 유효합니다 — 다시 해 보거나 "
+            f"직접 띄우세요: tensorboard --logdir {logdir}"
+        )
+        return {"url": None, "logdir": logdir, "plugin_overview": {}, "error": str(exc)}
+    try:
         for run in tbs.runs(url):
             try:
                 compared[run] = tbs.plugin_overview(url, run)
@@ -160,14 +186,15 @@ def serve_tensorboard(logdir: str, result: dict[str, Any], seconds: float | None
         wait = "Ctrl+C로 끝냅니다" if seconds is None else f"{seconds:g}초 뒤 끝냅니다"
         progress("tensorboard", 0.99, f"TensorBoard: {url} ({wait})")
         print(f"TensorBoard profiler plugin: {url}/#pytorch_profiler ({wait})", file=sys.stderr)
-        try:
-            if seconds is None:
-                while proc.poll() is None:
-                    time.sleep(0.5)
-            else:
-                time.sleep(seconds)
-        except KeyboardInterrupt:
-            pass  # Ctrl+C ends serving; the report still comes
+        if seconds is None:
+            while proc.poll() is None:
+                time.sleep(0.5)
+        else:
+            time.sleep(seconds)
+    except KeyboardInterrupt:
+        pass  # Ctrl+C ends serving; the report still comes
+    except (OSError, ValueError) as exc:  # the run list could not be read: serve no longer
+        compared = compared or {"?": {"error": tbs.url_error_text(exc)}}
     finally:
         tbs.stop(proc)
     ours = result.get("tensorboard_overview_runs") or {}

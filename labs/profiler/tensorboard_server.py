@@ -40,15 +40,42 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start(logdir: str, timeout_s: float = 60.0) -> tuple[subprocess.Popen[bytes], str]:
-    """Launch TensorBoard on `logdir`; return the process and its URL once it answers."""
+def start(logdir: str, timeout_s: float = 60.0, attempts: int = 2) -> tuple[subprocess.Popen[bytes], str]:
+    """Launch TensorBoard on `logdir`; return the process and its URL once it answers.
+
+    The port is free when picked but may be taken before TensorBoard binds it: TensorBoard then
+    exits at once, and another free port is tried (`attempts` in all).
+    """
     if not available():
         raise LabDependencyError(INSTALL_HINT)
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
+    failure = "tensorboard did not start"
+    for _ in range(attempts):
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}"
+        proc = _launch(logdir, port)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                runs = _get(url, "/runs")
+                if runs.get("runs") and not runs.get("loading"):
+                    return proc, url
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.5)
+        if proc.poll() is None:
+            stop(proc)
+            raise RuntimeError(f"tensorboard did not load {logdir} within {timeout_s:.0f} s")
+        failure = (
+            f"tensorboard exited with {proc.returncode} before it answered on 127.0.0.1:{port} "
+            "(the port was taken meanwhile?)"
+        )
+    raise RuntimeError(failure)
+
+
+def _launch(logdir: str, port: int) -> subprocess.Popen[bytes]:
     env = dict(os.environ)
     env.pop("STUDYAPP_LAB_PROTOCOL", None)
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -64,19 +91,6 @@ def start(logdir: str, timeout_s: float = 60.0) -> tuple[subprocess.Popen[bytes]
         stderr=subprocess.DEVNULL,
         env=env,
     )
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"tensorboard exited with {proc.returncode} before it answered")
-        try:
-            runs = _get(url, "/runs")
-            if runs.get("runs") and not runs.get("loading"):
-                return proc, url
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.5)
-    stop(proc)
-    raise RuntimeError(f"tensorboard did not load {logdir} within {timeout_s:.0f} s")
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:

@@ -36,9 +36,15 @@ GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
 _EPSILON_US = 0.01
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)  # slots: a 10⁶-event trace holds 10⁶ of these
 class Event:
-    """One complete ("X") event, with its place in the call nesting of its thread."""
+    """One complete ("X") event, with its place in the call nesting of its thread.
+
+    `link_parents` fills in the nesting, and with it what the analyses ask about ancestors, so no
+    analysis walks the ancestors of every event (quadratic in deeply nested traces):
+    `enclosing_step` is the number of the innermost ProfilerStep around the event (not itself),
+    `inside_data_loading` whether some ancestor is a DataLoader event.
+    """
 
     name: str
     cat: str
@@ -48,6 +54,8 @@ class Event:
     dur: float
     parent: Event | None = None
     children_dur: float = 0.0
+    enclosing_step: int | None = None
+    inside_data_loading: bool = False
 
     @property
     def end(self) -> float:
@@ -68,6 +76,7 @@ class Event:
 
 
 MAX_TRACE_BYTES = 2 * 1024**3  # a trace (or what its gzip inflates to) past 2 GB is refused, not read
+MAX_NAME_CHARS = 1000  # real operator and kernel names (templated CUDA kernels) stay far below
 
 
 def load_trace(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -91,6 +100,17 @@ def load_trace(path: str | os.PathLike[str]) -> dict[str, Any]:
     too_big = f"{path} is over {_size(limit)}{{how}}: too big for this lab (a real trace is far smaller)"
     if info.st_size > limit:
         raise LabUsageError(too_big.format(how=""))
+    try:
+        return _parse_trace(path, limit, too_big)
+    except MemoryError:
+        # Reading needs the bytes, then the text, then the events: about three times the file.
+        raise LabUsageError(
+            f"{path} ({_size(max(info.st_size, 1))} on disk) does not fit in the memory this lab may use: "
+            "analyse a shorter trace (fewer steps in the profiler's schedule)"
+        ) from None
+
+
+def _parse_trace(path: str, limit: int, too_big: str) -> dict[str, Any]:
     with open(path, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
@@ -132,7 +152,18 @@ def load_trace(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise LabUsageError(f"{path} is JSON but not a Chrome trace: it has no traceEvents list")
     if not document["traceEvents"]:
         raise LabUsageError(f"{path} is an empty trace: traceEvents has no events")
+    _clip_names(document["traceEvents"])
     return document
+
+
+def _clip_names(events: list[Any]) -> None:
+    """Cut names past MAX_NAME_CHARS: a 100 MB operator name would travel into every table of the
+    report (and the report to studyapp, which refuses lines that long)."""
+    for raw in events:
+        if isinstance(raw, dict):
+            name = raw.get("name")
+            if isinstance(name, str) and len(name) > MAX_NAME_CHARS:
+                raw["name"] = name[: MAX_NAME_CHARS - 1] + "…"
 
 
 def _gunzip(data: bytes, limit: int) -> bytearray | None:
@@ -193,7 +224,9 @@ def link_parents(events: list[Event]) -> None:
     """Give every event its parent: the innermost event on the same pid/tid that contains it.
 
     Walk each thread's events in start order with a stack of "open" events. An event that starts
-    after the top of the stack has ended closes it; otherwise the top is its parent.
+    after the top of the stack has ended closes it; otherwise the top is its parent. A parent is
+    linked before its children, so what a child inherits (its enclosing step, whether it sits in
+    data loading) is read off the parent in O(1): the whole pass is O(n log n), for the sort.
     """
     threads: dict[tuple[str, str], list[Event]] = {}
     for event in events:
@@ -207,8 +240,12 @@ def link_parents(events: list[Event]) -> None:
             while stack and event.end > stack[-1].end + _EPSILON_US:
                 stack.pop()  # overlaps without fitting inside (rounding, or a broken trace)
             if stack:
-                event.parent = stack[-1]
-                stack[-1].children_dur += event.dur
+                parent = stack[-1]
+                event.parent = parent
+                parent.children_dur += event.dur
+                parent_step = step_number(parent.name)
+                event.enclosing_step = parent.enclosing_step if parent_step is None else parent_step
+                event.inside_data_loading = parent.inside_data_loading or DATA_LOADING_MARKER in parent.name
             stack.append(event)
 
 
@@ -224,9 +261,14 @@ def step_number(name: str) -> int | None:
     return None
 
 
-def analyse_events(events: list[Event], top: int = 10) -> dict[str, Any]:
-    """Everything the lab reports about a trace. Times in milliseconds."""
-    link_parents(events)
+def analyse_events(events: list[Event], top: int = 10, linked: bool = False) -> dict[str, Any]:
+    """Everything the lab reports about a trace. Times in milliseconds.
+
+    `linked=True`: `link_parents` already ran on these events (linking twice would count every
+    child twice in its parent's self time).
+    """
+    if not linked:
+        link_parents(events)
 
     # Steps: `prof.step()` wraps each step in a "ProfilerStep#N" annotation.
     step_events = sorted((e for e in events if step_number(e.name) is not None), key=lambda e: e.ts)
@@ -288,7 +330,7 @@ def _layers_per_step(events: list[Event]) -> dict[str, list[float]]:
     for index, event in enumerate(events):
         if event.cat != "user_annotation" or not event.name.startswith(LAYER_PREFIX):
             continue
-        step = next((step_number(a.name) for a in event.ancestors() if step_number(a.name) is not None), None)
+        step = event.enclosing_step
         bucket = step if step is not None else ("call", index)
         sums = per_step.setdefault(event.name, {})
         sums[bucket] = sums.get(bucket, 0.0) + event.dur / 1000
@@ -300,9 +342,7 @@ def _data_loading(events: list[Event], step_events: list[Event]) -> tuple[float 
     loading = [
         e
         for e in events
-        if DATA_LOADING_MARKER in e.name
-        and not any(DATA_LOADING_MARKER in a.name for a in e.ancestors())
-        and any(step_number(a.name) is not None for a in e.ancestors())
+        if DATA_LOADING_MARKER in e.name and not e.inside_data_loading and e.enclosing_step is not None
     ]
     total_step_us = sum(e.dur for e in step_events)
     if not loading or total_step_us <= 0:
@@ -335,6 +375,7 @@ def analyse_files(paths: list[str], top: int = 10) -> dict[str, Any]:
         events += complete_events(document, source=os.fspath(path))
         for device, peak in memory_peaks(document).items():
             peaks[device] = max(peaks.get(device, 0.0), peak)
+        del document  # one parsed trace in memory at a time
     result = analyse_events(events, top=top)
     result["memory_peak_mb"] = peaks
     return result

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
 from typing import Any
 
@@ -58,6 +60,12 @@ def run_tui(
     # short one, then the quiz screen says the answer is kept and retried (see QuizScreen.submit).
     waits = store.lock_wait_s, store.on_wait
     store.lock_wait_s, store.on_wait = min(store.lock_wait_s, TUI_LOCK_WAIT_S), None
+    # Textual keeps the terminal in raw mode: a SIGTERM/SIGHUP raised as an exception inside its
+    # loop could leave it there. The defaults end the app at once; its children stop by themselves
+    # (their guard sees studyapp's lifeline close: studyapp.child).
+    for name in ("SIGTERM", "SIGHUP"):
+        with contextlib.suppress(AttributeError, ValueError):  # no SIGHUP, or not the main thread
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     try:
         app.run()
     finally:
@@ -71,3 +79,20 @@ def run_tui(
 
 
 TUI_LOCK_WAIT_S = 3.0
+
+
+MAX_TIMEOUT_S = 24 * 3600.0
+
+
+def timeout_seconds(text: str) -> float:
+    """--timeout of a lab or a check: a positive, finite number of seconds (`nan` compares false
+    with every limit, so it would switch the safety timeout off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= MAX_TIMEOUT_S:  # False for nan as well
+        raise argparse.ArgumentTypeError(
+            f"must be more than 0 and at most {MAX_TIMEOUT_S:.0f} seconds: {text!r}"
+        )
+    return value

@@ -51,6 +51,10 @@ def load_content_for(args: argparse.Namespace) -> Content:
 
 
 def cmd_check(args: argparse.Namespace, t: Translator) -> int:
+    try:
+        here: Path | None = Path.cwd()
+    except OSError:  # run from a folder that was deleted: show absolute paths
+        here = None
     root = locations.content_dir(args.content)
     labs = set(registry.discover())
     content, problems = check_content(root, known_labs=labs)
@@ -59,17 +63,17 @@ def cmd_check(args: argparse.Namespace, t: Translator) -> int:
     figures: list[str] = []
     if content is not None:  # near-duplicate statements and siblings: studyapp/content/similarity.py
         index = SimilarityIndex(content.items.values())  # one for all three: pair scores are reused
-        problems += duplicate_problems(content, base=Path.cwd(), index=index)
+        problems += duplicate_problems(content, base=here, index=index)
         if not any(not problem.warning for problem in problems):
             # Item-writing cues (studyapp/content/cues.py), the 4-choice part over generated
             # questions: worth reading once the content is valid, so only then.
             scores = choice_scores(content, CHECK_SEEDS, index=index)
-            cue_report = cues.lint(content, scores, base=Path.cwd(), index=index, splits=CHECK_SPLITS)
+            cue_report = cues.lint(content, scores, base=here, index=index, splits=CHECK_SPLITS)
             problems += cue_report.problems
             figures = cues.format_figures(cue_report)
     errors = [p for p in problems if not p.warning]
     for problem in problems:
-        print(problem.format(Path.cwd()), file=sys.stderr if not problem.warning else sys.stdout)
+        print(problem.format(here), file=sys.stderr if not problem.warning else sys.stdout)
     for line in figures:
         print(line)
     if errors or content is None:

@@ -58,8 +58,11 @@ def settings_from_args(args: argparse.Namespace, default_pass_mark: float | None
 
 def session_from_args(content: Content, store: ProgressStore, args: argparse.Namespace) -> ExamSession:
     settings = settings_from_args(args, goals.pass_mark(store))
-    if args.retry:
+    if args.retry is not None:  # `--retry ''` is a mistake to name, not a fresh exam
         attempt = exams.find_attempt(store, args.retry)
+        damage = exams.attempt_problem(attempt)
+        if damage is not None:  # stored before imports checked inside the JSON columns
+            raise StudyappError(f"attempt {attempt.short_id} cannot be retried: {damage}")
         questions = retry_questions(content, attempt)
         if args.count is not None:
             questions = questions[: args.count]

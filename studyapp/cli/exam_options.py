@@ -22,10 +22,19 @@ def _time_limit(text: str) -> float:
 
 
 def _pass_mark(text: str) -> float:
+    value = text.strip()
+    if value.lstrip("+-").isdigit():  # a whole number is a percentage: `1` is 1 %, as `2` is 2 %
+        value += "%"
     try:
-        return parse_pass_mark(text)
+        mark = parse_pass_mark(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a pass mark (a percentage, e.g. 60): {text!r}") from None
+    if not MIN_PASS_MARK <= mark <= 1:  # 0.0001 would be shown as "pass mark 0%"
+        raise argparse.ArgumentTypeError(f"a pass mark is from 1 to 100 (percent), not {text!r}")
+    return mark
+
+
+MIN_PASS_MARK = 0.01
 
 
 def add_exam_options(quiz: argparse.ArgumentParser) -> None:

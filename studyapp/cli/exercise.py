@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -19,7 +20,8 @@ from rich.table import Table
 from rich.text import Text
 
 from studyapp import locations
-from studyapp.cli.common import load_content, open_store
+from studyapp.child import describe_leftovers
+from studyapp.cli.common import load_content, open_store, timeout_seconds
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.exercises import checker, workspace
 from studyapp.exercises.checker import PASSED, USAGE, run_check
@@ -58,7 +60,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         action.add_argument("--json", action="store_true", help="print each verdict as one JSON object")
         action.add_argument(
             "--timeout",
-            type=float,
+            type=timeout_seconds,
             metavar="SECONDS",
             help="stop a check after this long (default: exercise.yaml)",
         )
@@ -320,6 +322,9 @@ def _print_verdict(
         for line in outcome.learner_traceback.splitlines():
             print(f"    {line}")
     print(verdict_line(outcome, t, f"studyapp exercise hint {info.id}"))
+    if outcome.stopped_count:
+        names = describe_leftovers(outcome.stopped_processes, outcome.stopped_count)
+        print(t("ex.leftovers", count=outcome.stopped_count, names=names))
     if outcome.verdict == PASSED:
         print(t("ex.passed.next", id=info.id))
         if following is not None:
@@ -423,14 +428,24 @@ def cmd_watch(args: argparse.Namespace, t: Translator) -> int:
                         break
             if moved:
                 continue  # the new exercise may pass already (a finished workspace): move again
+            seen = _file_states(path)
             for changes in watchfiles.watch(path, watch_filter=_watch_filter(path), raise_interrupt=True):
-                files = sorted({Path(raw).name for _, raw in changes})
+                # Files the check itself wrote (learner code that writes a .py) changed before the
+                # check ended: only a change since then is the learner's, else every check would
+                # start the next.
+                changed = [
+                    raw for _, raw in changes if _file_state(Path(raw)) != seen.get(os.path.realpath(raw))
+                ]
+                if not changed:
+                    continue
+                files = sorted({Path(raw).name for raw in changed})
                 if not args.json:
                     print("", flush=True)
                     print(t("ex.watch.change", files=", ".join(files)), flush=True)
                 code = _one_check(args, t, info, path, store)
                 if code in (EXIT_INTERRUPTED, EXIT_OK):
                     break
+                seen = _file_states(path)
             if code == EXIT_INTERRUPTED:
                 break
     except KeyboardInterrupt:
@@ -467,6 +482,20 @@ def unwrap_paragraphs(text: str) -> str:
         else:
             out.append(line)
     return "\n".join(out)
+
+
+def _file_state(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+def _file_states(root: Path) -> dict[str, tuple[int, int] | None]:
+    """(mtime, size) of every file in the workspace when a check ended."""
+    files = workspace.workspace_files(root) or []
+    return {os.path.realpath(root / relative): _file_state(root / relative) for relative in files}
 
 
 def cmd_hint(args: argparse.Namespace, t: Translator) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from typing import Any, TextIO
 
@@ -19,7 +20,16 @@ from studyapp.content.explain import ExplainPrompt, load_explain
 from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
-from studyapp.quiz.explain import ExplainSession, drafted, find_prompt, latest_by_prompt, next_prompt
+from studyapp.quiz.explain import (
+    MAX_ANSWER_CHARS,
+    ExplainSession,
+    drafted,
+    find_prompt,
+    keep_unsaved,
+    latest_by_prompt,
+    next_prompt,
+)
+from studyapp.safetext import printable
 
 _YES = {"y", "yes", "ㅛ", "o", "1", "예", "네"}
 _NO = {"n", "no", "ㅜ", "x", "0", "2", "아니오", "아니요"}
@@ -43,12 +53,13 @@ def resolve_prompts(
     if wanted is None:
         return list(prompts)
     key = wanted.strip()
-    if key.isdigit():
+    if key.isdigit() and len(key) <= 6:  # int() of a 5000-digit number is a ValueError
         entry = next((e for e in content.checklist if e.number == int(key)), None)
         key = entry.id if entry is not None else key
     found = find_prompt(prompts, key)
     if not found:
-        raise StudyappError(t("explain.unknown", wanted=wanted, choices=", ".join(p.id for p in prompts)))
+        shown = printable(wanted if len(wanted) <= 80 else wanted[:79] + "…")  # echoed: no raw escapes
+        raise StudyappError(t("explain.unknown", wanted=shown, choices=", ".join(p.id for p in prompts)))
     return found
 
 
@@ -58,7 +69,7 @@ def cmd_explain(args: argparse.Namespace, t: Translator) -> int:
     if not prompts:
         raise StudyappError(t("explain.none"))
     chosen = resolve_prompts(content, prompts, args.id, t)
-    store = open_store(args)
+    store = open_store(args, read_only_ok=args.list)  # listing only reads (a read-only data dir works)
     if args.list:
         return _list(content, store, chosen, t, args.json, sys.stdout)
     # Several prompts (no ID, or a checklist item with more than one): the one due for practice.
@@ -156,6 +167,8 @@ def run_plain_explain(
         say(t("explain.empty"))
         return EXIT_OK
     session.submit_answer(answer)
+    if len(answer.strip()) > MAX_ANSWER_CHARS:  # said, not cut silently
+        say(t("explain.cut", limit=MAX_ANSWER_CHARS))
     say("", t("explain.model"), prompt.model_answer, "", t("explain.points"))
     total = len(prompt.key_points)
     for index, point in enumerate(prompt.key_points):
@@ -171,7 +184,10 @@ def run_plain_explain(
                 session.set_point(index, reply in _YES)
                 break
             say(t("explain.yn"))
-    result = session.finish(store)
+    try:
+        result = session.finish(store)
+    except (StudyappError, sqlite3.Error, OSError) as exc:  # a full disk: the typed answer is kept in a file
+        raise StudyappError(keep_unsaved(store, session, str(exc) or type(exc).__name__)) from None
     say(
         "",
         t(

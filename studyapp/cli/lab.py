@@ -16,7 +16,9 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from studyapp.child import describe_leftovers
 from studyapp.cli import common
+from studyapp.cli.common import timeout_seconds
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.i18n import Translator
 from studyapp.labrunner import registry
@@ -67,6 +69,12 @@ def run_command(
             _ask_check_question(store, info, t)
     if outcome.status != STATUS_OK:
         print(printable(f"studyapp: {outcome.message}"), file=sys.stderr)
+    if outcome.leftover_count:
+        names = describe_leftovers(outcome.leftovers, outcome.leftover_count)
+        print(
+            printable(f"studyapp: {t('lab.leftovers', count=outcome.leftover_count, names=names)}"),
+            file=sys.stderr,
+        )
     return exit_code(outcome)
 
 
@@ -222,25 +230,9 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     lab.add_argument("--json", action="store_true", help="print one JSON result object on stdout")
     lab.add_argument("--out", metavar="DIR", help="artifact directory (default DATA_DIR/runs/NAME/TIMESTAMP)")
     lab.add_argument(
-        "--timeout", type=_timeout_seconds, metavar="SECONDS", help="stop the lab after this long"
+        "--timeout", type=timeout_seconds, metavar="SECONDS", help="stop the lab after this long"
     )
     lab.set_defaults(handler=cmd_lab, lab_args=[], lab_parser=lab)
-
-
-MAX_LAB_TIMEOUT_S = 24 * 3600.0
-
-
-def _timeout_seconds(text: str) -> float:
-    """--timeout: a positive, finite number of seconds (`nan` would switch the safety timeout off)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value <= MAX_LAB_TIMEOUT_S:  # False for nan as well
-        raise argparse.ArgumentTypeError(
-            f"must be more than 0 and at most {MAX_LAB_TIMEOUT_S:.0f} seconds: {text!r}"
-        )
-    return value
 
 
 def cmd_lab(args: argparse.Namespace, t: Translator) -> int:

@@ -14,6 +14,7 @@ import contextlib
 import errno
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -138,9 +139,78 @@ def _drop_stdout() -> None:
         os.close(devnull)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (`kill`, `timeout`, an IDE's stop button, a closed terminal), handled as
+    Ctrl+C is: a running lab or check is stopped and recorded as cancelled, not left behind."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__()
+        self.signum = signum
+
+
+_terminated_by: list[int] = []  # the signal, once one came (a run may catch the exception itself)
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    _terminated_by.append(signum)
+    raise Terminated(signum)
+
+
+def _stop_on_terminate() -> dict[int, Any]:
+    """Turn SIGTERM and SIGHUP into `Terminated` (the TUI puts the defaults back: cli.common.run_tui).
+    Returns the handlers they had, for `_restore_handlers`."""
+    previous: dict[int, Any] = {}
+    for number in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)):
+        if number is not None:
+            with contextlib.suppress(ValueError, OSError):  # ValueError: not the main thread
+                previous[number] = signal.signal(number, _raise_terminated)
+    return previous
+
+
+def _restore_handlers(previous: dict[int, Any]) -> None:
+    """Put back what `_stop_on_terminate` replaced: `main()` also runs inside another program
+    (the in-process CLI tests), whose own SIGTERM handling must outlive the command."""
+    for number, handler in previous.items():
+        if handler is not None:  # None: set outside Python, nothing to put back
+            with contextlib.suppress(ValueError, OSError):
+                signal.signal(number, handler)
+
+
+def _fill_closed_standard_streams() -> bool:
+    """Put /dev/null where fd 0, 1 or 2 is closed (`<&-`, `>&-`); False when stdout was closed.
+
+    Python leaves sys.stdin/sys.stdout None then, and the next file studyapp opens (the progress
+    database) would get fd 0 or 1 and be written to by a print. A closed stdin reads as the end
+    of input; a closed stdout is refused in one line (nothing could be shown)."""
+    stdout_open = True
+    for fd, name, flags in (
+        (0, "stdin", os.O_RDONLY),
+        (1, "stdout", os.O_WRONLY),
+        (2, "stderr", os.O_WRONLY),
+    ):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        with contextlib.suppress(OSError):
+            opened = os.open(os.devnull, flags)
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+            setattr(sys, name, open(fd, "r" if fd == 0 else "w", closefd=False))  # noqa: SIM115
+        stdout_open = stdout_open and fd != 1
+    return stdout_open
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     t = Translator(None)
+    if not _fill_closed_standard_streams():
+        print("studyapp: cannot write the output: standard output is closed", file=sys.stderr)
+        return EXIT_USAGE
     _tolerate_narrow_output()
+    _terminated_by.clear()
+    previous_handlers = _stop_on_terminate()
     try:
         arguments = sys.argv[1:] if argv is None else list(argv)
         args, extra = build_parser(arguments).parse_known_args(arguments)
@@ -156,13 +226,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             return cmd_home(args, t)
         handler = args.handler
-        return int(handler(args, t))
+        code = int(handler(args, t))
+        # A lab or check stopped by SIGTERM/SIGHUP ends as if by Ctrl+C (recorded, nothing left
+        # running); the exit status still says which signal ended studyapp.
+        return 128 + _terminated_by[0] if _terminated_by else code
     except StudyappError as exc:
         print(f"studyapp: {exc}" if "\n" not in str(exc) else str(exc), file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        print(f"studyapp: {t('interrupted')}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        with contextlib.suppress(OSError, ValueError):  # a closed terminal takes no more lines
+            print(f"studyapp: {t('interrupted')}", file=sys.stderr)
+        return 128 + exc.signum if isinstance(exc, Terminated) else EXIT_INTERRUPTED
     except BrokenPipeError:  # `studyapp cards | head`
         sys.stderr.close()
         return EXIT_OK
@@ -174,6 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except Exception as exc:  # a bug: one line for the learner, the traceback on request
         return _internal_error(exc)
+    finally:
+        _restore_handlers(previous_handlers)
 
 
 def _internal_error(exc: Exception) -> int:

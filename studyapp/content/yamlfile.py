@@ -180,9 +180,9 @@ def _refuse_anchors(text: str) -> None:
         )
 
 
-def read_yaml(path: Path) -> Any:
-    """Parse one YAML file into LinedDict/LinedList values, or raise FileProblem."""
-    raw = read_file_bytes(path)
+def read_yaml(path: Path, limit: int = MAX_FILE_BYTES) -> Any:
+    """Parse one YAML file (at most `limit` bytes) into LinedDict/LinedList values, or raise FileProblem."""
+    raw = read_file_bytes(path, limit)
     text = decode_utf8(raw)
     try:
         _refuse_anchors(text)

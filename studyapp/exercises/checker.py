@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import signal
 import sys
 import threading
 import time
@@ -29,6 +30,7 @@ from studyapp.child import (
     run_child,
 )
 from studyapp.exercises.registry import ExerciseInfo
+from studyapp.safetext import printable
 
 # Verdicts of a check. The first three come from the checker; the rest are what studyapp saw.
 PASSED = "passed"
@@ -73,6 +75,9 @@ class CheckOutcome:
     workspace: Path
     garbage_lines: int = 0
     progress: list[str] = field(default_factory=list)
+    # What the learner's code left running after the check, stopped by studyapp (studyapp.child).
+    stopped_processes: list[str] = field(default_factory=list)
+    stopped_count: int = 0
 
     @property
     def passed(self) -> bool:
@@ -89,6 +94,8 @@ class CheckOutcome:
             "duration_s": round(self.duration_s, 3),
             "checker_exit_code": self.exit_code,
             "workspace": str(self.workspace),
+            "stopped_processes": self.stopped_processes,
+            "stopped_count": self.stopped_count,
         }
 
     def details(self) -> dict[str, Any]:
@@ -100,7 +107,9 @@ class CheckOutcome:
 
 
 def one_line(value: Any, limit: int = MESSAGE_LIMIT) -> str:
-    text = " ".join(str(value if value is not None else "").split())
+    """One line of what a checker said (it may quote the learner's exception text): whitespace
+    folded, cut at `limit`, and terminal control characters shown as `\\x1b`, never sent raw."""
+    text = printable(" ".join(str(value if value is not None else "").split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -127,7 +136,7 @@ def trim_traceback(text: str | None, workspace: Path) -> str | None:
     """
     if not text or not str(text).strip():
         return None
-    lines = str(text).rstrip().splitlines()
+    lines = printable(str(text)).rstrip().splitlines()  # the learner's exception text: no raw escapes
     root = str(workspace.resolve())
     kept: list[str] = []
     keep_code = False
@@ -278,6 +287,8 @@ def run_check(
         exit_code=run.exit_code,
         garbage_lines=run.unreadable_lines,
         progress=report.progress,
+        stopped_processes=run.leftovers,
+        stopped_count=run.leftover_count,
     )
 
 
@@ -301,6 +312,11 @@ def _verdict(
             f"the check did not finish within {limit:g} s (an endless loop in your code? "
             "run `studyapp exercise check` again, or check the README)"
         )
+        if garbage:  # the learner's output never reaches the checker's stdout: the checker is at fault
+            message = (
+                f"the check did not finish within {limit:g} s, and the checker printed {garbage} line(s) "
+                "that are not the checker protocol (or one without end); this is a fault of the exercise"
+            )
         return TIMEOUT, message, requirements, None
     if result is None:
         tail = run.stderr_tail
@@ -311,8 +327,15 @@ def _verdict(
                 requirements,
                 None,
             )
-        if code == 130:
-            return INTERRUPTED, "the checker was interrupted", requirements, None
+        if code == 130 or (code is not None and code < 0):
+            # studyapp did not stop it (that is `stopped_for`): a signal from elsewhere, most
+            # likely the learner's code (os.kill of its parent, killpg of the checker's group).
+            what = "SIGINT or SIGTERM" if code == 130 else _signal_name(-code)
+            message = (
+                f"the checker was stopped by {what} before its verdict, and not by studyapp: "
+                "does your code send signals (os.kill, os.killpg) to other processes?"
+            )
+            return ERROR, message, requirements, None
         why = (
             f"it printed {garbage} line(s) that are not the checker protocol"
             if garbage
@@ -344,3 +367,10 @@ def _verdict(
             "the checker gave no verdict studyapp understands; this is a fault of the exercise, not your code"
         )
     return verdict, message, requirements, trim_traceback(result.get("learner_traceback"), workspace)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

@@ -8,20 +8,24 @@ a warning.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from studyapp import locations
 from studyapp.content.problems import Problem
+from studyapp.content.yamlfile import FileProblem, read_file_bytes, read_yaml
 from studyapp.errors import StudyappError
+from studyapp.safetext import printable
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 HINT_SEPARATOR = "---"
 # Files a checker or Python leaves behind; they are never part of a starter, solution or hash.
+MAX_TEXT_BYTES = 1024 * 1024  # exercise.yaml, README.md, hints.md: a few KB each
+MAX_SOURCE_BYTES = 16 * 1024 * 1024  # check.py and its helpers, hashed for `checker_hash`
+MAX_TIMEOUT_S = 86_400.0
 IGNORED_PARTS = frozenset({"__pycache__", ".pytest_cache", ".benchmarks", ".mypy_cache", ".ruff_cache"})
 
 
@@ -61,10 +65,7 @@ class ExerciseInfo:
     def readme_for(self, lang: str) -> str:
         """The README without its title, in the interface language: the Korean part comes first;
         the English summary is the paragraph that starts with *English.* (or **English.**)."""
-        try:
-            text = self.readme.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return ""
+        text = _read_text(self.readme)
         lines = [line for line in text.strip().splitlines() if not line.startswith("# ")]
         english_at = next(
             (i for i, line in enumerate(lines) if line.lstrip("*").startswith("English.")), None
@@ -82,10 +83,7 @@ class ExerciseInfo:
 
     def hints(self) -> list[str]:
         """The hints in order: hints.md split at lines holding only `---`."""
-        try:
-            text = (self.path / "hints.md").read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return []
+        text = _read_text(self.path / "hints.md")
         hints, current = [], []
         for line in text.splitlines():
             if line.strip() == HINT_SEPARATOR:
@@ -124,11 +122,20 @@ class ExerciseInfo:
         return digest.hexdigest()[:16]
 
 
-def _read_bytes(path: Path) -> bytes:
+def _read_bytes(path: Path, limit: int = MAX_SOURCE_BYTES) -> bytes:
+    """A regular file's bytes, at most `limit` (b"" for a FIFO, a device, a missing or huge file):
+    a broken labs folder cannot hang or exhaust `exercise list` and `check`."""
     try:
-        return path.read_bytes()
-    except OSError:
+        return read_file_bytes(path, limit)
+    except FileProblem:
         return b""
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return _read_bytes(path, MAX_TEXT_BYTES).decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
 
 
 def ignored(relative: Path) -> bool:
@@ -154,14 +161,10 @@ class Scan:
     problems: list[Problem]
 
 
-def _lines_of_keys(text: str) -> dict[str, int]:
-    """The line of each top-level key, so a problem points at the field that is wrong."""
-    lines = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        match = re.match(r"^([A-Za-z_][\w-]*)\s*:", line)
-        if match:
-            lines.setdefault(match.group(1), number)
-    return lines
+def _shown(value: Any, limit: int = 60) -> str:
+    """A bad value for a problem line: its repr cut short, control characters made visible."""
+    text = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+    return printable(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def _read(meta: Path, problems: list[Problem]) -> ExerciseInfo | None:
@@ -172,20 +175,16 @@ def _read(meta: Path, problems: list[Problem]) -> ExerciseInfo | None:
         problems.append(Problem(meta, line, message, warning))
 
     try:
-        text = meta.read_text(encoding="utf-8")
-        data: Any = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        reason = getattr(exc, "problem", None) or "not valid YAML"
-        problem(f"exercise metadata is not valid YAML: {reason}", (mark.line + 1) if mark else 1)
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        problem(f"cannot read exercise metadata: {exc}")
+        # The content files' reader: only a regular file, bounded, no anchors or aliases (a
+        # billion-laughs `order:` ran `exercise list` out of memory), bounded integers.
+        data: Any = read_yaml(meta, MAX_TEXT_BYTES)
+    except FileProblem as unreadable:
+        problem(f"exercise metadata: {unreadable.message}", unreadable.line)
         return None
     if not isinstance(data, dict):
         problem("exercise metadata must be a mapping (id: ..., title: ..., ...)")
         return None
-    lines = _lines_of_keys(text)
+    lines = dict(getattr(data, "key_lines", {}))
     ok = True
 
     def bad(key: str, message: str) -> None:
@@ -195,7 +194,7 @@ def _read(meta: Path, problems: list[Problem]) -> ExerciseInfo | None:
 
     exercise_id = data.get("id", folder.name)
     if not isinstance(exercise_id, str) or not SLUG.match(exercise_id):
-        bad("id", f"exercise id must be a slug like 'trace-handler', not {exercise_id!r}")
+        bad("id", f"exercise id must be a slug like 'trace-handler', not {_shown(exercise_id)}")
     elif exercise_id != folder.name:
         bad("id", f"exercise id '{exercise_id}' must match its folder name '{folder.name}'")
     title = data.get("title")
@@ -213,7 +212,7 @@ def _read(meta: Path, problems: list[Problem]) -> ExerciseInfo | None:
         checklist = []
     order = data.get("order", 0)
     if not isinstance(order, int) or isinstance(order, bool):
-        bad("order", f"'order' must be a whole number, not {order!r}")
+        bad("order", f"'order' must be a whole number, not {_shown(order)}")
     needs = data.get("needs") or []
     if not isinstance(needs, list) or not all(isinstance(n, str) for n in needs):
         bad("needs", "'needs' must be a list of module names")
@@ -221,8 +220,16 @@ def _read(meta: Path, problems: list[Problem]) -> ExerciseInfo | None:
     timeouts = {}
     for key, default in (("timeout_s", 120.0), ("quick_timeout_s", 60.0)):
         value = data.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            bad(key, f"'{key}' must be a positive number of seconds, not {value!r}")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)  # a NaN limit is never reached: the check would run unbounded
+            or not 0 < value <= MAX_TIMEOUT_S
+        ):
+            bad(
+                key,
+                f"'{key}' must be a positive number of seconds, at most {MAX_TIMEOUT_S:g}, not {_shown(value)}",
+            )
             value = default
         timeouts[key] = float(value)
     unknown = sorted(
@@ -298,7 +305,8 @@ def discover(labs_dir: Path | None = None) -> dict[str, ExerciseInfo]:
 def get(exercise_id: str, exercises: dict[str, ExerciseInfo]) -> ExerciseInfo:
     if exercise_id not in exercises:
         known = ", ".join(exercises) or "none"
-        raise StudyappError(f"unknown exercise '{exercise_id}'. Exercises: {known}")
+        shown = printable(exercise_id if len(exercise_id) <= 80 else exercise_id[:79] + "…")  # echoed
+        raise StudyappError(f"unknown exercise '{shown}'. Exercises: {known}")
     return exercises[exercise_id]
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from studyapp import locations
-from studyapp.child import STOPPED_CANCELLED, STOPPED_TIMEOUT, ChildRun, child_env, run_child
+from studyapp.child import STOPPED_CANCELLED, STOPPED_TIMEOUT, ChildRun, Serving, child_env, run_child
 from studyapp.errors import StudyappError
 from studyapp.labrunner.registry import LabInfo
 from studyapp.safetext import printable, printable_data
@@ -60,6 +60,8 @@ class LabOutcome:
     reason: str = ""  # usage | dependency | crash | timeout | garbage | cancelled
     stderr_log: Path | None = None
     progress: list[ProgressEvent] = field(default_factory=list)
+    leftovers: list[str] = field(default_factory=list)  # processes the lab left running, stopped after it
+    leftover_count: int = 0
 
     @property
     def summary(self) -> str:
@@ -209,6 +211,7 @@ class _LabReport:
     events: list[ProgressEvent] = field(default_factory=list)
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+    serving: Serving | None = None  # the lab's measured work is done; it serves until Ctrl+C
 
     def read(self, message: dict[str, Any]) -> bool:
         """Take one protocol message; False for one that is not the lab protocol."""
@@ -226,9 +229,18 @@ class _LabReport:
             self.result = message["result"]
         elif kind == "error":
             self.error = message
+        elif kind == "serving":
+            self.serving = Serving(_serve_seconds(message.get("seconds")))
         else:
             return False
         return True
+
+
+def _serve_seconds(value: Any) -> float | None:
+    """How long a lab says it will serve: a number of seconds (at most a day), or None for 'until Ctrl+C'."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 86_400:
+        return float(value)
+    return None
 
 
 def run_lab(
@@ -261,6 +273,7 @@ def run_lab(
                 cancel=cancel,
                 on_message=report.read,
                 stderr_log=err,
+                serving=lambda: report.serving,  # serving does not count against `limit`
             )
     finally:
         _release_run_lock(run_lock, out_dir)
@@ -289,6 +302,8 @@ def _lab_outcome(info: LabInfo, run: ChildRun, report: _LabReport, out_dir: Path
             reason,
             stderr_log,
             report.events,
+            run.leftovers,
+            run.leftover_count,
         )
 
     if run.stopped_for == STOPPED_CANCELLED:
@@ -314,8 +329,10 @@ def _lab_outcome(info: LabInfo, run: ChildRun, report: _LabReport, out_dir: Path
     if error is not None:
         reason = str(error.get("kind", "crash"))
         text = _one_line(str(error.get("message", "")))
-        if reason == "crash":
-            text = f"{info.id} lab crashed: {text}{full_disk} (details: {stderr_log})"
+        if reason == "crash" and full_disk:  # the cause first: the error is only its symptom
+            text = f"{info.id} lab crashed{full_disk}: {text} (details: {stderr_log})"
+        elif reason == "crash":
+            text = f"{info.id} lab crashed: {text} (details: {stderr_log})"
         else:
             text = f"{info.id}: {text}"
         return outcome(STATUS_FAILED, text, reason)

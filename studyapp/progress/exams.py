@@ -16,16 +16,23 @@ All access goes through `ProgressStore.transaction()` (WAL, one atomic write eac
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from studyapp.errors import StudyappError
 from studyapp.progress.store import ProgressStore, from_iso, to_iso
+from studyapp.safetext import has_control_chars, printable
 from studyapp.timetext import format_clock
 
 SHORT_ID = 8  # attempts are named by the first characters of their uid
+# The exam's own bounds (studyapp.quiz.exam.MIN_TIME_LIMIT_S, MAX_TIME_LIMIT_S, MAX_COUNT; a test
+# keeps them equal): an archived attempt outside them was not written by an exam.
+TIME_LIMIT_RANGE_S = (1.0, 6 * 3600.0)
+MAX_QUESTIONS = 200
+FUTURE_SKEW = timedelta(days=1)  # another machine's clock may run a little ahead
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,96 @@ class ExamAttempt:
         prediction = self.settings.get("prediction")
         value = prediction.get(key) if isinstance(prediction, dict) else None
         return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# the shapes inside settings_json and questions_json
+# ---------------------------------------------------------------------------------------------
+# `--retry` and `progress` read these values without further checks: an import refuses an attempt
+# whose JSON does not have them (studyapp.progress.transfer), and `--retry` refuses, in one line,
+# one that got into a store before imports checked them.
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _plain_text(value: Any) -> bool:
+    return isinstance(value, str) and not has_control_chars(value)
+
+
+def settings_problem(settings: Any) -> str | None:
+    """What is wrong with an attempt's settings (the object in settings_json), or None."""
+    if not isinstance(settings, dict):
+        return "is not a JSON object"
+    low, high = TIME_LIMIT_RANGE_S
+    limit = settings.get("time_limit_s")
+    if limit is not None and not (_number(limit) and low <= limit <= high):
+        return f"holds time_limit_s {limit!r:.40}: not a number of seconds from {low:g} to {high:g}"
+    mark = settings.get("pass_mark")
+    if mark is not None and not (_number(mark) and 0 < mark <= 1):
+        return f"holds pass_mark {mark!r:.40}: not a share above 0 and at most 1"
+    count = settings.get("count")
+    if count is not None and not (
+        isinstance(count, int) and not isinstance(count, bool) and 1 <= count <= MAX_QUESTIONS
+    ):
+        return f"holds count {count!r:.40}: not a whole number from 1 to {MAX_QUESTIONS}"
+    for key in ("kind", "built_kind", "topic", "checklist", "retry_of"):
+        value = settings.get(key)
+        if value is not None and not _plain_text(value):
+            return f"holds a {key} that is not plain text"
+    for key in ("schedule", "auto_submitted"):
+        if settings.get(key) is not None and not isinstance(settings.get(key), bool):
+            return f"holds {key} {settings.get(key)!r:.40}: not true or false"
+    return None
+
+
+def questions_problem(questions: Any) -> str | None:
+    """What is wrong with an attempt's questions (the list in questions_json), or None."""
+    if not isinstance(questions, list):
+        return "is not a JSON list"
+    for number, question in enumerate(questions, 1):
+        problem = _question_problem(question)
+        if problem is not None:
+            return f"question {number} {problem}"
+    return None
+
+
+def _question_problem(question: Any) -> str | None:
+    if not isinstance(question, dict):
+        return "is not a JSON object"
+    ids = question.get("item_ids", [])
+    if not isinstance(ids, list) or not all(_plain_text(i) for i in ids):
+        return "has item_ids that are not a list of ids"
+    for key in ("kind", "topic", "stem"):
+        value = question.get(key)
+        if value is not None and not _plain_text(value):
+            return f"has a {key} that is not plain text"
+    for key in ("answer", "response"):
+        value = question.get(key)
+        if value is not None and not (
+            _plain_text(value) or (isinstance(value, int) and not isinstance(value, bool))
+        ):
+            return f"has a {key} that is not plain text"
+    options = question.get("options", [])
+    if not isinstance(options, list) or not all(
+        isinstance(o, dict) and all(_plain_text(o.get(k, "")) for k in ("item_id", "text")) for o in options
+    ):
+        return "has options that are not a list of {item_id, text}"
+    for key in ("correct", "flagged"):
+        if question.get(key) is not None and not isinstance(question.get(key), bool):
+            return f"has {key} {question.get(key)!r:.40}: not true or false"
+    return None
+
+
+def attempt_problem(attempt: ExamAttempt) -> str | None:
+    """What is wrong with an archived attempt's JSON columns (as `settings_problem` and
+    `questions_problem` say), or None."""
+    problem = settings_problem(attempt.settings)
+    if problem is not None:
+        return f"its settings {problem}"
+    problem = questions_problem(attempt.questions)
+    return f"its questions: {problem}" if problem is not None else None
 
 
 def _json(value: Any) -> str:
@@ -181,14 +278,18 @@ def find_attempt(store: ProgressStore, wanted: str) -> ExamAttempt:
         finished = [a for a in every if a.finished]
         if not finished:
             raise StudyappError("no finished mock exam yet: take one with `studyapp quiz --mode exam`")
-        return finished[-1]
+        # An attempt dated in the future was stored under a wrong clock: it is not the one just taken.
+        now = store.clock() + FUTURE_SKEW
+        plausible = [a for a in finished if a.started_at <= now]
+        return (plausible or finished)[-1]
     matches = [a for a in every if key and a.uid.startswith(key)]
     if len(matches) == 1:
         return matches[0]
     shown = ", ".join(a.short_id for a in every[-5:]) or "none yet"
+    named = printable(wanted)  # echoed: a typed escape sequence must not reach the terminal raw
     if not matches:
-        raise StudyappError(f"no mock exam attempt '{wanted}' (recent: {shown}; see `studyapp progress`)")
-    raise StudyappError(f"'{wanted}' names {len(matches)} attempts: give more of the id")
+        raise StudyappError(f"no mock exam attempt '{named}' (recent: {shown}; see `studyapp progress`)")
+    raise StudyappError(f"'{named}' names {len(matches)} attempts: give more of the id")
 
 
 # ---------------------------------------------------------------------------------------------

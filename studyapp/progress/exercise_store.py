@@ -109,7 +109,9 @@ def hints_revealed(store: ProgressStore, exercise_id: str) -> int:
         row = db.execute(
             "SELECT revealed FROM exercise_hints WHERE exercise_id = ?", (exercise_id,)
         ).fetchone()
-    return int(row["revealed"]) if row else 0
+    return (
+        max(0, int(row["revealed"])) if row else 0
+    )  # a negative count (imported by an older studyapp) is none
 
 
 def reveal_next_hint(store: ProgressStore, exercise_id: str, available: int) -> int:
@@ -118,7 +120,7 @@ def reveal_next_hint(store: ProgressStore, exercise_id: str, available: int) -> 
         row = db.execute(
             "SELECT revealed FROM exercise_hints WHERE exercise_id = ?", (exercise_id,)
         ).fetchone()
-        revealed = min(available, (int(row["revealed"]) if row else 0) + 1)
+        revealed = min(available, (max(0, int(row["revealed"])) if row else 0) + 1)
         db.execute(
             "INSERT OR REPLACE INTO exercise_hints(exercise_id, revealed, updated_at) VALUES (?,?,?)",
             (exercise_id, revealed, to_iso(store.clock())),

@@ -14,9 +14,11 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 from studyapp.errors import StudyappError
+from studyapp.progress import exams
 from studyapp.progress.db import SCHEMA_VERSION
 from studyapp.progress.scheduler import Grade
 from studyapp.progress.store import ProgressStore, Review, from_iso, to_iso, utc_now
+from studyapp.safetext import has_control_chars
 
 EXPORT_FORMAT = "studyapp-progress"
 
@@ -100,6 +102,8 @@ _ID, _TEXT, _OPT_TEXT, _BOOL, _OPT_BOOL, _INT, _OPT_INT = (
 )
 _TIME, _OPT_TIME, _OPT_REAL, _JSON, _OPT_JSON, _RATING = "time", "time?", "real?", "json", "json?", "rating"
 _OPT_JSON_OBJECT = "object?"  # JSON text of an object: LabRun.result is read as a dict
+_COUNT = "count"  # a whole number, 0 or more (how many hints were shown)
+_MAX_COUNT = 10_000
 
 _REVIEW_COLUMNS = {
     "uid": _ID,
@@ -158,7 +162,7 @@ _PLAIN_TABLES: dict[str, dict[str, str]] = {
         "duration_s": _OPT_REAL,
         "checked_at": _TIME,
     },
-    "exercise_hints": {"exercise_id": _ID, "revealed": _INT, "updated_at": _TIME},
+    "exercise_hints": {"exercise_id": _ID, "revealed": _COUNT, "updated_at": _TIME},
 }
 EXPORT_TABLES = ("reviews", *_PLAIN_TABLES)
 
@@ -187,6 +191,8 @@ def _check_field(kind: str, value: Any, latest: datetime) -> None:
             raise _BadField("is too long")
         if base == "id" and not value.strip():
             raise _BadField("is empty")
+        if base == "id" and has_control_chars(value):  # ids are printed (progress, errors) as they are
+            raise _BadField("holds a control character")
         if base == "time":
             try:
                 moment = from_iso(value)
@@ -202,7 +208,7 @@ def _check_field(kind: str, value: Any, latest: datetime) -> None:
             if base == "object" and not isinstance(parsed, dict):
                 raise _BadField("is not the JSON text of an object")
         return
-    if base in ("bool", "int", "rating"):
+    if base in ("bool", "int", "rating", "count"):
         if isinstance(value, bool):
             value = int(value)
         if not isinstance(value, int):
@@ -211,6 +217,8 @@ def _check_field(kind: str, value: Any, latest: datetime) -> None:
             raise _BadField(f"must be 0 or 1, not {value}")
         if base == "rating" and value not in {int(g) for g in Grade}:
             raise _BadField(f"is not a rating: {value}")
+        if base == "count" and not 0 <= value <= _MAX_COUNT:
+            raise _BadField(f"must be from 0 to {_MAX_COUNT}, not {value}")
         if not _SQLITE_INT_MIN <= value <= _SQLITE_INT_MAX:
             raise _BadField("is too large")
         return
@@ -245,6 +253,8 @@ def validate_export(data: Any, latest: datetime | None = None) -> None:
                     _check_field(kind, row.get(column), latest)
                 except _BadField as bad:
                     raise StudyappError(f"progress export: {name}[{index}].{column} {bad}") from None
+            if name == "exam_attempts":
+                _check_attempt_shapes(row, index)
     exam = data.get("exam_date")
     if exam is not None and exam != "":
         try:
@@ -253,6 +263,17 @@ def validate_export(data: Any, latest: datetime | None = None) -> None:
             raise StudyappError(
                 f"progress export: exam_date is not a date (YYYY-MM-DD): {exam!r:.40}"
             ) from None
+
+
+def _check_attempt_shapes(row: dict[str, Any], index: int) -> None:
+    """What `--retry` and `progress` read inside an attempt's JSON columns (valid JSON by now)."""
+    for column, problem_of in (
+        ("settings_json", exams.settings_problem),
+        ("questions_json", exams.questions_problem),
+    ):
+        problem = problem_of(json.loads(row[column]))
+        if problem is not None:
+            raise StudyappError(f"progress export: exam_attempts[{index}].{column} {problem}")
 
 
 def _exam_date_value(value: Any) -> date:

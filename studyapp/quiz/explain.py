@@ -14,13 +14,18 @@ answer is saved, so that leaving the screen, switching prompts or quitting loses
 from __future__ import annotations
 
 import json
+import tempfile
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
+from pathlib import Path
 
+from studyapp.atomicfile import write_text_atomically
 from studyapp.content.explain import ExplainPrompt
 from studyapp.errors import StudyappError
+from studyapp.progress.db import SCHEMA_VERSION
 from studyapp.progress.store import ProgressStore, from_iso, to_iso
+from studyapp.progress.transfer import EXPORT_FORMAT
 
 WRITING = "writing"
 REVIEWING = "reviewing"
@@ -85,6 +90,42 @@ class ExplainSession:
         )
         self.state = DONE
         return self.result
+
+
+def keep_unsaved(store: ProgressStore, session: ExplainSession, problem: str) -> str:
+    """The answer could not be stored (a full disk): write it as a progress export that
+    `studyapp progress --import-data` merges later (the data directory, else the temp directory),
+    as quiz answers are kept. Returns one line for the learner."""
+    when = store.clock()
+    row = {
+        "uid": uuid.uuid4().hex,
+        "prompt_id": session.prompt.id,
+        "checklist_id": session.prompt.checklist,
+        "answer_text": session.answer_text,
+        "covered_json": json.dumps(sorted(session.covered)),
+        "total_points": len(session.prompt.key_points),
+        "answered_at": to_iso(when),
+    }
+    export = {
+        "format": EXPORT_FORMAT,
+        "schema": SCHEMA_VERSION,
+        "exported_at": to_iso(when),
+        "reviews": [],
+        "explain_answers": [row],
+    }
+    text = json.dumps(export, ensure_ascii=False, indent=1)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    for folder in (store.path.parent, Path(tempfile.gettempdir())):
+        target = folder / f"unsaved-explain-{stamp}.json"
+        try:
+            write_text_atomically(target, text, prefix=".unsaved-explain-")  # mode 0600 (mkstemp)
+        except OSError:
+            continue
+        return (
+            f"your answer could not be saved ({problem}); it was written to {target} — "
+            f"once that is fixed run: studyapp progress --import-data {target}"
+        )
+    return f"your answer could not be saved ({problem}) and no file could hold it"
 
 
 def record_result(

@@ -5,6 +5,7 @@ forms, and moving progress between machines (export / import).
 from __future__ import annotations
 
 import json
+import os
 import stat
 from datetime import date, datetime
 from pathlib import Path
@@ -242,6 +243,9 @@ def write_atomically(path: Path, text: str) -> Path:
     path = path.expanduser()
     if path.is_dir():
         raise StudyappError(f"cannot write {path}: it is a directory; name a file")
+    above = next((p for p in path.parents if os.path.lexists(p)), None)
+    if above is not None and not above.is_dir():  # mkdir would only say "File exists"
+        raise StudyappError(f"cannot write {path}: {above} is a file, not a folder")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomically(path, text, prefix=".studyapp-export-")

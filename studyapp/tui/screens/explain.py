@@ -30,6 +30,7 @@ from studyapp.content.explain import ExplainPrompt
 from studyapp.errors import StudyappError
 from studyapp.quiz.explain import (
     DONE,
+    MAX_ANSWER_CHARS,
     REVIEWING,
     WRITING,
     ExplainSession,
@@ -277,6 +278,8 @@ class ExplainScreen(StudyScreen):
             hint.add_class("warning")
             return
         self.session.submit_answer(text)
+        if len(text.strip()) > MAX_ANSWER_CHARS:  # said, not cut silently
+            self.notify(self.t("explain.cut", limit=MAX_ANSWER_CHARS), severity="warning")
         self.keep_draft()  # the submitted text stays a draft until the ticks are saved
         self.show_review()
 

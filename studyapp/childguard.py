@@ -1,0 +1,234 @@
+"""Stand between studyapp and a child it runs (a lab, a checker), so nothing the child starts outlives it.
+
+`studyapp.child.run_child` runs `python -I -S childguard.py LIFELINE_FD REPORT_FD COMMAND...` in a
+session of its own. Standard library only, and no studyapp import: it starts in milliseconds.
+
+- The guard is a child subreaper (Linux, `prctl(PR_SET_CHILD_SUBREAPER)`): a process COMMAND starts
+  that leaves its process group or session (`Popen(start_new_session=True)`, a double fork with
+  `setsid`) is re-parented to the guard when its parent dies, not to init, so it stays a
+  descendant of the guard and can be found.
+- COMMAND runs in a process group of its own: a command that kills its own group (learner code
+  can) does not kill the guard with it.
+- When COMMAND exits, every descendant still alive is killed (SIGKILL) and reaped, and what was
+  stopped is written as JSON to REPORT_FD (the first line there is COMMAND's pid).
+- LIFELINE_FD is the read end of a pipe whose write end only studyapp holds: end of file means
+  studyapp is gone (kill -9, a crash, a closed terminal). The guard then stops COMMAND and all it
+  started: SIGTERM, then SIGKILL after `TERM_GRACE_S`. SIGTERM or SIGHUP to the guard does the same.
+- SIGINT is passed on to COMMAND alone: a lab that serves something (TensorBoard) ends serving
+  and still sends its report.
+- The guard exits with COMMAND's status (dying of the same signal, if COMMAND did).
+
+Without /proc (not Linux) descendants cannot be listed: COMMAND's process group is killed instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+TERM_GRACE_S = 1.5  # below studyapp's STOP_GRACE_S: the guard finishes its sweep before studyapp kills it
+SWEEP_LIMIT_S = 2.0  # a fork bomb still ends: rounds of SIGKILL until nothing is left, this long at most
+POLL_S = 0.1
+REPORTED = 100  # processes named in the report (a pipe holds 64 KB before a write would block)
+
+
+def become_subreaper() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def process_table() -> dict[int, tuple[int, str, str]] | None:
+    """pid → (parent pid, state, name) of every process, read from /proc; None without /proc."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    table: dict[int, tuple[int, str, str]] = {}
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue  # ended meanwhile
+        # "pid (name) state ppid ...": the name may hold spaces and parentheses, so split at the last ")"
+        end = data.rfind(b")")
+        fields = data[end + 2 :].split()
+        if end < 0 or len(fields) < 2:
+            continue
+        name = data[data.find(b"(") + 1 : end].decode("utf-8", errors="replace")
+        table[int(entry)] = (int(fields[1]), fields[0].decode("ascii", errors="replace"), name)
+    return table
+
+
+def descendants(root: int, table: dict[int, tuple[int, str, str]]) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found: list[int] = []
+    pending = [root]
+    while pending:
+        for child in children.get(pending.pop(), []):
+            found.append(child)
+            pending.append(child)
+    return found
+
+
+class Guard:
+    def __init__(self, command: list[str], lifeline: int, report: int) -> None:
+        self.command = command
+        self.lifeline: int | None = lifeline
+        self.report = report
+        self.child: subprocess.Popen[bytes] | None = None
+        self.status: int | None = None  # COMMAND's wait status, once reaped
+        self.stop_asked = False
+        self.stopped: dict[int, str] = {}
+
+    # ---------------------------------------------------------------- signals
+
+    def on_stop(self, signum: int, frame: object) -> None:
+        self.stop_asked = True
+
+    def on_interrupt(self, signum: int, frame: object) -> None:
+        if self.child is not None and self.status is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.child.pid, signal.SIGINT)
+
+    # ---------------------------------------------------------------- children
+
+    def reap(self) -> None:
+        """Collect every child that ended (COMMAND's status among them): no zombie stays behind."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            except InterruptedError:
+                continue
+            if pid == 0:
+                return
+            if self.child is not None and pid == self.child.pid:
+                self.status = status
+                self.child.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait again
+
+    def signal_all(self, signum: int) -> None:
+        """Send `signum` to COMMAND and every descendant of the guard (its group, where /proc is missing)."""
+        table = process_table()
+        if table is None:
+            if self.child is not None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.child.pid, signum)
+            return
+        for pid in descendants(os.getpid(), table):
+            _, state, name = table[pid]
+            if state in ("Z", "X"):
+                continue  # already dead, only not reaped yet
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signum)
+                if signum == signal.SIGKILL and (self.child is None or pid != self.child.pid):
+                    self.stopped.setdefault(pid, name)
+
+    def sweep(self) -> None:
+        """Kill what is left, round after round, until no descendant remains (or SWEEP_LIMIT_S)."""
+        deadline = time.monotonic() + SWEEP_LIMIT_S
+        while True:
+            self.reap()
+            table = process_table()
+            if table is None:
+                self.signal_all(signal.SIGKILL)
+                self.reap()
+                return
+            alive = [p for p in descendants(os.getpid(), table) if table[p][1] not in ("Z", "X")]
+            if not alive or time.monotonic() > deadline:
+                self.reap()
+                return
+            self.signal_all(signal.SIGKILL)
+            time.sleep(0.01)  # let the killed die and their orphans reach the guard
+
+    def stop_everything(self) -> None:
+        """Studyapp is gone or asked to stop: SIGTERM to all, a grace to end, then the sweep."""
+        self.signal_all(signal.SIGTERM)
+        deadline = time.monotonic() + TERM_GRACE_S
+        while self.status is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+            self.reap()
+        self.sweep()
+
+    # ---------------------------------------------------------------- the run
+
+    def parent_gone(self) -> bool:
+        if self.lifeline is None:
+            return False
+        try:
+            ready, _, _ = select.select([self.lifeline], [], [], POLL_S)
+            if ready and not os.read(self.lifeline, 512):
+                return True  # end of file: the only write end, studyapp's, is closed
+        except OSError:
+            self.lifeline = None  # not a pipe after all: no lifeline, the rest still works
+        return False
+
+    def write_report(self, text: str) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self.report, text.encode("utf-8"))
+
+    def run(self) -> int:
+        signal.signal(signal.SIGTERM, self.on_stop)
+        signal.signal(signal.SIGHUP, self.on_stop)
+        signal.signal(signal.SIGINT, self.on_interrupt)
+        subreaper = become_subreaper()
+        try:
+            self.child = subprocess.Popen(
+                self.command, preexec_fn=os.setpgrp
+            )  # the guard has no threads: preexec_fn is safe
+        except OSError as exc:
+            self.write_report(json.dumps({"pid": None, "error": str(exc)}) + "\n")
+            return 127
+        self.write_report(json.dumps({"pid": self.child.pid}) + "\n")
+        while self.status is None:
+            if self.stop_asked or self.parent_gone():
+                self.stop_everything()
+                break
+            if self.lifeline is None:
+                time.sleep(POLL_S)
+            self.reap()
+        self.sweep()
+        stopped = [{"pid": pid, "name": name} for pid, name in sorted(self.stopped.items())]
+        report = {"stopped": stopped[:REPORTED], "count": len(stopped), "subreaper": subreaper}
+        self.write_report(json.dumps(report) + "\n")
+        with contextlib.suppress(OSError):
+            os.close(self.report)
+        return self.status if self.status is not None else 0
+
+
+def main(argv: list[str]) -> None:
+    lifeline, report, command = int(argv[1]), int(argv[2]), argv[3:]
+    guard = Guard(command, lifeline, report)
+    status = guard.run()
+    if guard.child is None or guard.status is None:
+        sys.exit(status)
+    if os.WIFSIGNALED(status):  # die as COMMAND died, so studyapp sees the same -N
+        number = os.WTERMSIG(status)
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP keep their default anyway
+            signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
+        time.sleep(1)  # SIGSTOP and the like do not end a process: fall through to an exit code
+        sys.exit(128 + number)
+    sys.exit(os.waitstatus_to_exitcode(status))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
