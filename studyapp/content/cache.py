@@ -35,16 +35,18 @@ from studyapp.content.model import (
     Item,
     Location,
     Section,
+    Term,
     Topic,
 )
 
-CACHE_FORMAT = 2  # 1 was a pickle: never read again
+CACHE_FORMAT = 3  # 1 was a pickle: never read again; 3 added the glossary to the model
 MAX_CACHE_BYTES = 64 * 1024 * 1024  # the real cache is a few hundred KB; anything bigger is not ours
 
 # The only classes a cache file can produce. Fields are taken from the dataclasses themselves, so
 # a field added to the model is cached (and checked by tests/test_content_cache.py) automatically.
 _MODEL_TYPES: dict[str, type] = {
-    cls.__name__: cls for cls in (Content, Topic, Section, Bullet, Example, Item, ChecklistEntry, Location)
+    cls.__name__: cls
+    for cls in (Content, Topic, Section, Bullet, Example, Item, ChecklistEntry, Term, Location)
 }
 
 
@@ -206,17 +208,17 @@ def _write_cache(target: Path, stamp: str, content: Content) -> None:
 
 def load_cached(root: Path, cache_dir: Path | None) -> Content:
     """The content model, from the cache when the files are unchanged, else loaded and checked."""
-    # The loader brings PyYAML (~50 ms): a warm start reads the JSON cache and never imports it.
+    stamp = fingerprint(root) if cache_dir is not None and root.is_dir() else None
+    target = _cache_file(root, cache_dir) if cache_dir is not None and stamp is not None else None
+    if target is not None and stamp is not None:
+        cached = _read_cache(target, stamp)
+        if cached is not None:
+            return cached
+
+    # Imported only now: the loader brings PyYAML (~50 ms), which a warm start never needs.
     from studyapp.content.loader import load_content
 
-    stamp = fingerprint(root) if cache_dir is not None and root.is_dir() else None
-    if cache_dir is None or stamp is None:
-        return load_content(root)
-    target = _cache_file(root, cache_dir)
-    cached = _read_cache(target, stamp)
-    if cached is not None:
-        return cached
-
     content = load_content(root)  # raises ContentError on broken content; nothing is cached then
-    _write_cache(target, stamp, content)
+    if target is not None and stamp is not None:
+        _write_cache(target, stamp, content)
     return content
