@@ -26,15 +26,17 @@ from studyapp.progress.store import ProgressStore
 from studyapp.progress.transfer import unsaved_export
 from studyapp.quiz.choice import mix_into_queue, shared_builder
 from studyapp.quiz.kinds import kind_of
-from studyapp.quiz.questions import KIND_DRILL, KIND_OX, Question, all_questions
+from studyapp.quiz.questions import KIND_DRILL, KIND_GLOSSARY, KIND_OX, Question, all_questions
 
 # The modes of a practice session. `studyapp quiz --mode exam` is the timed mock exam, a sitting of
 # its own (studyapp/quiz/exam.py): it never goes through QuizSession.
 SESSION_MODES = ("due", "new", "wrong", "cram")
 MODES = (*SESSION_MODES[:3], "exam", SESSION_MODES[3])  # what `--mode` accepts
-# What a session asks: O/X statements, 4-choice questions built from them, calculation drills, or
-# a mix (O/X and drills with every third O/X item asked as a 4-choice question).
-QUIZ_KINDS = ("ox", "choice", "drill", "mixed")
+# What a session asks: O/X statements, 4-choice questions built from them, calculation drills,
+# glossary questions ("다음 설명에 해당하는 것은?", when content/glossary.yaml exists), or a mix (O/X,
+# drills and glossary terms in their share of the bank, every third O/X item asked as a 4-choice
+# question).
+QUIZ_KINDS = ("ox", "choice", "drill", "glossary", "mixed")
 DEFAULT_COUNT = 20
 DEFAULT_NEW_PER_SESSION = 10
 
@@ -47,8 +49,8 @@ class SessionOptions:
     count: int | None = None
     include_drills: bool = True
     seed: int | None = None  # for reproducible order in tests
-    # ox, choice, drill or mixed (QUIZ_KINDS). None: O/X items and drills as before 4-choice
-    # questions existed; `studyapp quiz` passes default_kind(mode) instead.
+    # ox, choice, drill, glossary or mixed (QUIZ_KINDS). None: O/X items and drills as before
+    # 4-choice and glossary questions existed; `studyapp quiz` passes default_kind(mode) instead.
     kind: str | None = None
 
 
@@ -150,12 +152,14 @@ def select_questions(
     if options.count is not None and options.count < 1:
         raise StudyappError("--count must be at least 1")
     rng = random.Random(options.seed)
-    pool = all_questions(content, include_drills=options.include_drills)
     kind = options.kind
     if kind is not None and kind not in QUIZ_KINDS:
         raise StudyappError(f"unknown kind '{kind}'. Kinds: {', '.join(QUIZ_KINDS)}")
-    if kind in ("ox", "choice", "drill"):  # one kind only; mixed keeps both
-        wanted = KIND_DRILL if kind == "drill" else KIND_OX
+    pool = all_questions(
+        content, include_drills=options.include_drills, include_glossary=kind in ("glossary", "mixed")
+    )
+    if kind in ("ox", "choice", "drill", "glossary"):  # one kind only; mixed keeps them all
+        wanted = {"drill": KIND_DRILL, "glossary": KIND_GLOSSARY}.get(kind, KIND_OX)
         pool = {qid: q for qid, q in pool.items() if q.kind == wanted}
     if options.topic:
         family = topic_family(content, options.topic)
@@ -211,13 +215,14 @@ class QuizSession:
             raise StudyappError(f"unknown mode '{self.options.mode}'. Modes: {', '.join(SESSION_MODES)}")
         self.session_id = uuid.uuid4().hex
         self.started_at = store.clock()
-        self.queue = (
+        queue = (
             questions
             if questions is not None
             else with_choice_questions(
                 content, store, self.options, select_questions(content, store, self.options, self.started_at)
             )
         )
+        self.queue = prepared(content, queue, self.options.seed)
         self.position = 0
         self.answers: list[AnswerRecord] = []
         self.shown_at = self.started_at
@@ -342,6 +347,16 @@ def with_choice_questions(
     # Seeded apart from the selection so the same seed gives the same O/X order as before.
     rng = random.Random(None if options.seed is None else options.seed + 1)
     return mix_into_queue(shared_builder(content), selected, kind, rng, studied=set(store.schedules()))
+
+
+def prepared(content: Content, queue: list[Question], seed: int | None = None) -> list[Question]:
+    """Each question as its kind asks it (a glossary question draws its options here); one whose
+    content is gone since it was selected is left out."""
+    # Seeded apart from the selection and the 4-choice mix, which keep their orders as before.
+    rng = random.Random(None if seed is None else seed + 2)
+    queued = frozenset(question.id for question in queue)
+    ready = (kind_of(question).prepare(question, content, rng, queued) for question in queue)
+    return [question for question in ready if question is not None]
 
 
 def due_window_end(now: datetime, tz: tzinfo | None = None) -> datetime:
