@@ -321,7 +321,9 @@ def test_feedback_explains_all_four_terms(content: Content, store: ProgressStore
     for term in question.glossary.options:
         assert term.term_en in lines and term.definition in lines
     summary = "\n".join(format_summary(quiz.summary(), content, KO))
-    assert f"[{question.id}] {question.glossary.key.definition} → {question.glossary.key.label}" in summary
+    key = question.glossary.key
+    assert f"[{question.id}] {key.definition} → {key_number(question)}) {key.label}" in summary
+    assert question.answer == key_number(question)  # like a 4-choice question's: the key's number
 
 
 def test_a_missed_term_comes_back_when_due(content: Content, store: ProgressStore, clock: FakeClock) -> None:

@@ -1,5 +1,5 @@
-"""`studyapp quiz`: options, the 4-choice and glossary dumps, and handing over to the TUI, the line mode or the
-mock exam (`studyapp.cli.exam`)."""
+"""`studyapp quiz`: options, the 4-choice and glossary dumps, and handing over to the TUI, the
+line mode or the mock exam (`studyapp.cli.exam`)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,11 @@ def add_quiz_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     quiz.add_argument("--json", action="store_true", help="with --dump: print JSON")
     quiz.add_argument("--plain", action="store_true", help="line mode without the TUI (reads o/x from stdin)")
     quiz.add_argument("--exam-date", type=_parse_exam_date, metavar="YYYY-MM-DD", help="store your exam date")
-    quiz.add_argument("--no-drills", action="store_true", help="O/X items only, no calculation drills")
+    quiz.add_argument(
+        "--no-drills",
+        action="store_true",
+        help="O/X items only (and 4-choice questions built from them): no calculation drills or glossary terms",
+    )
     quiz.add_argument("--seed", type=int, help=argparse.SUPPRESS)
     exam_cli.add_exam_options(quiz)  # --time-limit, --pass-mark, --retry, --schedule/--no-schedule
     quiz.set_defaults(handler=cmd_quiz)

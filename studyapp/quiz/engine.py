@@ -47,6 +47,8 @@ class SessionOptions:
     topic: str | None = None  # includes the topic's sub-topics
     checklist: str | None = None
     count: int | None = None
+    # False: the O/X bank only (and 4-choice questions built from it): no drills, no glossary
+    # terms in a mixed session (`--no-drills`). `--kind glossary` asks terms regardless.
     include_drills: bool = True
     seed: int | None = None  # for reproducible order in tests
     # ox, choice, drill, glossary or mixed (QUIZ_KINDS). None: O/X items and drills as before
@@ -156,7 +158,9 @@ def select_questions(
     if kind is not None and kind not in QUIZ_KINDS:
         raise StudyappError(f"unknown kind '{kind}'. Kinds: {', '.join(QUIZ_KINDS)}")
     pool = all_questions(
-        content, include_drills=options.include_drills, include_glossary=kind in ("glossary", "mixed")
+        content,
+        include_drills=options.include_drills,
+        include_glossary=kind == "glossary" or (kind == "mixed" and options.include_drills),
     )
     if kind in ("ox", "choice", "drill", "glossary"):  # one kind only; mixed keeps them all
         wanted = {"drill": KIND_DRILL, "glossary": KIND_GLOSSARY}.get(kind, KIND_OX)

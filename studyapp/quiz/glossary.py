@@ -115,8 +115,12 @@ def build_glossary_question(
 
 
 def as_question(question: GlossaryQuestion) -> Question:
-    """The engine's `Question`: the bank's question for the key, with its options attached."""
-    return dataclasses.replace(question_from_term(question.key), glossary=question)
+    """The engine's `Question`: the bank's question for the key with its options attached, and
+    the key's option number as the answer (as a 4-choice question's). Reviews keep the bank
+    question's text hash (`glossary_credits`), which does not depend on the options drawn."""
+    return dataclasses.replace(
+        question_from_term(question.key), glossary=question, answer=str(question.answer_index + 1)
+    )
 
 
 def generate_glossary_questions(

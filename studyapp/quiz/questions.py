@@ -37,7 +37,7 @@ class Question:
     kind: str  # "ox", "drill", "choice" or "glossary"
     topic: str
     prompt: str
-    answer: str  # "O"/"X", the number as text for drills, the option number, or the term
+    answer: str  # "O"/"X", the number as text for drills, the key's option number (1-4)
     explanation: str
     section: str | None = None
     misconception: str | None = None
@@ -89,8 +89,8 @@ def glossary_item_id(term_id: str) -> str:
 
 
 def question_from_term(term: Term) -> Question:
-    """A glossary term as the bank holds it: the definition under the stem, the term as the answer.
-    Its options are drawn when a session asks it (studyapp.quiz.glossary)."""
+    """A glossary term as the bank holds it: the definition under the stem, the term as the answer
+    (the key's option number once its options are drawn, when a session asks it: studyapp.quiz.glossary)."""
     return Question(
         id=glossary_item_id(term.id),
         kind=KIND_GLOSSARY,

@@ -2,7 +2,8 @@
 
 A kind says how an answer is typed (`input`), what it draws when a session starts (`prepare`),
 how a response is graded and stored (`read`), what the question looks like (`option_lines`,
-`answer_text`) and what the feedback teaches (`feedback`). The TUI and `--plain` render a `FeedbackView` without knowing which kind made it.
+`answer_text`) and what the feedback teaches (`feedback`). The TUI and `--plain` render a
+`FeedbackView` without knowing which kind made it.
 """
 
 from __future__ import annotations

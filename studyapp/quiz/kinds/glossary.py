@@ -73,6 +73,12 @@ class GlossaryKind(QuestionKind):
     def option_lines(self, question: Question) -> list[str]:
         return [f"{index + 1}) {term.label}" for index, term in enumerate(_drawn(question).options)]
 
+    def answer_text(self, question: Question) -> str:
+        """`2) 테스트 스텁 (test stub)` once the options are drawn; the term alone before."""
+        if question.glossary is None:
+            return question.answer
+        return f"{question.answer}) {question.glossary.key.label}"
+
     def feedback(self, feedback: Feedback, content: Content, t: Translator) -> FeedbackView:
         """All four terms with their English names and definitions: ✓ the one defined, ✗ the
         others, the key and the pick tagged — one question teaches four terms."""
@@ -102,7 +108,7 @@ class GlossaryKind(QuestionKind):
     def miss_line(self, question: Question) -> str:
         """The definition and the term it defines (the stem's form is the same for every term)."""
         definition = question.prompt.split("\n", 1)[-1]
-        return f"[{question.id}] {definition} → {question.answer}"
+        return f"[{question.id}] {definition} → {self.answer_text(question)}"
 
 
 KIND = GlossaryKind()
