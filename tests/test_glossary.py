@@ -345,6 +345,10 @@ def test_kinds_and_mixes(content: Content, store: ProgressStore) -> None:
     for kind in (None, "ox", "choice", "drill"):
         queue = QuizSession(content, store, SessionOptions(mode="cram", kind=kind, seed=3)).queue
         assert QUESTION_KIND not in {q.kind for q in queue}, kind
+    bank_only = SessionOptions(mode="cram", kind="mixed", include_drills=False, seed=3)  # --no-drills
+    assert QUESTION_KIND not in {q.kind for q in QuizSession(content, store, bank_only).queue}
+    terms_anyway = SessionOptions(mode="cram", kind="glossary", include_drills=False, seed=3)
+    assert QuizSession(content, store, terms_anyway).total == 7
     topic = session(content, store, topic="demo")
     assert topic.total == 7
     assert session(content, store, checklist="demo-check").total == 0  # terms link no checklist item
