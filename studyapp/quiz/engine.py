@@ -25,15 +25,17 @@ from studyapp.progress.exam_aim import exam_due, exam_moment
 from studyapp.progress.scheduler import Grade, ItemSchedule
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.kinds import kind_of
-from studyapp.quiz.questions import KIND_DRILL, KIND_OX, Question, all_questions
+from studyapp.quiz.questions import KIND_DRILL, KIND_GLOSSARY, KIND_OX, Question, all_questions
 
 # The modes of a practice session. `studyapp quiz --mode exam` is the timed mock exam, a sitting of
 # its own (studyapp/quiz/exam.py): it never goes through QuizSession.
 SESSION_MODES = ("due", "new", "wrong", "cram")
 MODES = (*SESSION_MODES[:3], "exam", SESSION_MODES[3])  # what `--mode` accepts
-# What a session asks: O/X statements, 4-choice questions built from them, calculation drills, or
-# a mix (O/X and drills with every third O/X item asked as a 4-choice question).
-QUIZ_KINDS = ("ox", "choice", "drill", "mixed")
+# What a session asks: O/X statements, 4-choice questions built from them, calculation drills,
+# glossary questions ("다음 설명에 해당하는 것은?", when content/glossary.yaml exists), or a mix (O/X,
+# drills and glossary terms in their share of the bank, every third O/X item asked as a 4-choice
+# question).
+QUIZ_KINDS = ("ox", "choice", "drill", "glossary", "mixed")
 DEFAULT_COUNT = 20
 DEFAULT_NEW_PER_SESSION = 10
 
@@ -44,10 +46,12 @@ class SessionOptions:
     topic: str | None = None  # includes the topic's sub-topics
     checklist: str | None = None
     count: int | None = None
+    # False: the O/X bank only (and 4-choice questions built from it): no drills, no glossary
+    # terms in a mixed session (`--no-drills`). `--kind glossary` asks terms regardless.
     include_drills: bool = True
     seed: int | None = None  # for reproducible order in tests
-    # ox, choice, drill or mixed (QUIZ_KINDS). None: O/X items and drills as before 4-choice
-    # questions existed; `studyapp quiz` passes default_kind(mode) instead.
+    # ox, choice, drill, glossary or mixed (QUIZ_KINDS). None: O/X items and drills as before
+    # 4-choice and glossary questions existed; `studyapp quiz` passes default_kind(mode) instead.
     kind: str | None = None
 
 
@@ -158,12 +162,16 @@ def select_questions(
     if options.count is not None and options.count < 1:
         raise StudyappError("--count must be at least 1")
     rng = random.Random(options.seed)
-    pool = all_questions(content, include_drills=options.include_drills)
     kind = options.kind
     if kind is not None and kind not in QUIZ_KINDS:
         raise StudyappError(f"unknown kind '{kind}'. Kinds: {', '.join(QUIZ_KINDS)}")
-    if kind in ("ox", "choice", "drill"):  # one kind only; mixed keeps both
-        wanted = KIND_DRILL if kind == "drill" else KIND_OX
+    pool = all_questions(
+        content,
+        include_drills=options.include_drills,
+        include_glossary=kind == "glossary" or (kind == "mixed" and options.include_drills),
+    )
+    if kind in ("ox", "choice", "drill", "glossary"):  # one kind only; mixed keeps them all
+        wanted = {"drill": KIND_DRILL, "glossary": KIND_GLOSSARY}.get(kind, KIND_OX)
         pool = {qid: q for qid, q in pool.items() if q.kind == wanted}
     if options.topic:
         family = topic_family(content, options.topic)
@@ -221,11 +229,12 @@ class QuizSession:
             raise StudyappError(f"unknown mode '{self.options.mode}'. Modes: {', '.join(SESSION_MODES)}")
         self.session_id = uuid.uuid4().hex
         self.started_at = store.clock()
-        self._queue = (
+        selected = (
             questions
             if questions is not None
             else select_questions(content, store, self.options, self.started_at)
         )
+        self._queue = prepared(content, selected, self.options.seed)
         # Asking some O/X items as 4-choice questions builds the whole bank's similarity index
         # (most of a mixed session's start-up). A mixed session never asks its first question as
         # one, so that waits until the first question is on screen (`prepare`, or the first answer).
@@ -378,6 +387,16 @@ def with_choice_questions(
     from studyapp.quiz.choice import mix_into_queue, shared_builder
 
     return mix_into_queue(shared_builder(content), selected, kind, rng, studied=studied)
+
+
+def prepared(content: Content, queue: list[Question], seed: int | None = None) -> list[Question]:
+    """Each question as its kind asks it (a glossary question draws its options here); one whose
+    content is gone since it was selected is left out."""
+    # Seeded apart from the selection and the 4-choice mix, which keep their orders as before.
+    rng = random.Random(None if seed is None else seed + 2)
+    queued = frozenset(question.id for question in queue)
+    ready = (kind_of(question).prepare(question, content, rng, queued) for question in queue)
+    return [question for question in ready if question is not None]
 
 
 def due_window_end(now: datetime, tz: tzinfo | None = None) -> datetime:
