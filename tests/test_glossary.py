@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
+import random
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -13,9 +17,9 @@ import pytest
 
 from studyapp.cli.plain import format_feedback, format_summary
 from studyapp.content.cache import load_cached
-from studyapp.content.glossary import names_itself
+from studyapp.content.glossary import askable_terms, distractor_candidates, names_itself
 from studyapp.content.loader import check_content, load_content
-from studyapp.content.model import Content
+from studyapp.content.model import Content, Term
 from studyapp.i18n import Translator
 from studyapp.progress import exams
 from studyapp.progress.scheduler import Grade
@@ -29,7 +33,7 @@ from studyapp.quiz.questions import GLOSSARY_STEM, all_questions, question_from_
 from studyapp.quiz.questions import KIND_GLOSSARY as QUESTION_KIND
 from studyapp.report.readiness import checklist_readiness
 from studyapp.report.stats import progress_report, topic_stats
-from tests.conftest import FakeClock, run_cli
+from tests.conftest import REPO, FakeClock, run_cli
 from tests.helpers_content import GLOSSARY, line_of, write_content, write_glossary
 
 KO = Translator("ko")
@@ -242,6 +246,22 @@ def test_check_command_reports_the_glossary(
 # -- the questions ----------------------------------------------------------------------------------
 
 
+def test_askable_terms_are_those_with_three_distractor_candidates() -> None:
+    """`askable_terms` counts in one pass what `distractor_candidates` lists term by term."""
+    rng = random.Random(5)
+    for _ in range(300):
+        ids = [f"t{n}" for n in range(rng.randint(1, 9))]
+        glossary = {
+            i: Term(
+                i, f"용어 {i}", f"term {i}", rng.choice("abc"), "정의.",
+                tuple(rng.sample([*ids, "gone"], rng.randint(0, min(3, len(ids) + 1)))),
+            )
+            for i in ids
+        }  # fmt: skip
+        expected = [t for t in glossary.values() if sum(map(len, distractor_candidates(t, glossary))) >= 3]
+        assert askable_terms(glossary) == expected, glossary
+
+
 def test_distractors_come_from_confused_with_then_the_topic(content: Content) -> None:
     import random
 
@@ -352,6 +372,49 @@ def test_kinds_and_mixes(content: Content, store: ProgressStore) -> None:
     topic = session(content, store, topic="demo")
     assert topic.total == 7
     assert session(content, store, checklist="demo-check").total == 0  # terms link no checklist item
+
+
+def test_a_mixed_session_draws_term_options_after_the_first_question(
+    root: Path, content: Content, store: ProgressStore
+) -> None:
+    """Start-up to the first question is measured: a mixed session paints a question that is not a
+    term, and draws the terms' options (loading their generator) in `prepare`, after the paint."""
+    for seed in range(6):
+        mixed = QuizSession(content, store, SessionOptions(mode="cram", kind="mixed", seed=seed))
+        first = mixed.current
+        assert first is not None and first.kind != QUESTION_KIND, seed
+        waiting = [q for q in mixed._queue if q.kind == QUESTION_KIND]
+        assert waiting and all(q.glossary is None for q in waiting)  # nothing drawn yet
+        assert all(q.glossary for q in mixed.queue if q.kind == QUESTION_KIND)  # `queue` prepares
+        assert mixed.current == first
+    code = f"""
+import sys, tempfile
+from pathlib import Path
+from studyapp.content.loader import load_content
+from studyapp.progress.store import ProgressStore
+from studyapp.quiz.engine import QuizSession, SessionOptions
+content = load_content(Path({str(root)!r}))
+store = ProgressStore(Path(tempfile.mkdtemp()) / "p.db")
+session = QuizSession(content, store, SessionOptions(mode="cram", kind="mixed", seed=1))
+before = "studyapp.quiz.glossary" in sys.modules
+session.prepare()
+print(before, "studyapp.quiz.glossary" in sys.modules)
+"""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == ["False", "True"]
+
+
+def test_a_mixed_session_of_terms_alone_asks_its_first_at_once(
+    content: Content, store: ProgressStore
+) -> None:
+    quiz = session(content, store, count=2)
+    quiz.answer(wrong_number(quiz.current))
+    quiz.answer(wrong_number(quiz.current))
+    misses = QuizSession(content, store, SessionOptions(mode="wrong", kind="mixed", seed=1))
+    first = misses.current
+    assert first is not None and first.kind == QUESTION_KIND and first.glossary is not None
+    assert misses.answer(key_number(first)) is not None
 
 
 def test_a_question_whose_term_is_gone_is_left_out(content: Content, store: ProgressStore) -> None:

@@ -16,15 +16,16 @@ that names its own term (the question would give its answer away).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from studyapp.content.model import Location, Term
-from studyapp.content.yamlfile import LinedDict, LinedList
 
 if TYPE_CHECKING:  # the loader calls this module with its collector; no import circle at run time
     from studyapp.content.loader import _Collector
+    from studyapp.content.yamlfile import LinedDict
 
 GLOSSARY_FILE = "glossary.yaml"
 REQUIRED_FIELDS = ("id", "term", "term_en", "topic", "definition")
@@ -45,9 +46,17 @@ def distractor_candidates(term: Term, glossary: dict[str, Term]) -> tuple[list[T
     return confused, same_topic
 
 
-def can_ask(term: Term, glossary: dict[str, Term]) -> bool:
-    confused, same_topic = distractor_candidates(term, glossary)
-    return len(confused) + len(same_topic) >= DISTRACTORS_NEEDED
+def askable_terms(glossary: dict[str, Term]) -> list[Term]:
+    """The terms with enough others to stand beside them in a question (as many as
+    `distractor_candidates` finds), counted in one pass: every quiz asks this of the whole
+    glossary before its first question, and listing each term's candidates is quadratic."""
+    per_topic = Counter(term.topic for term in glossary.values())
+
+    def others(term: Term) -> int:
+        elsewhere = {i for i in term.confused_with if i in glossary and glossary[i].topic != term.topic}
+        return per_topic[term.topic] - 1 + len(elsewhere)  # same-topic confused terms count once
+
+    return [term for term in glossary.values() if others(term) >= DISTRACTORS_NEEDED]
 
 
 def _name_pattern(name: str) -> re.Pattern[str]:
@@ -75,6 +84,10 @@ def read_glossary(
 ) -> dict[str, Term]:
     """The terms of a parsed glossary file (the loader parses it and checks its text), every
     problem reported to `c`. `topics`: the known topic ids (None: not known, not checked)."""
+    # PyYAML's file types only here: the quiz path imports this module for `askable_terms` and must
+    # not load the YAML parser (tests/test_import_hygiene.py)
+    from studyapp.content.yamlfile import LinedList
+
     c.where = path
     file_data = c.mapping(data, 1, "glossary file")
     if file_data is None:
@@ -154,6 +167,8 @@ def _read_term(
 
 
 def _read_confused_with(c: _Collector, data: LinedDict, what: str, term_id: str | None) -> tuple[str, ...]:
+    from studyapp.content.yamlfile import LinedList  # as in read_glossary: not on the quiz path
+
     ids = c.slug_list(data, "confused_with", what)
     value = data.get("confused_with")
     seen: list[str] = []

@@ -234,11 +234,18 @@ class QuizSession:
             if questions is not None
             else select_questions(content, store, self.options, self.started_at)
         )
-        self._queue = prepared(content, selected, self.options.seed)
         # Asking some O/X items as 4-choice questions builds the whole bank's similarity index
-        # (most of a mixed session's start-up). A mixed session never asks its first question as
-        # one, so that waits until the first question is on screen (`prepare`, or the first answer).
+        # (most of a mixed session's start-up), and drawing a glossary question's options loads
+        # its generator. A mixed session asks neither first, so both wait until the first
+        # question is on screen (`prepare`, or the first answer).
         self._to_mix: set[str] | None = None  # the items studied so far, while mixing waits
+        self._unprepared = True  # glossary options not drawn yet (QuestionKind.prepare)
+        self._queue = selected
+        waits = questions is None and self.options.kind == "mixed"
+        if waits:
+            self._queue = first_not_glossary(selected)
+        if not waits or (self._queue and self._queue[0].kind == KIND_GLOSSARY):
+            self._prepare_kinds()  # --kind glossary, given questions, or terms alone: at once
         if questions is None and self.options.kind in ("choice", "mixed"):
             self._to_mix = set(store.schedules())
             if self.options.kind == "choice":
@@ -252,10 +259,19 @@ class QuizSession:
         return self.options.mode
 
     def prepare(self) -> None:
-        """Turn the O/X questions due for it into 4-choice ones (`--kind mixed|choice`), once."""
+        """Turn the O/X questions due for it into 4-choice ones (`--kind mixed|choice`) and draw
+        the glossary questions' options, once."""
         if self._to_mix is not None:
             studied, self._to_mix = self._to_mix, None
             self._queue = with_choice_questions(self.content, self.options, self._queue, studied)
+        self._prepare_kinds()
+
+    def _prepare_kinds(self) -> None:
+        if self._unprepared:
+            self._unprepared = False
+            # The first question stays as it is (it may be on screen): prepared at start, or not
+            # one a kind prepares (first_not_glossary).
+            self._queue = prepared(self.content, self._queue, self.options.seed)
 
     @property
     def queue(self) -> list[Question]:
@@ -387,6 +403,15 @@ def with_choice_questions(
     from studyapp.quiz.choice import mix_into_queue, shared_builder
 
     return mix_into_queue(shared_builder(content), selected, kind, rng, studied=studied)
+
+
+def first_not_glossary(queue: list[Question]) -> list[Question]:
+    """`queue` with its first question that is not a glossary one moved to the front, so a mixed
+    session can paint it before any glossary options are drawn; unchanged when it has none."""
+    first = next((index for index, question in enumerate(queue) if question.kind != KIND_GLOSSARY), None)
+    if not first:  # 0: nothing to move; None: terms alone, prepared at once
+        return list(queue)
+    return [queue[first], *queue[:first], *queue[first + 1 :]]
 
 
 def prepared(content: Content, queue: list[Question], seed: int | None = None) -> list[Question]:

@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from studyapp.content.glossary import can_ask
+from studyapp.content.glossary import askable_terms
 from studyapp.content.model import Content, Item
 from studyapp.errors import StudyappError
 from studyapp.progress import exams
@@ -207,11 +207,7 @@ def glossary_scope(content: Content, settings: ExamSettings) -> set[str] | None:
 
 
 def _askable_terms(content: Content, scope: set[str] | None) -> int:
-    return sum(
-        1
-        for term in content.glossary.values()
-        if (scope is None or term.topic in scope) and can_ask(term, content.glossary)
-    )
+    return sum(1 for term in askable_terms(content.glossary) if scope is None or term.topic in scope)
 
 
 def exam_pool(content: Content, settings: ExamSettings) -> list[Item]:

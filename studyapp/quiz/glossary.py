@@ -29,7 +29,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from studyapp.content.glossary import can_ask, distractor_candidates
+from studyapp.content.glossary import askable_terms, distractor_candidates
 from studyapp.content.model import Term
 from studyapp.progress.scheduler import Grade, ItemSchedule
 from studyapp.quiz.questions import (
@@ -134,8 +134,8 @@ def generate_glossary_questions(
     if count < 0:
         raise ValueError("count must not be negative")
     by_topic: dict[str, list[Term]] = defaultdict(list)
-    for term in sorted(glossary.values(), key=lambda t: t.id):
-        if (topics is None or term.topic in topics) and can_ask(term, glossary):
+    for term in sorted(askable_terms(glossary), key=lambda t: t.id):
+        if topics is None or term.topic in topics:
             by_topic[term.topic].append(term)
     for terms in by_topic.values():
         rng.shuffle(terms)

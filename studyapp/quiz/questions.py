@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from studyapp.content.glossary import can_ask
+from studyapp.content.glossary import askable_terms
 from studyapp.content.model import Content, Item, Term
 from studyapp.quiz import drills
 from studyapp.quiz.drills import Drill
@@ -45,7 +45,7 @@ class Question:
     tolerance: float = 0.0
     unit: str = ""
     choice: ChoiceQuestion | None = field(default=None, compare=False)  # set for KIND_CHOICE
-    # KIND_GLOSSARY once its options are drawn (`QuestionKind.prepare`, when a session starts).
+    # KIND_GLOSSARY once its options are drawn (`QuestionKind.prepare`, via QuizSession.prepare).
     glossary: GlossaryQuestion | None = field(default=None, compare=False)
 
     @property
@@ -106,10 +106,9 @@ def all_questions(
 ) -> dict[str, Question]:
     questions = {item.id: question_from_item(item) for item in content.items.values()}
     if include_glossary:
-        for term in content.glossary.values():
-            if can_ask(term, content.glossary):
-                question = question_from_term(term)
-                questions[question.id] = question
+        for term in askable_terms(content.glossary):
+            question = question_from_term(term)
+            questions[question.id] = question
     if include_drills:
         for drill in drill_index().values():
             if drill.topic in content.topics:

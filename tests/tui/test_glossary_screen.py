@@ -77,6 +77,21 @@ async def test_answering_glossary_questions_on_the_quiz_screen(demo: Content, st
         assert [(r.item_id, r.unsure) for r in store.reviews()[1:]] == [(second.id, True)]
 
 
+async def test_a_mixed_session_draws_its_terms_after_the_first_paint(
+    demo: Content, store: ProgressStore
+) -> None:
+    # seed 1 selects a term first: the session paints another question and draws the terms later
+    options = SessionOptions(mode="cram", kind="mixed", seed=1)
+    app = app_for(demo, store, "quiz", options)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, QuizScreen) and screen.state == ASKING
+        assert screen.question is not None and screen.question.kind != KIND_GLOSSARY
+        terms = [q for q in screen.session._queue if q.kind == KIND_GLOSSARY]
+        assert terms and all(q.glossary is not None for q in terms)  # drawn after the refresh
+
+
 async def test_a_glossary_miss_in_the_mock_exam_result(demo: Content, store: ProgressStore) -> None:
     session = ExamSession(demo, store, ExamSettings(count=3, kind=KIND_GLOSSARY, seed=2, time_limit_s=600))
     first = session.questions[0]

@@ -1,6 +1,6 @@
 """What every question kind provides, so the engine and both front ends treat kinds alike.
 
-A kind says how an answer is typed (`input`), what it draws when a session starts (`prepare`),
+A kind says how an answer is typed (`input`), what it draws before it is asked (`prepare`),
 how a response is graded and stored (`read`), what the question looks like (`option_lines`,
 `answer_text`) and what the feedback teaches (`feedback`). The TUI and `--plain` render a
 `FeedbackView` without knowing which kind made it.

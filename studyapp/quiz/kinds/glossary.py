@@ -1,7 +1,9 @@
 """Glossary questions, "다음 설명에 해당하는 것은?": a definition and four terms; 1-4 picks, 0 is
-"don't know", exactly like a 4-choice question. The options are drawn when a session starts
-(`prepare`); each term's reviews are stored under its own item id `gl-<term id>`
-(studyapp.quiz.glossary says which)."""
+"don't know", exactly like a 4-choice question. The options are drawn by `prepare`: when a
+`--kind glossary` session starts, after the first question is on screen in a mixed one
+(`QuizSession.prepare`); each term's reviews are stored under its own item id `gl-<term id>`
+(studyapp.quiz.glossary says which). The generator is imported when a question is prepared or
+graded, not with the kinds: every quiz imports this package, and its first paint is measured."""
 
 from __future__ import annotations
 
@@ -11,7 +13,6 @@ from typing import TYPE_CHECKING, ClassVar
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
-from studyapp.quiz.glossary import as_question, build_glossary_question, glossary_credits, term_id_of
 from studyapp.quiz.kinds.base import (
     INPUT_PICK,
     Credit,
@@ -49,6 +50,8 @@ class GlossaryKind(QuestionKind):
         (this question's feedback would define them just before they are asked)."""
         if question.glossary is not None:
             return question
+        from studyapp.quiz.glossary import as_question, build_glossary_question, term_id_of
+
         term = content.glossary.get(term_id_of(question.id) or "")
         if term is None:
             return None  # the term left the glossary since the question was selected
@@ -63,6 +66,8 @@ class GlossaryKind(QuestionKind):
             return None
         if picked is None and not unsure:
             return None  # an empty answer is not "don't know" unless marked so
+        from studyapp.quiz.glossary import glossary_credits  # prepared already: loaded by then
+
         credits = tuple(
             Credit(credit.item_id, credit.answer, credit.correct, credit.unsure, credit.text_hash)
             for credit in glossary_credits(drawn, picked, unsure)
