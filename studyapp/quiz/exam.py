@@ -41,9 +41,11 @@ from studyapp.quiz.engine import interleave, topic_family
 from studyapp.quiz.glossary import (
     GlossaryQuestion,
     build_glossary_question,
+    fresh_glossary_question,
     generate_glossary_questions,
     rebuild,
     record_glossary,
+    term_id_of,
 )
 from studyapp.quiz.questions import glossary_item_id, question_from_item
 
@@ -275,10 +277,11 @@ def retry_questions(
     content: Content, attempt: exams.ExamAttempt, rng: random.Random | None = None
 ) -> list[ExamQuestion]:
     """The misses of an archived `attempt` as questions again (unanswered ones included), with
-    today's explanations. A 4-choice miss comes back as a new question around the same key, its
-    options redrawn where the topic allows (else the same options in another order), so a retry
-    tests the statements, not where the answer sat. A miss whose items were removed from the
-    bank since is left out. `rng`: a seed for tests (default: fresh each time)."""
+    today's explanations. A 4-choice or glossary miss comes back as a new question around the
+    same key, its options redrawn where the topic allows (else the same options in another
+    order), so a retry tests the statements or terms, not where the answer sat. A miss whose
+    items were removed from the bank since is left out. `rng`: a seed for tests (default: fresh
+    each time)."""
     if not attempt.finished:
         raise StudyappError(f"attempt {attempt.short_id} was never submitted: there are no misses to retry")
     rng = rng or random.Random()
@@ -288,7 +291,7 @@ def retry_questions(
     for row in attempt.misses:
         ids = [i for i in row.get("item_ids", []) if isinstance(i, str)]
         if row.get("kind") == KIND_GLOSSARY:
-            retried = _retry_glossary(content, ids, row)
+            retried = _retry_glossary(content, ids, row, rng)
             if retried is not None:
                 questions.append(retried)
             continue
@@ -323,22 +326,25 @@ def retry_questions(
     return questions
 
 
-def _retry_glossary(content: Content, ids: list[str], row: dict[str, Any]) -> ExamQuestion | None:
-    """A glossary miss as asked, with today's definitions; with fresh distractors when one of its
-    terms has left the glossary since; None when the key itself has."""
+def _retry_glossary(
+    content: Content, ids: list[str], row: dict[str, Any], rng: random.Random
+) -> ExamQuestion | None:
+    """A glossary miss asked again around the same key term, with today's definitions: other
+    distractors where the glossary has them and the key moved (as a 4-choice retry); None when
+    the key has left the glossary since."""
     try:
         answer_index = int(row.get("answer", "")) - 1
     except (ValueError, TypeError):
         return None
-    same = rebuild(content.glossary, ids, answer_index)
-    if same is not None:
-        return from_glossary(same)
     key_id = ids[answer_index] if 0 <= answer_index < len(ids) else ""
-    key = next((t for t in content.glossary.values() if glossary_item_id(t.id) == key_id), None)
+    key = content.glossary.get(term_id_of(key_id) or "")
     if key is None:
         return None
-    fresh = build_glossary_question(key, content.glossary, random.Random())
-    return from_glossary(fresh) if fresh is not None else None
+    asked = rebuild(content.glossary, ids, answer_index)
+    if asked is None:  # a distractor left the glossary since: a question drawn afresh
+        drawn = build_glossary_question(key, content.glossary, rng)
+        return from_glossary(drawn) if drawn is not None else None
+    return from_glossary(fresh_glossary_question(asked, content.glossary, rng))
 
 
 def _answer_index(row: dict[str, Any], items: list[Item]) -> int:

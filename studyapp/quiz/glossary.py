@@ -114,6 +114,23 @@ def build_glossary_question(
     return GlossaryQuestion(key=key, options=tuple(options), answer_index=options.index(key))
 
 
+def fresh_glossary_question(
+    original: GlossaryQuestion, glossary: dict[str, Term], rng: random.Random
+) -> GlossaryQuestion:
+    """`original`'s key asked again (a retried miss): other distractors where the glossary has
+    them (its confused terms come first, so often the same ones), and the key never where it
+    stood, so a retry tests the term, not where its answer sat."""
+    shown = {glossary_item_id(term.id) for term in original.options if term != original.key}
+    made = build_glossary_question(original.key, glossary, rng, avoid=shown)
+    options = list(made.options if made is not None else original.options)
+    index = made.answer_index if made is not None else original.answer_index
+    if index == original.answer_index:  # the key moves to another place
+        other = rng.choice([i for i in range(len(options)) if i != index])
+        options[index], options[other] = options[other], options[index]
+        index = other
+    return GlossaryQuestion(key=original.key, options=tuple(options), answer_index=index)
+
+
 def as_question(question: GlossaryQuestion) -> Question:
     """The engine's `Question`: the bank's question for the key with its options attached, and
     the key's option number as the answer (as a 4-choice question's). Reviews keep the bank
