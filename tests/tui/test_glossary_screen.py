@@ -9,6 +9,7 @@ import pytest
 
 from studyapp.content.loader import load_content
 from studyapp.content.model import Content
+from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import SessionOptions
 from studyapp.quiz.exam import KIND_GLOSSARY, ExamSession, ExamSettings
@@ -73,7 +74,7 @@ async def test_answering_glossary_questions_on_the_quiz_screen(demo: Content, st
         assert screen.state == ASKING and store.review_count() == 1
         await pilot.press("0")  # don't know
         rendered = str(screen.query_one("#feedback").render())
-        assert "고르지 않음" in rendered
+        assert Translator("ko")("choice.no_pick") in rendered  # the catalogue's "don't know"
         assert [(r.item_id, r.unsure) for r in store.reviews()[1:]] == [(second.id, True)]
 
 
