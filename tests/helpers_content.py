@@ -91,6 +91,61 @@ def items_text(count: int = 20) -> str:
     return text
 
 
+# A small glossary on the demo topic (content/glossary.yaml): seven terms, each asked with three
+# distractors drawn from its `confused_with` and then the rest of the topic.
+GLOSSARY = """\
+terms:
+  - id: test-stub
+    term: 테스트 스텁
+    term_en: test stub
+    topic: demo
+    definition: 하향식 통합 테스트에서 아직 작성되지 않은 하위 모듈을 대신해 미리 정한 값을 돌려주는 임시 모듈.
+    confused_with: [test-driver, mock-object]
+  - id: test-driver
+    term: 테스트 드라이버
+    term_en: test driver
+    topic: demo
+    definition: 상향식 통합 테스트에서 아직 없는 상위 모듈을 대신해 하위 모듈을 호출하고 결과를 넘겨받는 임시 프로그램.
+    confused_with: [test-stub, test-harness]
+  - id: test-harness
+    term: 테스트 하네스
+    term_en: test harness
+    topic: demo
+    definition: 테스트 대상을 실행하고 결과를 모으는 데 필요한 드라이버, 스텁, 실행 스크립트를 한데 묶은 환경.
+    confused_with: [test-driver, test-oracle]
+  - id: test-oracle
+    term: 테스트 오라클
+    term_en: test oracle
+    topic: demo
+    definition: 실행 결과가 맞는지 판정할 수 있도록 기대 결과를 제공하는 기준.
+    confused_with: [test-harness]
+  - id: mock-object
+    term: 목 객체
+    term_en: mock object
+    topic: demo
+    definition: 호출 여부와 인자 같은 상호작용을 기록해 기대한 대로 불렸는지 검증하게 해 주는 대역 객체.
+    confused_with: [test-stub]
+  - id: equivalence-partitioning
+    term: 동치 분할
+    term_en: equivalence partitioning
+    topic: demo
+    definition: 같은 결과를 낼 것으로 기대되는 입력끼리 묶고 묶음마다 대표값 하나를 골라 검사하는 블랙박스 기법.
+    confused_with: [boundary-value-analysis]
+  - id: boundary-value-analysis
+    term: 경계값 분석
+    term_en: boundary value analysis
+    topic: demo
+    definition: 오류가 몰리기 쉬운 입력 구간의 양 끝과 그 바로 안팎의 값을 골라 검사하는 블랙박스 기법.
+    confused_with: [equivalence-partitioning]
+"""
+
+
+def write_glossary(root: Path, text: str = GLOSSARY) -> Path:
+    """`root/glossary.yaml` (by default the demo glossary); returns `root`."""
+    (root / "glossary.yaml").write_text(text, encoding="utf-8")
+    return root
+
+
 def write_content(root: Path, items: str | None = None) -> Path:
     (root / "topics").mkdir(parents=True)
     (root / "items").mkdir()

@@ -23,9 +23,9 @@ import pytest
 from studyapp.content import cache as content_cache
 from studyapp.content.cache import load_cached
 from studyapp.content.loader import load_content
-from studyapp.content.model import Content, Item
+from studyapp.content.model import Content, Item, Term
 from tests.conftest import REPO
-from tests.helpers_content import write_content
+from tests.helpers_content import write_content, write_glossary
 
 ITEMS = Path("items") / "performance-analysis.yaml"
 COMMANDS = (("check",), ("topics",), ("quiz", "--plain", "--count", "3"))
@@ -264,8 +264,9 @@ def test_a_planted_json_cache_builds_nothing_but_the_model(tmp_path: Path) -> No
 
 
 def _rich_content(root: Path) -> Path:
-    """The demo content with every optional item field set, so the round trip sees them all."""
-    write_content(root)
+    """The demo content with every optional item field set and a glossary, so the round trip
+    sees them all."""
+    write_glossary(write_content(root))
     items = root / "items" / "demo.yaml"
     text = items.read_text(encoding="utf-8")
     text = text.replace(
@@ -293,6 +294,7 @@ def test_the_cached_model_equals_the_freshly_loaded_one(
     monkeypatch.setattr("studyapp.content.loader.load_content", no_loading)
     cached = load_cached(root, cache_dir)
     assert cached == fresh
+    assert cached.glossary, "both contents have a glossary: its terms must round-trip too"
     if which == "every-field":
         item = cached.items["demo-007"]
         assert item.exam_note == "시험은 예전 설명을 정답으로 본다." and item.siblings == ("demo-008",)
@@ -303,6 +305,12 @@ def test_the_cached_model_equals_the_freshly_loaded_one(
                 getattr(i, field.name)
                 != (field.default if field.default is not dataclasses.MISSING else None)
                 for i in cached.items.values()
+            ), field.name
+        for field in dataclasses.fields(Term):  # the same for the glossary's terms
+            assert any(
+                getattr(term, field.name)
+                != (field.default if field.default is not dataclasses.MISSING else None)
+                for term in cached.glossary.values()
             ), field.name
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -57,23 +58,68 @@ def recompute(drill_id: str) -> float:
         # Only the (first) slowest stage gets k workers.
         i = stages.index(slowest)
         return 1000 / max(t / k if j == i else t for j, t in enumerate(stages))
+    if m := re.fullmatch(r"drill-critical-path-((?:[a-z]\d+[a-z]*-?)+)", drill_id):
+        return simulate_task_graph(m[1])
+    if m := re.fullmatch(r"drill-(mae|rmse)-([\dm-]+)", drill_id):
+        residuals = [-int(v[1:]) if v.startswith("m") else int(v) for v in m[2].split("-")]
+        if m[1] == "mae":
+            return statistics.fmean(abs(e) for e in residuals)
+        return math.sqrt(statistics.fmean(e * e for e in residuals))
+    if m := re.fullmatch(r"drill-r-squared-y([\d-]+)-p([\d-]+)", drill_id):
+        actual = [int(v) for v in m[1].split("-")]
+        predicted = [int(v) for v in m[2].split("-")]
+        unexplained = sum((y - p) ** 2 for y, p in zip(actual, predicted, strict=True))
+        return 1 - unexplained / (len(actual) * statistics.pvariance(actual))
+    if m := re.fullmatch(r"drill-auc-p([\d-]+)-n([\d-]+)", drill_id):
+        return rank_sum_auc([int(v) for v in m[1].split("-")], [int(v) for v in m[2].split("-")])
     raise AssertionError(f"unknown drill id {drill_id}")
+
+
+def simulate_task_graph(spec: str) -> float:
+    """Run `a30-b20a-…` (task, ms, the tasks it waits for) with a worker for every ready task, one
+    millisecond at a time, and return when the last task ends."""
+    tasks = {m[1]: (int(m[2]), set(m[3])) for m in re.finditer(r"([a-z])(\d+)([a-z]*)", spec)}
+    left = {name: time for name, (time, _) in tasks.items()}
+    done: set[str] = set()
+    clock = 0
+    while len(done) < len(tasks):
+        running = [n for n in tasks if n not in done and tasks[n][1] <= done]
+        for name in running:
+            left[name] -= 1
+        clock += 1
+        done |= {name for name in running if left[name] == 0}
+    return float(clock)
+
+
+def rank_sum_auc(positives: list[int], negatives: list[int]) -> float:
+    """AUC from the Mann–Whitney rank sum (ties get their average rank), not by counting pairs."""
+    ranked = sorted(positives + negatives)
+    rank = {v: statistics.fmean(i + 1 for i, w in enumerate(ranked) if w == v) for v in ranked}
+    rank_sum = sum(rank[v] for v in positives)
+    n_pos, n_neg = len(positives), len(negatives)
+    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
 
 
 DRILLS = all_drills()
 
 
 def test_bank_size_ids_and_fields() -> None:
-    assert 25 <= len(DRILLS) <= 40
+    assert 25 <= len(DRILLS) <= 60
     ids = [d.id for d in DRILLS]
     assert len(ids) == len(set(ids))
     for d in DRILLS:
         assert re.fullmatch(r"drill-[a-z0-9-]+", d.id), d.id
-        assert d.topic == "bottleneck-analysis"
-        assert d.checklist in (("amdahl",), ("pipeline-bottleneck",))
+        assert d.topic in ("bottleneck-analysis", "error-decomposition")
+        assert d.checklist in (
+            ("amdahl",),
+            ("pipeline-bottleneck",),
+            ("bias-variance",),
+            ("imbalance-detection",),
+        )
         assert d.prompt and d.explanation and d.tolerance > 0
         assert re.search(r"[가-힣]", d.prompt) and re.search(r"[가-힣]", d.explanation)
-    kinds = {re.sub(r"-[\d-]+(?:-[wn]\d+)?$", "", d.id) for d in DRILLS}
+    # The kind is the id without its parameters (`-90`, `-w3`, `-m4`, `-p90`, `-b20a`).
+    kinds = {re.sub(r"(?:-[a-z]?\d+[a-z]*)+$", "", d.id) for d in DRILLS}
     assert kinds == {
         "drill-amdahl-speedup",
         "drill-amdahl-limit",
@@ -84,7 +130,14 @@ def test_bank_size_ids_and_fields() -> None:
         "drill-pipeline-parallel",
         "drill-pipeline-fill",
         "drill-little",
+        "drill-critical-path",
+        "drill-mae",
+        "drill-rmse",
+        "drill-r-squared",
+        "drill-auc",
     }
+    counts = {kind: sum(d.id.startswith(kind + "-") for d in DRILLS) for kind in kinds}
+    assert all(count >= 3 for count in counts.values()), counts
 
 
 def test_bank_is_deterministic() -> None:
@@ -108,6 +161,49 @@ def test_grade_within_and_outside_tolerance(drill: Drill) -> None:
     decimals = round(-math.log10(tol))
     assert grade(drill, f"{a:.{decimals}f}{drill.unit}") is True
     assert grade(drill, f"{a:.{decimals}f}".replace(".", ",")) is True
+
+
+def _by_id(prefix: str) -> list[Drill]:
+    return [d for d in DRILLS if d.id.startswith(prefix)]
+
+
+def test_regression_metric_drills_show_what_each_metric_weighs() -> None:
+    """RMSE is never below the MAE of the same residuals, equal only when every residual has the
+    same size; one R² drill is negative (worse than predicting the mean); each is in 에러 분해."""
+    maes = {d.id.removeprefix("drill-mae-"): d.answer for d in _by_id("drill-mae-")}
+    for drill in _by_id("drill-rmse-"):
+        residuals = drill.id.removeprefix("drill-rmse-")
+        mean_abs = maes.get(residuals, recompute(f"drill-mae-{residuals}"))
+        assert drill.answer >= mean_abs - 1e-12
+        sizes = {v.lstrip("m") for v in residuals.split("-")}
+        assert (abs(drill.answer - mean_abs) < 1e-12) == (len(sizes) == 1), drill.id
+        assert "MAE" in drill.explanation and "MSE" in drill.explanation
+    assert any(d.answer < 0 for d in _by_id("drill-r-squared-"))
+    assert {d.topic for d in _by_id("drill-mae-") + _by_id("drill-rmse-") + _by_id("drill-r-squared-")} == {
+        "error-decomposition"
+    }
+
+
+def test_auc_drills_count_ties_as_half() -> None:
+    tied = [d for d in _by_id("drill-auc-") if "동점 0개" not in d.explanation]
+    assert tied, "no AUC drill has a tie"
+    for drill in tied:
+        positives, negatives = (
+            [int(v) for v in part.split("-")]
+            for part in re.fullmatch(r"drill-auc-p([\d-]+)-n([\d-]+)", drill.id).groups()  # type: ignore[union-attr]
+        )
+        strict = sum(p > n for p in positives for n in negatives) / (len(positives) * len(negatives))
+        assert drill.answer > strict  # a tie adds ½, not 0
+        assert grade(drill, f"{strict:.2f}") is False  # counting ties as losses is marked wrong
+    assert {d.checklist for d in _by_id("drill-auc-")} == {("imbalance-detection",)}
+
+
+def test_critical_path_is_shorter_than_the_serial_sum() -> None:
+    for drill in _by_id("drill-critical-path-"):
+        serial = sum(int(t) for t in re.findall(r"[a-z](\d+)", drill.id.removeprefix("drill-critical-path-")))
+        assert drill.answer < serial
+        assert grade(drill, str(serial)) is False  # adding every task up is the classic miss
+        assert f"{serial} ms" in drill.explanation and "→" in drill.explanation
 
 
 def test_grade_parses_the_ways_people_type() -> None:
@@ -165,12 +261,15 @@ def test_no_drill_repeats_the_numbers_of_an_item() -> None:
     from studyapp import locations
     from studyapp.content.loader import load_content
 
-    items = load_content(locations.content_dir()).items_for_topic("bottleneck-analysis")
-    assert items
+    content = load_content(locations.content_dir())
+    assert content.items_for_topic("bottleneck-analysis")
     for drill in DRILLS:
+        items = content.items_for_topic(drill.topic)
         parameters = {f"{float(n):g}" for n in re.findall(r"\d+", drill.id)}
         if m := re.search(r"karp-flatt-(\d+)-", drill.id):  # the id holds the speedup × 100
             parameters = (parameters - {f"{float(m[1]):g}"}) | {f"{int(m[1]) / 100:g}"}
+        if drill.id.startswith("drill-auc-"):  # scores × 100 too
+            parameters = {f"{int(n) / 100:g}" for n in re.findall(r"\d+", drill.id)}
         decimals = round(-math.log10(drill.tolerance))
         answer = f"{float(f'{drill.answer:.{decimals}f}'):g}"
         for item in items:

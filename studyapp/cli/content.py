@@ -82,6 +82,8 @@ def cmd_check(args: argparse.Namespace, t: Translator) -> int:
     print(
         t("check.ok", topics=len(content.topics), items=len(content.items), checklist=len(content.checklist))
     )
+    if content.glossary:  # content/glossary.yaml is optional
+        print(t("check.glossary", terms=len(content.glossary)))
     return EXIT_OK
 
 

@@ -3,7 +3,8 @@
 Options (only with `--mode exam`): `--time-limit` (minutes, or `90s`, `1h`), `--pass-mark`
 (percent, default 60), `--retry ATTEMPT` (the misses of an archived attempt; `last` for the
 latest), `--schedule` / `--no-schedule` (default: the exam does not touch FSRS). `--count`,
-`--topic`, `--checklist`, `--seed` work as for any quiz; `--kind ox` asks O/X instead of 4-choice.
+`--topic`, `--checklist`, `--seed` work as for any quiz; `--kind ox` asks O/X instead of 4-choice,
+`--kind glossary` only "다음 설명에 해당하는 것은?" questions (the default mix has a share of them).
 
 Line mode (`--plain`): numbered questions, the time left shown with each; `1`–`4` (or `o`/`x`)
 answers, `f` flags the question for review, `g N` jumps to question N, `n`/Enter next, `p` back,
@@ -27,6 +28,7 @@ from studyapp.progress.store import ProgressStore
 from studyapp.quiz.exam import (
     DEFAULT_PASS_MARK,
     KIND_CHOICE,
+    KIND_GLOSSARY,
     KIND_OX,
     ExamSession,
     ExamSettings,
@@ -43,12 +45,14 @@ def settings_from_args(args: argparse.Namespace, default_pass_mark: float | None
     default_pass_mark = default_pass_mark or ExamSettings().pass_mark
     kind = getattr(args, "kind", None)
     if kind == "drill":
-        raise StudyappError("an exam asks 4-choice or O/X questions: use --kind choice (default) or ox")
+        raise StudyappError(
+            "an exam asks 4-choice, O/X or glossary questions: use --kind choice (default), ox or glossary"
+        )
     return ExamSettings(
         count=args.count if args.count is not None else ExamSettings().count,
         time_limit_s=args.time_limit,
         pass_mark=args.pass_mark if args.pass_mark is not None else default_pass_mark,
-        kind=KIND_OX if kind == "ox" else KIND_CHOICE,
+        kind={"ox": KIND_OX, "glossary": KIND_GLOSSARY}.get(kind or "", KIND_CHOICE),
         topic=args.topic,
         checklist=args.checklist,
         schedule=bool(args.schedule),

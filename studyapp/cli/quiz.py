@@ -1,5 +1,5 @@
-"""`studyapp quiz`: options, the 4-choice dump, and handing over to the TUI, the line mode or the
-mock exam (`studyapp.cli.exam`)."""
+"""`studyapp quiz`: options, the 4-choice and glossary dumps, and handing over to the TUI, the
+line mode or the mock exam (`studyapp.cli.exam`)."""
 
 from __future__ import annotations
 
@@ -50,18 +50,24 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     quiz.add_argument(
         "--kind",
         choices=QUIZ_KINDS,
-        help="ox, choice (4지선다), drill, or mixed (default: mixed; ox for --mode wrong; choice for --mode exam)",
+        help="ox, choice (4지선다), drill, glossary (다음 설명에 해당하는 것은?), or mixed "
+        "(default: mixed; ox for --mode wrong; choice for --mode exam)",
     )
     quiz.add_argument(
         "--dump",
         type=_positive_int,
         metavar="N",
-        help="print N generated 4-choice questions (with --kind choice) and exit; progress untouched",
+        help="print N generated 4-choice questions (with --kind choice or glossary) and exit; "
+        "progress untouched",
     )
     quiz.add_argument("--json", action="store_true", help="with --dump: print JSON")
     quiz.add_argument("--plain", action="store_true", help="line mode without the TUI (reads o/x from stdin)")
     quiz.add_argument("--exam-date", type=parse_exam_date, metavar="YYYY-MM-DD", help="store your exam date")
-    quiz.add_argument("--no-drills", action="store_true", help="O/X items only, no calculation drills")
+    quiz.add_argument(
+        "--no-drills",
+        action="store_true",
+        help="O/X items only (and 4-choice questions built from them): no calculation drills or glossary terms",
+    )
     quiz.add_argument("--seed", type=int, help=argparse.SUPPRESS)
     add_exam_options(quiz)  # --time-limit, --pass-mark, --retry, --schedule/--no-schedule
     quiz.set_defaults(handler=cmd_quiz)
@@ -90,32 +96,46 @@ def _positive_int(text: str) -> int:
 
 
 def dump_choice_questions(args: argparse.Namespace, content: Content) -> int:
-    """`quiz --kind choice --dump N [--json]`: generated questions for scripts; no store is opened."""
-    # the generator (with the cue solver and the similarity index) is not on the TUI's start path
+    """`quiz --kind choice|glossary --dump N [--json]`: generated questions for scripts, both in
+    one shape (stem, four options, answer index); no store is opened."""
+    # the generators (the 4-choice one with the cue solver and the similarity index) are not on
+    # the TUI's start path
     from studyapp.quiz.choice import generate_choice_questions, topic_titles
+    from studyapp.quiz.glossary import generate_glossary_questions
 
     topics = topic_family(content, args.topic) if args.topic else None
-    questions = generate_choice_questions(
-        content.items.values(), args.dump, random.Random(args.seed), topics, titles=topic_titles(content)
-    )
+    rng = random.Random(args.seed)
+    questions: list[Any]
+    if args.kind == "glossary":
+        questions = generate_glossary_questions(content.glossary, args.dump, rng, topics)
+    else:
+        questions = generate_choice_questions(
+            content.items.values(), args.dump, rng, topics, titles=topic_titles(content)
+        )
+    rows = [q.to_dict() for q in questions]
     if args.json:
-        print(json.dumps([q.to_dict() for q in questions], ensure_ascii=False, indent=2))
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
         return EXIT_OK
-    for number, question in enumerate(questions, start=1):
-        print(f"{number}. [{question.topic}] {question.stem}")
-        for index, item in enumerate(question.options):
-            mark = "*" if index == question.answer_index else " "
-            print(f"  {mark}{index + 1}) {item.statement}  [{item.id}]")
+    for number, row in enumerate(rows, start=1):
+        stem = row["stem"].replace("\n", "\n   ")  # a glossary stem: the definition on its own line
+        print(f"{number}. [{row['topic']}] {stem}")
+        for index, option in enumerate(row["options"]):
+            mark = "*" if index == row["answer"] else " "
+            print(f"  {mark}{index + 1}) {option['text']}  [{option['item_id']}]")
     return EXIT_OK
 
 
 def cmd_quiz(args: argparse.Namespace, t: Translator) -> int:
     check_option_scope(args, t)
-    if args.dump is not None and args.kind != "choice":
-        raise StudyappError("quiz: --dump prints generated 4-choice questions; use it with --kind choice")
+    if args.dump is not None and args.kind not in ("choice", "glossary"):
+        raise StudyappError(
+            "quiz: --dump prints generated 4-choice questions; use it with --kind choice or --kind glossary"
+        )
     if args.json and args.dump is None:
         raise StudyappError("quiz: --json goes with --dump N (the quiz itself is interactive)")
     content = load_content(args)
+    if args.kind == "glossary" and not content.glossary:
+        raise StudyappError(t("glossary.none"))
     if args.dump is not None:
         return dump_choice_questions(args, content)
     store = open_store(args)

@@ -35,16 +35,18 @@ from studyapp.content.model import (
     Item,
     Location,
     Section,
+    Term,
     Topic,
 )
 
-CACHE_FORMAT = 3  # 1 was a pickle (never read again), 2 a self-describing JSON
+CACHE_FORMAT = 4  # 1 a pickle (never read again), 2 a self-describing JSON, 3 without the glossary
 MAX_CACHE_BYTES = 64 * 1024 * 1024  # the real cache is a few hundred KB; anything bigger is not ours
 
 # The only classes a cache file can produce. Fields are taken from the dataclasses themselves, so
 # a field added to the model is cached (and checked by tests/test_content_cache.py) automatically.
 _MODEL_TYPES: dict[str, type] = {
-    cls.__name__: cls for cls in (Content, Topic, Section, Bullet, Example, Item, ChecklistEntry, Location)
+    cls.__name__: cls
+    for cls in (Content, Topic, Section, Bullet, Example, Item, ChecklistEntry, Term, Location)
 }
 
 

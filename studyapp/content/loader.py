@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from studyapp.content.glossary import GLOSSARY_FILE, read_glossary
 from studyapp.content.model import (
     ANSWERS,
     REQUIRED_SECTIONS,
@@ -23,6 +24,7 @@ from studyapp.content.model import (
     Item,
     Location,
     Section,
+    Term,
     Topic,
 )
 from studyapp.content.problems import ContentError, Problem
@@ -664,6 +666,14 @@ def check_content(root: Path, known_labs: set[str] | None = None) -> tuple[Conte
                 entry.location.path,
             )
 
+    # Optional, and read last: the coverage checks above do not depend on it.
+    glossary: dict[str, Term] = {}
+    glossary_file = root / GLOSSARY_FILE  # the terms of "다음 설명에 해당하는 것은?" questions
+    if glossary_file.exists() or glossary_file.is_symlink():  # a broken link is a problem
+        data = parse(glossary_file)
+        if data is not None:
+            glossary = read_glossary(c, data, glossary_file, set(topics))
+
     content = Content(
         root=root,
         topics=topics,
@@ -671,6 +681,7 @@ def check_content(root: Path, known_labs: set[str] | None = None) -> tuple[Conte
         checklist=checklist,
         checklist_title=checklist_title,
         misconceptions={tag: label for tag, (label, _) in misconceptions.items()},
+        glossary=glossary,
     )
     problems = sorted(c.problems, key=lambda p: (str(p.path), p.line, p.message))
     usable = not any(not p.warning for p in problems)

@@ -1,4 +1,5 @@
-"""The typed content model: topics (concept cards), O/X items and the exam checklist.
+"""The typed content model: topics (concept cards), O/X items, the exam checklist and the
+glossary (terms with their definitions, for "다음 설명에 해당하는 것은?" questions).
 
 Everything here is plain data built by `studyapp.content.loader`; nothing imports a UI.
 """
@@ -128,6 +129,27 @@ class ChecklistEntry:
     location: Location
 
 
+@dataclass(frozen=True)
+class Term:
+    """A glossary entry (content/glossary.yaml): a term, its English name, a one-sentence
+    definition, its topic and the terms a learner confuses it with (the first distractors)."""
+
+    id: str
+    term: str  # Korean, as the exam writes it
+    term_en: str
+    topic: str
+    definition: str
+    confused_with: tuple[str, ...] = ()  # other term ids
+    location: Location = field(default_factory=lambda: Location(Path("?")))
+
+    @property
+    def label(self) -> str:
+        """`테스트 스텁 (test stub)`; the name alone when both spellings are the same."""
+        if self.term.casefold() == self.term_en.casefold():
+            return self.term
+        return f"{self.term} ({self.term_en})"
+
+
 @dataclass
 class Content:
     root: Path
@@ -136,6 +158,7 @@ class Content:
     checklist: list[ChecklistEntry]
     checklist_title: str
     misconceptions: dict[str, str]
+    glossary: dict[str, Term] = field(default_factory=dict)  # id → term; empty without glossary.yaml
 
     def ordered_topics(self) -> list[Topic]:
         return sorted(self.topics.values(), key=lambda t: (t.order, t.id))

@@ -5,6 +5,7 @@ Content (cards, items) stays Korean and lives in content/; this is only the inte
 STRINGS: dict[str, str] = {
     # the command line (check, topics, cards)
     "check.ok": "content ok: {topics} topics, {items} items, {checklist} checklist items",
+    "check.glossary": "glossary: {terms} terms",
     "check.failed": "{count} content problem(s)",
     "topics.header": "topic",
     "topics.items": "items",
@@ -589,6 +590,9 @@ STRINGS: dict[str, str] = {
     "choice.no_pick": "don't know",
     "choice.key": "answer",
     "choice.picked": "your pick",
+    # glossary questions (다음 설명에 해당하는 것은?)
+    "glossary.label": "Term",
+    "glossary.none": "no glossary (content/glossary.yaml): there are no term questions to ask",
     # notifications
     "notify.not_saved": "Not saved yet — kept, will retry",
     # issue 23: the TUI walkthrough, Anki export, serve, plots

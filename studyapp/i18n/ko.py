@@ -5,6 +5,7 @@ Content (cards, items) stays Korean and lives in content/; this is only the inte
 STRINGS: dict[str, str] = {
     # the command line (check, topics, cards)
     "check.ok": "콘텐츠 정상: 주제 {topics}개, 문항 {items}개, 체크리스트 {checklist}개",
+    "check.glossary": "용어집: 용어 {terms}개",
     "check.failed": "콘텐츠 문제 {count}건",
     "topics.header": "주제",
     "topics.items": "문항",
@@ -589,6 +590,9 @@ STRINGS: dict[str, str] = {
     "choice.no_pick": "모르겠음",
     "choice.key": "정답",
     "choice.picked": "내 선택",
+    # glossary questions (다음 설명에 해당하는 것은?)
+    "glossary.label": "용어",
+    "glossary.none": "용어집(content/glossary.yaml)이 없어 용어 문제를 낼 수 없습니다.",
     # notifications
     "notify.not_saved": "아직 저장 못 함 — 기억해 두고 다시 저장합니다",
     # issue 23: the TUI walkthrough, Anki export, serve, plots

@@ -1,4 +1,5 @@
-"""Calculation drills: numeric questions on Amdahl's law, pipelines and Little's law.
+"""Calculation drills: numeric questions on Amdahl's law, pipelines, Little's law, the critical
+path of a task graph, regression metrics and AUC.
 
 Each drill is answered with a number and graded within an absolute tolerance. The bank is fixed
 and deterministic, so a drill's id is stable and progress can be keyed by it like an O/X item.
@@ -14,9 +15,16 @@ answer from the id alone:
     drill-pipeline-parallel-{a}-{b}-...-w{k}     the slowest stage gets k workers: 1000 / max(t_i / k_i)
     drill-pipeline-fill-{a}-{b}-...-n{N}         N items through the stages, in ms: sum + (N - 1) max
     drill-little-{λ}-{W}                items in the system, λ per second staying W ms: λ W / 1000
+    drill-critical-path-{a30}-{b20a}-...         task letter, time in ms, the letters it waits for:
+                                                 the longest path through the graph (critical path)
+    drill-mae-{e1}-{e2}-...             residuals (m for minus: m4 is −4): mean |e|
+    drill-rmse-{e1}-{e2}-...            residuals: √(mean e²)
+    drill-r-squared-y{y1}-...-p{ŷ1}-... actual and predicted values: 1 − Σ(y − ŷ)² / Σ(y − ȳ)²
+    drill-auc-p{s1}-...-n{s1}-...       scores ×100 of the positives, then the negatives: the share of
+                                        (positive, negative) pairs ranked right, a tie counting ½
 
-The parameters are chosen so that no drill repeats the numbers of an O/X item in
-content/items/bottleneck-analysis.yaml (a learner who met the item would get the drill for free):
+The parameters are chosen so that no drill repeats the numbers of an O/X item of its topic
+(a learner who met the item would get the drill for free):
 e.g. the items use Amdahl's limit for 90 %, Gustafson 10 % on 8, Karp–Flatt 1.6 on 2 and the
 5/20/10 ms pipeline (its 50 items/s, its doubled middle stage), so the drills do not.
 
@@ -31,6 +39,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from studyapp.quiz.numbers import parse_number, within
 
 TOPIC = "bottleneck-analysis"
+ERRORS_TOPIC = "error-decomposition"  # regression metrics and AUC
 
 
 @dataclass(frozen=True)
@@ -309,13 +318,175 @@ def little(arrivals_per_s: int, stay_ms: int) -> Drill:
     )
 
 
+def _signed(value: float) -> str:
+    """`−4` with the minus sign typeset, `3` as is."""
+    return f"−{-value:g}" if value < 0 else f"{value:g}"
+
+
+def _id_numbers(values: tuple[int, ...]) -> str:
+    """Residuals in an id: `m` for minus, so `-` stays the separator (2, −1 → `2-m1`)."""
+    return "-".join(f"m{-v}" if v < 0 else str(v) for v in values)
+
+
+def critical_path(tasks: tuple[tuple[str, int, str], ...]) -> Drill:
+    """The shortest time a task graph can finish in with as many workers as it can use: the
+    longest chain of waiting tasks. `tasks`: (letter, time in ms, the letters it waits for), each
+    task after the ones it waits for."""
+    finish: dict[str, int] = {}
+    before: dict[str, str | None] = {}  # the predecessor that finishes last: the path back
+    steps = []
+    for name, time_ms, waits_for in tasks:
+        start = max((finish[w] for w in waits_for), default=0)
+        before[name] = max(waits_for, key=lambda w: finish[w]) if waits_for else None
+        finish[name] = start + time_ms
+        if len(waits_for) > 1:
+            starts = ", ".join(f"{finish[w]}({w.upper()})" for w in waits_for)
+            steps.append(f"{name.upper()}: max({starts}) + {time_ms} = {finish[name]}")
+        elif waits_for:
+            steps.append(f"{name.upper()}: {start}({waits_for.upper()}) + {time_ms} = {finish[name]}")
+        else:
+            steps.append(f"{name.upper()}: {time_ms}")
+    last = max(finish, key=lambda n: finish[n])
+    path: list[str] = []
+    node: str | None = last
+    while node is not None:
+        path.append(node.upper())
+        node = before[node]
+    length = finish[last]
+    serial = sum(time_ms for _, time_ms, _ in tasks)
+    graph = ", ".join(
+        f"{n.upper()} {t} ms" + (f"({'·'.join(w.upper() for w in waits)} 다음)" if waits else "")
+        for n, t, waits in tasks
+    )
+    return Drill(
+        id="drill-critical-path-" + "-".join(f"{n}{t}{waits}" for n, t, waits in tasks),
+        topic=TOPIC,
+        checklist=("amdahl",),
+        prompt=f"작업과 소요 시간, 선행 작업이 다음과 같다: {graph}. 작업자가 충분히 많아 선행 작업이 끝난 "
+        f"작업은 곧바로 시작할 수 있을 때, 모든 작업을 마치는 데 걸리는 최소 시간(임계 경로의 길이)은 몇 "
+        f"ms인가? ({_DECIMALS_NOTE[0]})",
+        answer=float(length),
+        tolerance=_tolerance(0),
+        unit="ms",
+        explanation=(
+            f"각 작업이 가장 일찍 끝나는 시각 = 선행 작업 중 가장 늦게 끝나는 시각 + 자기 시간: "
+            f"{'; '.join(steps)}. 가장 늦게 끝나는 작업까지 거꾸로 따라가면 임계 경로 "
+            f"{' → '.join(reversed(path))} = {length} ms이다. 모든 작업 시간의 합 {serial} ms는 작업자 1명일 때의 "
+            f"시간이고, 작업자를 아무리 늘려도 임계 경로보다 빨라질 수 없으므로 속도 향상은 최대 "
+            f"{serial} / {length} {_approx(serial / length, 2)}배다. 임계 경로 밖 작업을 줄여도 전체 시간은 줄지 않는다."
+        ),
+    )
+
+
+def mae(residuals: tuple[int, ...]) -> Drill:
+    value = sum(abs(e) for e in residuals) / len(residuals)
+    shown = ", ".join(_signed(e) for e in residuals)
+    return Drill(
+        id=f"drill-mae-{_id_numbers(residuals)}",
+        topic=ERRORS_TOPIC,
+        checklist=("bias-variance",),
+        prompt=f"회귀 모델의 잔차(실제값 − 예측값)가 {shown}이다. 평균 절대 오차(MAE)는? ({_DECIMALS_NOTE[2]})",
+        answer=value,
+        tolerance=_tolerance(2),
+        unit="",
+        explanation=(
+            f"MAE = Σ|e| / n = ({' + '.join(str(abs(e)) for e in residuals)}) / {len(residuals)} "
+            f"{_approx(value, 2)}. 부호를 없애고 평균하므로 양의 오차와 음의 오차가 상쇄되지 않는다(잔차를 그대로 "
+            f"평균하면 {_fmt(sum(residuals) / len(residuals), 2)}). 오차의 크기에 비례해 반영하므로 MSE·RMSE보다 "
+            "이상치에 덜 민감하고, 단위는 목표값과 같다."
+        ),
+    )
+
+
+def rmse(residuals: tuple[int, ...]) -> Drill:
+    mse = sum(e * e for e in residuals) / len(residuals)
+    value = mse**0.5
+    mean_abs = sum(abs(e) for e in residuals) / len(residuals)
+    shown = ", ".join(_signed(e) for e in residuals)
+    if abs(value - mean_abs) < 1e-9:
+        lesson = "모든 잔차의 크기가 같으면 RMSE는 MAE와 같고, 크기가 고르지 않을수록 RMSE가 MAE보다 커진다."
+    else:
+        lesson = (
+            f"같은 잔차로 구한 MAE({_fmt(mean_abs, 2)})보다 크다: 오차를 제곱해 평균하므로 큰 오차(이상치)가 "
+            "더 크게 반영되어 늘 RMSE ≥ MAE이고, 큰 오차 하나가 RMSE를 끌어올린다."
+        )
+    return Drill(
+        id=f"drill-rmse-{_id_numbers(residuals)}",
+        topic=ERRORS_TOPIC,
+        checklist=("bias-variance",),
+        prompt=f"회귀 모델의 잔차(실제값 − 예측값)가 {shown}이다. 평균 제곱근 오차(RMSE)는? ({_DECIMALS_NOTE[2]})",
+        answer=value,
+        tolerance=_tolerance(2),
+        unit="",
+        explanation=(
+            f"MSE = Σe² / n = ({' + '.join(str(e * e) for e in residuals)}) / {len(residuals)} "
+            f"{_approx(mse, 2)}, RMSE = √MSE {_approx(value, 2)}. 제곱근을 씌워 단위를 목표값과 맞춘 것이다. {lesson}"
+        ),
+    )
+
+
+def r_squared(actual: tuple[int, ...], predicted: tuple[int, ...]) -> Drill:
+    mean = sum(actual) / len(actual)
+    ss_res = sum((y - p) ** 2 for y, p in zip(actual, predicted, strict=True))
+    ss_tot = sum((y - mean) ** 2 for y in actual)
+    value = 1 - ss_res / ss_tot
+    if value < 0:
+        lesson = "R²가 음수이면 이 모델은 늘 평균 ȳ만 내놓는 모델보다도 못하다. R²는 0–1 사이로 정해진 값이 아니다."
+    else:
+        lesson = (
+            f"목표값의 분산 중 {_fmt(value * 100, 0)} %를 모델이 설명한다는 뜻이다(평균만 내놓는 모델은 0)."
+        )
+    return Drill(
+        id="drill-r-squared-y" + "-".join(map(str, actual)) + "-p" + "-".join(map(str, predicted)),
+        topic=ERRORS_TOPIC,
+        checklist=("bias-variance",),
+        prompt=f"실제값이 {', '.join(map(str, actual))}이고 회귀 모델의 예측값이 차례로 "
+        f"{', '.join(map(str, predicted))}이다. 결정 계수 R²는? ({_DECIMALS_NOTE[2]})",
+        answer=value,
+        tolerance=_tolerance(2),
+        unit="",
+        explanation=(
+            f"R² = 1 − SS_res / SS_tot. 평균 ȳ = {mean:g}, SS_tot = Σ(y − ȳ)² = {ss_tot:g}, "
+            f"SS_res = Σ(y − ŷ)² = {ss_res:g}이므로 R² = 1 − {ss_res:g} / {ss_tot:g} {_approx(value, 2)}. {lesson}"
+        ),
+    )
+
+
+def auc(positives: tuple[int, ...], negatives: tuple[int, ...]) -> Drill:
+    """ROC AUC by its ranking meaning, scores given ×100 (`90` is 0.90)."""
+    wins = sum(1 for p in positives for n in negatives if p > n)
+    ties = sum(1 for p in positives for n in negatives if p == n)
+    pairs = len(positives) * len(negatives)
+    value = (wins + 0.5 * ties) / pairs
+
+    def scores(values: tuple[int, ...]) -> str:
+        return ", ".join(f"{v / 100:.2f}" for v in values)
+
+    return Drill(
+        id="drill-auc-p" + "-".join(map(str, positives)) + "-n" + "-".join(map(str, negatives)),
+        topic=ERRORS_TOPIC,
+        checklist=("imbalance-detection",),
+        prompt=f"분류기가 양성 샘플 {len(positives)}개에 {scores(positives)}, 음성 샘플 {len(negatives)}개에 "
+        f"{scores(negatives)}의 점수를 주었다. ROC AUC는? (동점인 쌍은 ½로 셈, {_DECIMALS_NOTE[2]})",
+        answer=value,
+        tolerance=_tolerance(2),
+        unit="",
+        explanation=(
+            f"AUC는 무작위로 고른 양성이 무작위로 고른 음성보다 높은 점수를 받을 확률이다(동점은 ½). (양성, 음성) 쌍 "
+            f"{len(positives)} × {len(negatives)} = {pairs}개 중 양성이 높은 쌍 {wins}개, 동점 {ties}개이므로 "
+            f"AUC = ({wins} + ½ × {ties}) / {pairs} {_approx(value, 2)}. 임계값을 하나도 정하지 않고 순위만으로 "
+            "구하며, 무작위 분류기는 0.5, 양성을 모두 음성보다 높게 매기면 1이다."
+        ),
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # The bank
 # ---------------------------------------------------------------------------------------------
 
 
 def all_drills() -> list[Drill]:
-    """The fixed bank, in a stable order (about 30 drills)."""
+    """The fixed bank, in a stable order (about 50 drills)."""
     drills = [
         amdahl_speedup(p, n)
         for p, n in ((90, 8), (95, 16), (80, 4), (70, 2), (50, 8), (99, 100), (90, 16), (60, 4))
@@ -332,6 +503,32 @@ def all_drills() -> list[Drill]:
     drills += [pipeline_parallel(t, k) for t, k in (((5, 30, 15), 3), ((10, 40, 25), 2), ((30, 10, 12), 3))]
     drills += [pipeline_fill(t, n) for t, n in (((4, 12, 6), 50), ((10, 25, 15), 20), ((3, 8, 5, 2), 10))]
     drills += [little(lam, w) for lam, w in ((120, 75), (64, 90), (30, 500))]
+    drills += [
+        critical_path(graph)
+        for graph in (
+            (("a", 30, ""), ("b", 20, "a"), ("c", 45, "a"), ("d", 10, "bc"), ("e", 25, "b")),
+            (("a", 10, ""), ("b", 40, "a"), ("c", 15, "a"), ("d", 20, "c"), ("e", 25, "bd"), ("f", 5, "e")),
+            (("a", 20, ""), ("b", 35, ""), ("c", 15, "a"), ("d", 30, "ab"), ("e", 10, "cd")),
+        )
+    ]
+    drills += [mae(e) for e in ((2, -1, 0, 3, -4), (1, -2, 1, -1, 6), (-3, 1, -2, 5))]
+    drills += [rmse(e) for e in ((2, -1, 0, 3, -4), (1, -1, 1, -1, 8), (9, -9, -9, 9))]
+    drills += [
+        r_squared(y, p)
+        for y, p in (
+            ((3, 5, 7, 9), (2, 5, 8, 9)),
+            ((2, 4, 6, 8, 10), (3, 5, 5, 9, 8)),
+            ((1, 3, 5, 7), (4, 2, 6, 3)),
+        )
+    ]
+    drills += [
+        auc(p, n)
+        for p, n in (
+            ((90, 80, 40), (70, 40, 20)),
+            ((60, 55, 30, 90), (50, 65, 10)),
+            ((70, 50, 50), (50, 50, 30, 80)),
+        )
+    ]
     return drills
 
 

@@ -25,15 +25,17 @@ from studyapp.progress.exam_aim import exam_due, exam_moment
 from studyapp.progress.scheduler import Grade, ItemSchedule
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.kinds import kind_of
-from studyapp.quiz.questions import KIND_DRILL, KIND_OX, Question, all_questions
+from studyapp.quiz.questions import KIND_DRILL, KIND_GLOSSARY, KIND_OX, Question, all_questions
 
 # The modes of a practice session. `studyapp quiz --mode exam` is the timed mock exam, a sitting of
 # its own (studyapp/quiz/exam.py): it never goes through QuizSession.
 SESSION_MODES = ("due", "new", "wrong", "cram")
 MODES = (*SESSION_MODES[:3], "exam", SESSION_MODES[3])  # what `--mode` accepts
-# What a session asks: O/X statements, 4-choice questions built from them, calculation drills, or
-# a mix (O/X and drills with every third O/X item asked as a 4-choice question).
-QUIZ_KINDS = ("ox", "choice", "drill", "mixed")
+# What a session asks: O/X statements, 4-choice questions built from them, calculation drills,
+# glossary questions ("다음 설명에 해당하는 것은?", when content/glossary.yaml exists), or a mix (O/X,
+# drills and glossary terms in their share of the bank, every third O/X item asked as a 4-choice
+# question).
+QUIZ_KINDS = ("ox", "choice", "drill", "glossary", "mixed")
 DEFAULT_COUNT = 20
 DEFAULT_NEW_PER_SESSION = 10
 
@@ -44,10 +46,12 @@ class SessionOptions:
     topic: str | None = None  # includes the topic's sub-topics
     checklist: str | None = None
     count: int | None = None
+    # False: the O/X bank only (and 4-choice questions built from it): no drills, no glossary
+    # terms in a mixed session (`--no-drills`). `--kind glossary` asks terms regardless.
     include_drills: bool = True
     seed: int | None = None  # for reproducible order in tests
-    # ox, choice, drill or mixed (QUIZ_KINDS). None: O/X items and drills as before 4-choice
-    # questions existed; `studyapp quiz` passes default_kind(mode) instead.
+    # ox, choice, drill, glossary or mixed (QUIZ_KINDS). None: O/X items and drills as before
+    # 4-choice and glossary questions existed; `studyapp quiz` passes default_kind(mode) instead.
     kind: str | None = None
 
 
@@ -158,12 +162,16 @@ def select_questions(
     if options.count is not None and options.count < 1:
         raise StudyappError("--count must be at least 1")
     rng = random.Random(options.seed)
-    pool = all_questions(content, include_drills=options.include_drills)
     kind = options.kind
     if kind is not None and kind not in QUIZ_KINDS:
         raise StudyappError(f"unknown kind '{kind}'. Kinds: {', '.join(QUIZ_KINDS)}")
-    if kind in ("ox", "choice", "drill"):  # one kind only; mixed keeps both
-        wanted = KIND_DRILL if kind == "drill" else KIND_OX
+    pool = all_questions(
+        content,
+        include_drills=options.include_drills,
+        include_glossary=kind == "glossary" or (kind == "mixed" and options.include_drills),
+    )
+    if kind in ("ox", "choice", "drill", "glossary"):  # one kind only; mixed keeps them all
+        wanted = {"drill": KIND_DRILL, "glossary": KIND_GLOSSARY}.get(kind, KIND_OX)
         pool = {qid: q for qid, q in pool.items() if q.kind == wanted}
     if options.topic:
         family = topic_family(content, options.topic)
@@ -221,15 +229,23 @@ class QuizSession:
             raise StudyappError(f"unknown mode '{self.options.mode}'. Modes: {', '.join(SESSION_MODES)}")
         self.session_id = uuid.uuid4().hex
         self.started_at = store.clock()
-        self._queue = (
+        selected = (
             questions
             if questions is not None
             else select_questions(content, store, self.options, self.started_at)
         )
         # Asking some O/X items as 4-choice questions builds the whole bank's similarity index
-        # (most of a mixed session's start-up). A mixed session never asks its first question as
-        # one, so that waits until the first question is on screen (`prepare`, or the first answer).
+        # (most of a mixed session's start-up), and drawing a glossary question's options loads
+        # its generator. A mixed session asks neither first, so both wait until the first
+        # question is on screen (`prepare`, or the first answer).
         self._to_mix: set[str] | None = None  # the items studied so far, while mixing waits
+        self._unprepared = True  # glossary options not drawn yet (QuestionKind.prepare)
+        self._queue = selected
+        waits = questions is None and self.options.kind == "mixed"
+        if waits:
+            self._queue = first_not_glossary(selected)
+        if not waits or (self._queue and self._queue[0].kind == KIND_GLOSSARY):
+            self._prepare_kinds()  # --kind glossary, given questions, or terms alone: at once
         if questions is None and self.options.kind in ("choice", "mixed"):
             self._to_mix = set(store.schedules())
             if self.options.kind == "choice":
@@ -243,10 +259,19 @@ class QuizSession:
         return self.options.mode
 
     def prepare(self) -> None:
-        """Turn the O/X questions due for it into 4-choice ones (`--kind mixed|choice`), once."""
+        """Turn the O/X questions due for it into 4-choice ones (`--kind mixed|choice`) and draw
+        the glossary questions' options, once."""
         if self._to_mix is not None:
             studied, self._to_mix = self._to_mix, None
             self._queue = with_choice_questions(self.content, self.options, self._queue, studied)
+        self._prepare_kinds()
+
+    def _prepare_kinds(self) -> None:
+        if self._unprepared:
+            self._unprepared = False
+            # The first question stays as it is (it may be on screen): prepared at start, or not
+            # one a kind prepares (first_not_glossary).
+            self._queue = prepared(self.content, self._queue, self.options.seed)
 
     @property
     def queue(self) -> list[Question]:
@@ -378,6 +403,25 @@ def with_choice_questions(
     from studyapp.quiz.choice import mix_into_queue, shared_builder
 
     return mix_into_queue(shared_builder(content), selected, kind, rng, studied=studied)
+
+
+def first_not_glossary(queue: list[Question]) -> list[Question]:
+    """`queue` with its first question that is not a glossary one moved to the front, so a mixed
+    session can paint it before any glossary options are drawn; unchanged when it has none."""
+    first = next((index for index, question in enumerate(queue) if question.kind != KIND_GLOSSARY), None)
+    if not first:  # 0: nothing to move; None: terms alone, prepared at once
+        return list(queue)
+    return [queue[first], *queue[:first], *queue[first + 1 :]]
+
+
+def prepared(content: Content, queue: list[Question], seed: int | None = None) -> list[Question]:
+    """Each question as its kind asks it (a glossary question draws its options here); one whose
+    content is gone since it was selected is left out."""
+    # Seeded apart from the selection and the 4-choice mix, which keep their orders as before.
+    rng = random.Random(None if seed is None else seed + 2)
+    queued = frozenset(question.id for question in queue)
+    ready = (kind_of(question).prepare(question, content, rng, queued) for question in queue)
+    return [question for question in ready if question is not None]
 
 
 def due_window_end(now: datetime, tz: tzinfo | None = None) -> datetime:

@@ -1,7 +1,9 @@
 """The mock exam (`studyapp quiz --mode exam`): a timed sitting graded only at the end.
 
 One `ExamSession` per attempt. Questions are 4-choice (4지선다, built by `studyapp.quiz.choice`)
-by default, O/X when the choice generator is unavailable or `--kind ox` asks for it. The learner
+by default, with a share (`GLOSSARY_SHARE`) of glossary questions ("다음 설명에 해당하는 것은?",
+`studyapp.quiz.glossary`) when content/glossary.yaml exists; O/X when the choice generator is
+unavailable or `--kind ox` asks for it; glossary questions only with `--kind glossary`. The learner
 answers in any order, flags questions for review and jumps between them; nothing is graded and no
 explanation is shown until the exam is submitted — by the learner or by the clock. The result is
 the score, pass/fail against the pass mark (60 % by default), the score per topic, the time used
@@ -13,7 +15,7 @@ lost), finished on submit; `retry_questions` asks an archived attempt's misses a
 an exam does not touch the FSRS schedule (`schedule=False`): a mock exam measures, it does not
 drill, and 30 answers in one sitting would bunch the reviews. `--schedule` opts in; then each
 answer is recorded like a quiz answer (a 4-choice answer credits every option's item the way
-`studyapp.quiz.choice` grades it).
+`studyapp.quiz.choice` grades it, a glossary answer its terms the way `studyapp.quiz.glossary` does).
 
 The clock is injectable (`clock=`): the TUI's countdown and the tests read the same function.
 No Textual here.
@@ -30,15 +32,27 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from studyapp.content.glossary import askable_terms
 from studyapp.content.model import Content, Item
 from studyapp.errors import StudyappError
 from studyapp.progress import exams
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import interleave, topic_family
-from studyapp.quiz.questions import question_from_item
+from studyapp.quiz.glossary import (
+    GlossaryQuestion,
+    build_glossary_question,
+    fresh_glossary_question,
+    generate_glossary_questions,
+    rebuild,
+    record_glossary,
+    term_id_of,
+)
+from studyapp.quiz.questions import glossary_item_id, question_from_item
 
 KIND_CHOICE = "choice"
 KIND_OX = "ox"
+KIND_GLOSSARY = "glossary"  # "다음 설명에 해당하는 것은?": a definition, four terms
+GLOSSARY_SHARE = 0.2  # of a 4-choice exam (rounded down) when the glossary has terms in its scope
 DEFAULT_COUNT = 30
 DEFAULT_PASS_MARK = 0.60
 SECONDS_PER_QUESTION = 60  # default time limit: one minute a question
@@ -55,7 +69,7 @@ class ExamSettings:
     count: int = DEFAULT_COUNT
     time_limit_s: float | None = None  # None: SECONDS_PER_QUESTION × the number of questions
     pass_mark: float = DEFAULT_PASS_MARK  # a share, 0 < pass_mark <= 1
-    kind: str = KIND_CHOICE  # the kind asked for; `ExamSession.kind` says what was built
+    kind: str = KIND_CHOICE  # choice, ox or glossary; `ExamSession.kind` says what was built
     topic: str | None = None
     checklist: str | None = None
     schedule: bool = False  # record answers into FSRS
@@ -71,8 +85,8 @@ class ExamSettings:
             raise StudyappError(
                 f"--time-limit must be between {MIN_TIME_LIMIT_S:.0f} s and {MAX_TIME_LIMIT_S / 3600:.0f} h"
             )
-        if self.kind not in (KIND_CHOICE, KIND_OX):
-            raise StudyappError(f"an exam asks 4-choice or O/X questions, not '{self.kind}'")
+        if self.kind not in (KIND_CHOICE, KIND_OX, KIND_GLOSSARY):
+            raise StudyappError(f"an exam asks 4-choice, O/X or glossary questions, not '{self.kind}'")
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -83,14 +97,15 @@ class ExamSettings:
 class ExamOption:
     item_id: str
     text: str
-    explanation: str
-    true_statement: bool  # the item's O/X answer is O
+    explanation: str  # a glossary option: the term's definition
+    true_statement: bool  # the item's O/X answer is O; a glossary option: the term defined
 
 
 @dataclass(frozen=True)
 class ExamQuestion:
     """One exam question. For 4-choice, `options` are the four statements and `answer` is the
-    1-based number of the key; for O/X, `options` is empty and `answer` is "O" or "X"."""
+    1-based number of the key; for glossary, the same with four terms and the definition in the
+    stem; for O/X, `options` is empty and `answer` is "O" or "X"."""
 
     kind: str
     topic: str
@@ -100,7 +115,7 @@ class ExamQuestion:
     explanation: str = ""  # O/X: the item's explanation (4-choice: each option has its own)
     item_ids: tuple[str, ...] = ()
     misconception: str | None = None
-    source: Any = field(default=None, compare=False, repr=False)  # the ChoiceQuestion, if any
+    source: Any = field(default=None, compare=False, repr=False)  # the Choice/GlossaryQuestion
 
     @property
     def valid_responses(self) -> tuple[str, ...]:
@@ -168,6 +183,35 @@ def from_choice(choice_question: Any) -> ExamQuestion:
     )
 
 
+def from_glossary(question: GlossaryQuestion) -> ExamQuestion:
+    """An ExamQuestion from a glossary question: the options are terms, explained by their definitions."""
+    options = tuple(
+        ExamOption(glossary_item_id(term.id), term.label, term.definition, index == question.answer_index)
+        for index, term in enumerate(question.options)
+    )
+    return ExamQuestion(
+        kind=KIND_GLOSSARY,
+        topic=question.topic,
+        stem=question.stem,
+        answer=str(question.answer_index + 1),
+        options=options,
+        item_ids=tuple(o.item_id for o in options),
+        source=question,
+    )
+
+
+def glossary_scope(content: Content, settings: ExamSettings) -> set[str] | None:
+    """The topics whose terms this exam may ask (None: all); empty when a checklist filter is set
+    (terms are not linked to checklist items)."""
+    if settings.checklist:
+        return set()
+    return topic_family(content, settings.topic) if settings.topic else None
+
+
+def _askable_terms(content: Content, scope: set[str] | None) -> int:
+    return sum(1 for term in askable_terms(content.glossary) if scope is None or term.topic in scope)
+
+
 def exam_pool(content: Content, settings: ExamSettings) -> list[Item]:
     items = sorted(content.items.values(), key=lambda i: i.id)
     if settings.topic:
@@ -186,6 +230,12 @@ def exam_pool(content: Content, settings: ExamSettings) -> list[Item]:
 def build_questions(content: Content, settings: ExamSettings) -> tuple[list[ExamQuestion], str | None]:
     """The exam's questions and, when O/X had to stand in for 4-choice, why (a Translator key)."""
     rng = random.Random(settings.seed)
+    scope = glossary_scope(content, settings)
+    if settings.kind == KIND_GLOSSARY:
+        terms = generate_glossary_questions(content.glossary, settings.count, rng, scope)
+        if not terms:
+            raise StudyappError("no glossary terms match this exam's filters")
+        return [from_glossary(q) for q in terms], None
     pool = exam_pool(content, settings)
     if not pool:
         raise StudyappError("no items match this exam's filters")
@@ -195,11 +245,17 @@ def build_questions(content: Content, settings: ExamSettings) -> tuple[list[Exam
         if module is None:
             notice = "exam.notice.no_choice"  # a Translator key (studyapp/cli/exam.py)
         else:
+            # Without a glossary nothing below draws from `rng`: the same seed, the same exam as before.
+            share = min(int(settings.count * GLOSSARY_SHARE), _askable_terms(content, scope))
             generated = module.generate_choice_questions(
-                pool, settings.count, rng, titles=module.topic_titles(content)
+                pool, settings.count - share, rng, titles=module.topic_titles(content)
             )
             if generated:
-                return [from_choice(q) for q in generated], None
+                wanted = settings.count - len(generated)  # the share, or more if the bank ran short
+                terms = generate_glossary_questions(content.glossary, wanted, rng, scope) if share else []
+                return _mixed(
+                    [from_choice(q) for q in generated], [from_glossary(q) for q in terms], rng
+                ), None
             notice = "exam.notice.too_few"
     shuffled = list(pool)
     rng.shuffle(shuffled)
@@ -207,14 +263,25 @@ def build_questions(content: Content, settings: ExamSettings) -> tuple[list[Exam
     return [ox_question(content.items[q.id]) for q in chosen], notice
 
 
+def _mixed(choices: list[ExamQuestion], terms: list[ExamQuestion], rng: random.Random) -> list[ExamQuestion]:
+    """The glossary questions at random places among the 4-choice ones (each list keeps its order)."""
+    if not terms:
+        return choices
+    total = len(choices) + len(terms)
+    places = set(rng.sample(range(total), len(terms)))
+    term_iter, choice_iter = iter(terms), iter(choices)
+    return [next(term_iter) if index in places else next(choice_iter) for index in range(total)]
+
+
 def retry_questions(
     content: Content, attempt: exams.ExamAttempt, rng: random.Random | None = None
 ) -> list[ExamQuestion]:
     """The misses of an archived `attempt` as questions again (unanswered ones included), with
-    today's explanations. A 4-choice miss comes back as a new question around the same key, its
-    options redrawn where the topic allows (else the same options in another order), so a retry
-    tests the statements, not where the answer sat. A miss whose items were removed from the
-    bank since is left out. `rng`: a seed for tests (default: fresh each time)."""
+    today's explanations. A 4-choice or glossary miss comes back as a new question around the
+    same key, its options redrawn where the topic allows (else the same options in another
+    order), so a retry tests the statements or terms, not where the answer sat. A miss whose
+    items were removed from the bank since is left out. `rng`: a seed for tests (default: fresh
+    each time)."""
     if not attempt.finished:
         raise StudyappError(f"attempt {attempt.short_id} was never submitted: there are no misses to retry")
     rng = rng or random.Random()
@@ -223,6 +290,11 @@ def retry_questions(
     questions: list[ExamQuestion] = []
     for row in attempt.misses:
         ids = [i for i in row.get("item_ids", []) if isinstance(i, str)]
+        if row.get("kind") == KIND_GLOSSARY:
+            retried = _retry_glossary(content, ids, row, rng)
+            if retried is not None:
+                questions.append(retried)
+            continue
         if not ids or any(i not in content.items for i in ids):
             continue
         items = [content.items[i] for i in ids]
@@ -252,6 +324,27 @@ def retry_questions(
     if not questions:
         raise StudyappError(f"attempt {attempt.short_id} has no misses left to retry")
     return questions
+
+
+def _retry_glossary(
+    content: Content, ids: list[str], row: dict[str, Any], rng: random.Random
+) -> ExamQuestion | None:
+    """A glossary miss asked again around the same key term, with today's definitions: other
+    distractors where the glossary has them and the key moved (as a 4-choice retry); None when
+    the key has left the glossary since."""
+    try:
+        answer_index = int(row.get("answer", "")) - 1
+    except (ValueError, TypeError):
+        return None
+    key_id = ids[answer_index] if 0 <= answer_index < len(ids) else ""
+    key = content.glossary.get(term_id_of(key_id) or "")
+    if key is None:
+        return None
+    asked = rebuild(content.glossary, ids, answer_index)
+    if asked is None:  # a distractor left the glossary since: a question drawn afresh
+        drawn = build_glossary_question(key, content.glossary, rng)
+        return from_glossary(drawn) if drawn is not None else None
+    return from_glossary(fresh_glossary_question(asked, content.glossary, rng))
 
 
 def _answer_index(row: dict[str, Any], items: list[Item]) -> int:
@@ -349,7 +442,8 @@ class ExamSession:
         self.questions: list[ExamQuestion] = list(questions)
         self.requested = settings.count  # the bank may hold fewer questions for a narrow scope
         self.settings = replace(settings, count=len(self.questions))
-        self.kind = KIND_CHOICE if any(q.kind == KIND_CHOICE for q in self.questions) else KIND_OX
+        # A glossary question is a 4-choice question too (its options are terms).
+        self.kind = KIND_CHOICE if any(q.options for q in self.questions) else KIND_OX
         self.clock: Clock = clock or store.clock
         self.attempt_id = uuid.uuid4().hex
         self.answers: dict[int, str] = {}  # 0-based index → normalised response
@@ -543,7 +637,8 @@ class ExamSession:
     def _schedule(self, results: Iterable[QuestionResult], when: datetime) -> None:
         """Record the answered questions into FSRS, like quiz answers (only with --schedule).
 
-        Through `ProgressStore.save_answer` (a 4-choice answer through `choice.record_choice`):
+        Through `ProgressStore.save_answer` (a 4-choice answer through `choice.record_choice`, a
+        glossary answer through `glossary.record_glossary`):
         a write that fails is kept by the store and retried, and its reason lands in
         `save_problem`."""
         module = choice_module()
@@ -566,6 +661,9 @@ class ExamSession:
                     **review,
                 )
                 problem = self.store.save_answer(new).problem
+            elif question.kind == KIND_GLOSSARY and isinstance(question.source, GlossaryQuestion):
+                picked = int(record.response) - 1
+                _, problem = record_glossary(self.store, question.source, picked, False, **review)
             elif module is not None and question.source is not None:
                 picked = int(record.response) - 1
                 _, problem = module.record_choice(self.store, question.source, picked, False, **review)

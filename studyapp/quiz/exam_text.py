@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
-from studyapp.quiz.exam import KIND_CHOICE, KIND_OX, ExamResult, ExamSession, QuestionResult
+from studyapp.quiz.exam import (
+    KIND_CHOICE,
+    KIND_OX,
+    ExamOption,
+    ExamQuestion,
+    ExamResult,
+    ExamSession,
+    QuestionResult,
+)
 from studyapp.quiz.presenting import percent, topic_path
 from studyapp.safetext import printable
 from studyapp.timetext import format_clock
@@ -97,6 +105,13 @@ def archive_warning(session: ExamSession, t: Translator) -> str | None:
     return t(key, problem=printable(session.save_problem))
 
 
+def option_truth(question: ExamQuestion, option: ExamOption, t: Translator) -> str:
+    """` — 옳음` after a 4-choice option's statement; nothing after a term (✓ marks the one defined)."""
+    if question.kind != KIND_CHOICE:
+        return ""
+    return " — " + (t("exam.option_true") if option.true_statement else t("exam.option_false"))
+
+
 def miss_lines(record: QuestionResult, content: Content, t: Translator) -> list[str]:
     """One miss: the stem, the learner's answer, the key, and every option's explanation."""
     question = record.question
@@ -112,14 +127,13 @@ def miss_lines(record: QuestionResult, content: Content, t: Translator) -> list[
         + " · "
         + t("exam.key", answer=question.answer),
     ]
-    if question.kind == KIND_CHOICE:
+    if question.options:  # 4-choice, or glossary (its options are terms, explained by definitions)
         for number, option in enumerate(question.options, start=1):
             mine = record.response == str(number)  # ✓ the answer, ✗ a wrong pick (as in the quiz)
             marks = ("✓ " if str(number) == question.answer else "✗ " if mine else "  ") + (
                 "← " if mine else ""
             )
-            truth = t("exam.option_true") if option.true_statement else t("exam.option_false")
-            lines.append(f"   {marks}{number}) {option.text} — {truth}")
+            lines.append(f"   {marks}{number}) {option.text}{option_truth(question, option, t)}")
             lines.append(f"        {option.explanation}")
     else:
         lines.append(f"   {question.explanation}")

@@ -1,5 +1,6 @@
-"""What the quiz asks: O/X items from the content, generated calculation drills, and 4-choice
-questions built from the items (`studyapp.quiz.choice`).
+"""What the quiz asks: O/X items from the content, generated calculation drills, 4-choice
+questions built from the items (`studyapp.quiz.choice`), and glossary questions, "다음 설명에
+해당하는 것은?" with four terms (`studyapp.quiz.glossary`).
 
 All become a `Question`; how each kind is graded, stored and explained is its `QuestionKind`
 (`studyapp.quiz.kinds`), so the engine, the TUI and the line mode handle them the same way.
@@ -12,26 +13,31 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from studyapp.content.model import Content, Item
+from studyapp.content.glossary import askable_terms
+from studyapp.content.model import Content, Item, Term
 from studyapp.quiz import drills
 from studyapp.quiz.drills import Drill
 
 if TYPE_CHECKING:
     from studyapp.quiz.choice import ChoiceQuestion
+    from studyapp.quiz.glossary import GlossaryQuestion
 
 KIND_OX = "ox"
 KIND_DRILL = "drill"
 KIND_CHOICE = "choice"  # 4지선다; graded per option item by studyapp.quiz.choice
+KIND_GLOSSARY = "glossary"  # a definition, four terms (studyapp.quiz.glossary)
+GLOSSARY_PREFIX = "gl-"  # a glossary term's item id: progress is keyed by `gl-<term id>`
+GLOSSARY_STEM = "다음 설명에 해당하는 것은?"
 OPTION_COUNT = 4  # options of a 4-choice question
 
 
 @dataclass(frozen=True)
 class Question:
     id: str
-    kind: str  # "ox", "drill" or "choice"
+    kind: str  # "ox", "drill", "choice" or "glossary"
     topic: str
     prompt: str
-    answer: str  # "O"/"X", or the number as text for drills
+    answer: str  # "O"/"X", the number as text for drills, the key's option number (1-4)
     explanation: str
     section: str | None = None
     misconception: str | None = None
@@ -39,6 +45,8 @@ class Question:
     tolerance: float = 0.0
     unit: str = ""
     choice: ChoiceQuestion | None = field(default=None, compare=False)  # set for KIND_CHOICE
+    # KIND_GLOSSARY once its options are drawn (`QuestionKind.prepare`, via QuizSession.prepare).
+    glossary: GlossaryQuestion | None = field(default=None, compare=False)
 
     @property
     def text_hash(self) -> str:
@@ -76,8 +84,31 @@ def question_from_item(item: Item) -> Question:
     )
 
 
-def all_questions(content: Content, include_drills: bool = True) -> dict[str, Question]:
+def glossary_item_id(term_id: str) -> str:
+    return f"{GLOSSARY_PREFIX}{term_id}"
+
+
+def question_from_term(term: Term) -> Question:
+    """A glossary term as the bank holds it: the definition under the stem, the term as the answer
+    (the key's option number once its options are drawn, when a session asks it: studyapp.quiz.glossary)."""
+    return Question(
+        id=glossary_item_id(term.id),
+        kind=KIND_GLOSSARY,
+        topic=term.topic,
+        prompt=f"{GLOSSARY_STEM}\n{term.definition}",
+        answer=term.label,
+        explanation=f"{term.label}: {term.definition}",
+    )
+
+
+def all_questions(
+    content: Content, include_drills: bool = True, include_glossary: bool = True
+) -> dict[str, Question]:
     questions = {item.id: question_from_item(item) for item in content.items.values()}
+    if include_glossary:
+        for term in askable_terms(content.glossary):
+            question = question_from_term(term)
+            questions[question.id] = question
     if include_drills:
         for drill in drill_index().values():
             if drill.topic in content.topics:

@@ -1,12 +1,15 @@
 """What every question kind provides, so the engine and both front ends treat kinds alike.
 
-A kind says how an answer is typed (`input`), how a response is graded and stored (`read`), what
-the question looks like (`option_lines`, `answer_text`) and what the feedback teaches
-(`feedback`). The TUI and `--plain` render a `FeedbackView` without knowing which kind made it.
+A kind says how an answer is typed (`input`), what it draws before it is asked (`prepare`),
+how a response is graded and stored (`read`), what the question looks like (`option_lines`,
+`answer_text`) and what the feedback teaches (`feedback`). The TUI and `--plain` render a
+`FeedbackView` without knowing which kind made it.
 """
 
 from __future__ import annotations
 
+import random
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -80,6 +83,13 @@ class QuestionKind:
     plain_unreadable_key: ClassVar[str] = "plain.unreadable"
     # The kind's own interface strings ({"ko": {...}, "en": {...}}), registered with the kind.
     strings: ClassVar[dict[str, dict[str, str]]] = {}
+
+    def prepare(
+        self, question: Question, content: Content, rng: random.Random, queued: Collection[str]
+    ) -> Question | None:
+        """Ready a selected question to be asked, e.g. draw its options (`queued`: the ids of the
+        session's questions). None when it cannot be asked any more (its content is gone)."""
+        return question
 
     def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
         """Grade a response; None when it cannot be read (ask again, record nothing)."""

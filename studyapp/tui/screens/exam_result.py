@@ -16,14 +16,13 @@ from textual.widgets import DataTable, Static
 from studyapp.errors import StudyappError
 from studyapp.progress import exams
 from studyapp.quiz.exam import (
-    KIND_CHOICE,
     ExamResult,
     ExamSession,
     QuestionResult,
     retry_questions,
     retry_time_limit,
 )
-from studyapp.quiz.exam_text import archive_warning, score_line, time_used_line, topic_scores
+from studyapp.quiz.exam_text import archive_warning, option_truth, score_line, time_used_line, topic_scores
 from studyapp.quiz.presenting import percent, topic_path
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.screens.exam import close_exam, replace_screen
@@ -91,16 +90,14 @@ class ExamResultScreen(StudyScreen):
                 classes="exam-miss-line",
                 markup=False,
             )
-            if question.kind == KIND_CHOICE:
+            if question.options:  # 4-choice, or glossary terms explained by their definitions
                 for number, option in enumerate(question.options, start=1):
                     # ✓ the answer, ✗ the wrong pick: the same marks as the quiz's feedback
                     picked = record.response == str(number)
                     key = "✓" if str(number) == question.answer else ("✗" if picked else " ")
                     mine = "←" if picked else " "
-                    truth = t("exam.option_true") if option.true_statement else t("exam.option_false")
-                    yield Hanging(
-                        f"{key}{mine} {number})", f"{option.text} — {truth}", classes="exam-miss-line"
-                    )
+                    truth = option_truth(question, option, t)
+                    yield Hanging(f"{key}{mine} {number})", f"{option.text}{truth}", classes="exam-miss-line")
                     yield Static(Content(option.explanation), classes="exam-miss-explanation", markup=False)
             else:
                 yield Static(Content(question.explanation), classes="exam-miss-explanation", markup=False)

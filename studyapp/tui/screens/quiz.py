@@ -122,7 +122,7 @@ class QuizScreen(StudyScreen):
         self.call_after_refresh(self._prepare_session)
 
     def _prepare_session(self) -> None:
-        """Build the session's 4-choice questions once the first question is on screen."""
+        """Build the session's 4-choice and glossary questions once the first question is on screen."""
         total = self.session.total
         self.session.prepare()
         if self.session.total != total and self.state == ASKING:

@@ -1,0 +1,119 @@
+"""Glossary questions, "다음 설명에 해당하는 것은?": a definition and four terms; 1-4 picks, 0 is
+"don't know", exactly like a 4-choice question. The options are drawn by `prepare`: when a
+`--kind glossary` session starts, after the first question is on screen in a mixed one
+(`QuizSession.prepare`); each term's reviews are stored under its own item id `gl-<term id>`
+(studyapp.quiz.glossary says which). The generator is imported when a question is prepared or
+graded, not with the kinds: every quiz imports this package, and its first paint is measured."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection
+from typing import TYPE_CHECKING, ClassVar
+
+from studyapp.content.model import Content
+from studyapp.i18n import Translator
+from studyapp.quiz.kinds.base import (
+    INPUT_PICK,
+    Credit,
+    FeedbackBlock,
+    FeedbackView,
+    Graded,
+    QuestionKind,
+)
+from studyapp.quiz.questions import KIND_GLOSSARY, Question, parse_pick
+
+if TYPE_CHECKING:
+    from studyapp.quiz.engine import Feedback
+    from studyapp.quiz.glossary import GlossaryQuestion
+
+
+def _drawn(question: Question) -> GlossaryQuestion:
+    if question.glossary is None:  # the engine prepares every question it asks
+        raise ValueError(f"glossary question '{question.id}' was asked before its options were drawn")
+    return question.glossary
+
+
+class GlossaryKind(QuestionKind):
+    name: ClassVar[str] = KIND_GLOSSARY
+    input: ClassVar[str] = INPUT_PICK
+    label_key: ClassVar[str | None] = "glossary.label"
+    hint_key: ClassVar[str] = "choice.hint"
+    unreadable_key: ClassVar[str] = "choice.unreadable"
+    plain_prompt_key: ClassVar[str] = "plain.prompt_choice"
+    plain_unreadable_key: ClassVar[str] = "plain.unreadable_choice"
+
+    def prepare(
+        self, question: Question, content: Content, rng: random.Random, queued: Collection[str]
+    ) -> Question | None:
+        """Draw the options; the session's other terms are distractors only when nothing else fits
+        (this question's feedback would define them just before they are asked)."""
+        if question.glossary is not None:
+            return question
+        from studyapp.quiz.glossary import as_question, build_glossary_question, term_id_of
+
+        term = content.glossary.get(term_id_of(question.id) or "")
+        if term is None:
+            return None  # the term left the glossary since the question was selected
+        made = build_glossary_question(term, content.glossary, rng, avoid=set(queued) - {question.id})
+        return as_question(made) if made is not None else None
+
+    def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
+        drawn = _drawn(question)
+        try:
+            picked = parse_pick(response, len(drawn.options))
+        except ValueError:
+            return None
+        if picked is None and not unsure:
+            return None  # an empty answer is not "don't know" unless marked so
+        from studyapp.quiz.glossary import glossary_credits  # prepared already: loaded by then
+
+        credits = tuple(
+            Credit(credit.item_id, credit.answer, credit.correct, credit.unsure, credit.text_hash)
+            for credit in glossary_credits(drawn, picked, unsure)
+        )
+        shown = "?" if picked is None else str(picked + 1)
+        return Graded(drawn.is_right(picked), shown, credits, picked)
+
+    def option_lines(self, question: Question) -> list[str]:
+        return [f"{index + 1}) {term.label}" for index, term in enumerate(_drawn(question).options)]
+
+    def answer_text(self, question: Question) -> str:
+        """`2) 테스트 스텁 (test stub)` once the options are drawn; the term alone before."""
+        if question.glossary is None:
+            return question.answer
+        return f"{question.answer}) {question.glossary.key.label}"
+
+    def feedback(self, feedback: Feedback, content: Content, t: Translator) -> FeedbackView:
+        """All four terms with their English names and definitions: ✓ the one defined, ✗ the
+        others, the key and the pick tagged — one question teaches four terms."""
+        drawn = _drawn(feedback.question)
+        blocks = []
+        for index, term in enumerate(drawn.options):
+            is_key, picked = index == drawn.answer_index, index == feedback.picked
+            tags = ([t("choice.key")] if is_key else []) + ([t("choice.picked")] if picked else [])
+            blocks.append(
+                FeedbackBlock(
+                    term.definition,
+                    heading=f"{index + 1}) {term.label}",
+                    true_statement=is_key,
+                    tags=tuple(tags),
+                    emphasised=is_key or picked,
+                )
+            )
+        response = (
+            t("choice.no_pick")
+            if feedback.picked is None
+            else t("choice.your_pick", number=feedback.picked + 1)
+        )
+        return FeedbackView(
+            answer=t("choice.answer", number=drawn.answer_index + 1), response=response, blocks=tuple(blocks)
+        )
+
+    def miss_line(self, question: Question) -> str:
+        """The definition and the term it defines (the stem's form is the same for every term)."""
+        definition = question.prompt.split("\n", 1)[-1]
+        return f"[{question.id}] {definition} → {self.answer_text(question)}"
+
+
+KIND = GlossaryKind()
