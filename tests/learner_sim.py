@@ -30,11 +30,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from studyapp.content.glossary import askable_terms
 from studyapp.content.model import Content, Item
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions
 from studyapp.quiz.exam import KIND_CHOICE, ExamSession, ExamSettings
 from studyapp.quiz.questions import KIND_CHOICE as QUESTION_CHOICE
+from studyapp.quiz.questions import glossary_item_id
 from studyapp.report import prediction
 
 START = datetime(2026, 9, 1, 9, 0, tzinfo=timezone.utc)
@@ -81,7 +83,11 @@ class Learner:
     def create(cls, content: Content, known_share: float, seed: int, prior_known: float = 0.25) -> Learner:
         rng = random.Random(seed)
         learner = cls(known_share, rng)
-        for item_id in sorted(content.items):
+        # The glossary's terms after the items, so the items' draws are those of a bank without
+        # one; study sessions here skip terms (no drills, no glossary), so terms are known from
+        # before or met in a mock exam, like items never studied.
+        terms = sorted(glossary_item_id(term.id) for term in askable_terms(content.glossary))
+        for item_id in [*sorted(content.items), *terms]:
             if rng.random() < known_share:
                 learner.learnable.add(item_id)
                 if rng.random() < prior_known:
@@ -128,13 +134,13 @@ class Learner:
         return self.rng.choice("OX"), self.rng.random() < UNSURE_WHEN_GUESSING, False
 
     def answer_choice(
-        self, options: Sequence[Item], key_index: int, now: datetime
+        self, options: Sequence[str], key_index: int, now: datetime
     ) -> tuple[int, bool, dict[str, bool]]:
-        """(picked index, unsure, which options were recalled)."""
-        recalled = {item.id: self.recalls(item.id, now) for item in options}
-        if recalled[options[key_index].id] and self.rng.random() > SLIP:
+        """(picked index, unsure, which options were recalled), the options by item or term id."""
+        recalled = {option: self.recalls(option, now) for option in options}
+        if recalled[options[key_index]] and self.rng.random() > SLIP:
             return key_index, self.rng.random() < UNSURE_WHEN_RECALLING, recalled
-        left = [n for n, item in enumerate(options) if n == key_index or not recalled[item.id]]
+        left = [n for n, option in enumerate(options) if n == key_index or not recalled[option]]
         picked = self.rng.choice(left)
         guessed = len(left) > 1
         unsure = self.rng.random() < (UNSURE_WHEN_GUESSING if guessed else UNSURE_WHEN_RECALLING)
@@ -166,7 +172,8 @@ def study_day(
         now = clock()
         if question.kind == QUESTION_CHOICE and question.choice is not None:
             choice = question.choice
-            picked, unsure, recalled = learner.answer_choice(choice.options, choice.answer_index, now)
+            ids = [item.id for item in choice.options]
+            picked, unsure, recalled = learner.answer_choice(ids, choice.answer_index, now)
             session.answer(str(picked + 1), unsure=unsure)
             for index, item in enumerate(choice.options):
                 focus = index in (picked, choice.answer_index)
@@ -216,7 +223,7 @@ def sit_exam(
     oracle = 0.0
     for index, question in enumerate(session.questions):
         session.go(index + 1)
-        options = [content.items[i] for i in question.item_ids]
+        options = list(question.item_ids)  # items, or terms in a glossary question
         key_index = int(question.answer) - 1
         oracle += _oracle_choice(learner, options, key_index, now)
         picked, _unsure, _recalled = learner.answer_choice(options, key_index, now)
@@ -239,9 +246,9 @@ def sit_exam(
     )
 
 
-def _oracle_choice(learner: Learner, options: Sequence[Item], key_index: int, now: datetime) -> float:
+def _oracle_choice(learner: Learner, options: Sequence[str], key_index: int, now: datetime) -> float:
     """The simulator's true P(right) for a 4-choice question (the same rule `answer_choice` uses)."""
-    recall = [learner.recall_probability(item.id, now) for item in options]
+    recall = [learner.recall_probability(option, now) for option in options]
     key = recall[key_index] * (1 - SLIP)
     distractors = [r for n, r in enumerate(recall) if n != key_index]
     unknown = prediction.poisson_binomial(1 - r for r in distractors)
