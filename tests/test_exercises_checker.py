@@ -3,6 +3,7 @@ studyapp ends with one verdict it can trust, and never a traceback of the checke
 
 from __future__ import annotations
 
+import os
 import textwrap
 import threading
 import time
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from studyapp.exercises import checker
+from studyapp.exercises import checker, registry
 from studyapp.exercises.registry import ExerciseInfo, scan
 
 
@@ -206,6 +207,30 @@ def test_hints_split_and_checker_hash_follows_check_and_solution(tmp_path: Path)
     fourth = info.checker_hash()
     (info.path / "README.md").write_text("# reworded\n", encoding="utf-8")
     assert info.checker_hash() == fourth  # prose is not the checker
+
+
+def test_discovery_is_read_again_only_after_a_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Home, the plan and readiness each discover the exercises: an unchanged labs folder is not
+    read again, and any saved change (metadata, a new exercise) is seen on the next call."""
+    info = make_exercise(tmp_path, EMIT)
+    an_hour_ago = time.time() - 3600  # files saved in the last seconds are always read again
+    for path in [info.path.parent.parent, *info.path.parent.parent.rglob("*")]:
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    reads: list[Path] = []
+    real_read = registry._read
+    monkeypatch.setattr(
+        registry, "_read", lambda meta, problems: reads.append(meta) or real_read(meta, problems)
+    )
+    meta = info.path / "exercise.yaml"
+    first = scan(tmp_path / "labs")
+    first.exercises.clear()  # a caller's copy: the memo keeps its own
+    again = scan(tmp_path / "labs")
+    assert reads == [meta] and list(again.exercises) == ["demo"]  # read once
+    edited = meta.read_text(encoding="utf-8").replace("title: 데모", "title: 새 제목")
+    meta.write_text(edited, encoding="utf-8")
+    assert scan(tmp_path / "labs").exercises["demo"].title == "새 제목" and reads == [meta, meta]
+    make_exercise(tmp_path, EMIT, exercise_id="second")
+    assert list(scan(tmp_path / "labs").exercises) == ["demo", "second"]
 
 
 def test_discovery_order_and_missing_parts(tmp_path: Path) -> None:
