@@ -463,3 +463,17 @@ def test_a_retry_with_no_other_distractors_reorders_the_options(shipped) -> None
         again = builder.fresh_question(original, random.Random(seed))
         assert set(again.options) == set(original.options) and again.key == original.key
         assert again.options != original.options and again.answer_index != original.answer_index
+
+
+def test_each_topic_gets_both_stems_when_several_topics_share_a_session(shipped) -> None:
+    """With one O/X toggle over topics taken in a fixed order, two (or six) topics each got one stem
+    only: every "옳은 것은?" question on one topic, every "옳지 않은 것은?" on the other."""
+    topics = sorted(shipped.topics)[:2]
+    items = [item for item in shipped.items.values() if item.topic in topics]
+    for seed in range(5):
+        questions = generate_choice_questions(items, 20, random.Random(seed))
+        kinds = {topic: Counter(q.kind for q in questions if q.key.topic == topic) for topic in topics}
+        assert all(kinds[topic][KIND_CORRECT] and kinds[topic][KIND_INCORRECT] for topic in topics), kinds
+    everything = generate_choice_questions(shipped.items.values(), 30, random.Random(7))
+    per_topic = {topic: {q.kind for q in everything if q.key.topic == topic} for topic in shipped.topics}
+    assert sum(len(kinds) == 2 for kinds in per_topic.values()) >= len(per_topic) - 1, per_topic

@@ -532,7 +532,8 @@ def generate_choice_questions(
 
 
 def _default_keys(pool: Sequence[Item], rng: random.Random) -> list[Item]:
-    """Every item once, shuffled, alternating O and X keys, round-robin over topics."""
+    """Every item once, shuffled, alternating O and X keys, round-robin over topics in a new order
+    each round (in one fixed order, an even number of topics locks each topic to one stem)."""
     by_topic: dict[str, dict[str, list[Item]]] = defaultdict(lambda: {"O": [], "X": []})
     for item in sorted(pool, key=lambda i: i.id):
         by_topic[item.topic][item.answer].append(item)
@@ -550,6 +551,7 @@ def _default_keys(pool: Sequence[Item], rng: random.Random) -> list[Item]:
             if first:
                 ordered.append(first.pop())
                 answer = "X" if answer == "O" else "O"
+        rng.shuffle(topics)
     return ordered
 
 
