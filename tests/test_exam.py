@@ -116,6 +116,21 @@ def test_the_clock_runs_out(content, store, clock) -> None:
         exam.answer("O")
 
 
+def test_a_clock_set_back_neither_freezes_the_countdown_nor_makes_time_negative(
+    content, store, clock
+) -> None:
+    exam = ox_exam(content, store, clock, time_limit_s=120)
+    exam.start()
+    clock.advance(seconds=30)
+    assert exam.remaining_s() == pytest.approx(90)
+    clock.advance(hours=-1)  # the system clock is set back an hour mid-exam
+    assert exam.remaining_s() == pytest.approx(90)  # what was used stays used
+    clock.advance(seconds=100)
+    assert exam.time_up() and exam.remaining_s() == 0
+    result = exam.submit(auto=True)
+    assert result.time_used_s == pytest.approx(120) and result.finished_at >= result.started_at
+
+
 def test_default_time_limit_is_a_minute_a_question(content, store) -> None:
     assert ox_exam(content, store).time_limit_s == 5 * 60
 

@@ -450,6 +450,7 @@ class ExamSession:
         self.flags: set[int] = set()
         self.position = 0
         self.started_at: datetime | None = None
+        self._last_seen: datetime | None = None  # the clock's latest reading (`_now`)
         self.result: ExamResult | None = None
         # One line when the archive could not be written (disk full, locked, read-only): the
         # sitting goes on in memory and the next write (an answer, the submit) tries again.
@@ -469,13 +470,23 @@ class ExamSession:
         """Start the clock and archive the attempt as begun (idempotent)."""
         if self.started_at is not None:
             return
-        self.started_at = self.clock()
+        self.started_at = self._now()
         self._archive(exams.begin_attempt)
+
+    def _now(self) -> datetime:
+        """The clock, with a jump back (set by hand, NTP, a time zone mix-up) taken out: the start
+        moves back with it, so the countdown carries on instead of freezing and the time used
+        never comes out negative."""
+        now = self.clock()
+        if self._last_seen is not None and now < self._last_seen and self.started_at is not None:
+            self.started_at -= self._last_seen - now
+        self._last_seen = now
+        return now
 
     def elapsed_s(self) -> float:
         if self.started_at is None:
             return 0.0
-        end = self.result.finished_at if self.result else self.clock()
+        end = self.result.finished_at if self.result else self._now()
         return max(0.0, (end - self.started_at).total_seconds())
 
     def remaining_s(self) -> float:
@@ -597,7 +608,7 @@ class ExamSession:
         if self.started_at is None:
             self.start()
         assert self.started_at is not None
-        finished_at = self.clock()
+        finished_at = self._now()
         limit = self.time_limit_s
         elapsed = max(0.0, (finished_at - self.started_at).total_seconds())
         used = min(elapsed, limit) if auto else elapsed  # a tick late is still the whole limit
