@@ -15,6 +15,7 @@ that names its own term (the question would give its answer away).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Collection
@@ -59,6 +60,7 @@ def askable_terms(glossary: dict[str, Term]) -> list[Term]:
     return [term for term in glossary.values() if others(term) >= DISTRACTORS_NEEDED]
 
 
+@functools.lru_cache(maxsize=4096)  # `check` tests every term against every definition: ~1 ms a compile
 def _name_pattern(name: str) -> re.Pattern[str]:
     """`name` anywhere in a text, spacing and case ignored; an English name only as whole words
     (`mock` is not found in `mocking`), a Korean one also before a particle (`테스트 스텁은`)."""
