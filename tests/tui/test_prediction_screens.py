@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
+from rich.cells import cell_len as cell_width
+
 from studyapp.content.model import Content
 from studyapp.progress import exams, goals
 from studyapp.progress.store import ProgressStore
@@ -192,6 +194,30 @@ async def test_the_countdown_warns_in_its_last_minutes(
         clock.advance(seconds=20)
         await pilot.pause(TICK_WAIT)
         assert len([n for n in app._notifications if "안 푼 문항" in str(n.message)]) == 1  # once
+
+
+async def test_the_plan_line_uses_the_width_a_wider_terminal_gives(
+    make: Any, content: Content, store: ProgressStore, clock: Any
+) -> None:
+    """At 80 columns the plan is cut to Home's text column; at 120 it is cut at 116, not at 76."""
+    from studyapp.tui.widgets.forecast import WIDTH, forecast_texts
+
+    seed_answers(content, store, clock, count=30)
+    store.set_exam_date(clock().date() + timedelta(days=10))
+    app = make()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        plan = forecast_texts(app)[1]
+        assert len(plan) > WIDTH  # Korean cells are wider still: it cannot fit 76 cells
+        shown = str(app.screen.query_one("#home-forecast").render()).splitlines()[1]
+        assert shown.rstrip("…") and cell_width(shown) > WIDTH
+        assert plan.startswith(shown.rstrip("…")) and cell_width(shown) <= 116
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        narrow = str(app.screen.query_one("#home-forecast").render()).splitlines()[1]
+        assert cell_width(narrow) <= WIDTH < cell_width(shown)
+        assert_fits(app)
 
 
 def test_home_with_the_plan_at_80_columns(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -22,6 +23,7 @@ MASTERY_BAR = 10
 
 class HomeScreen(StudyScreen):
     CSS_PATH = "home.tcss"
+    _forecast: tuple[str, str] | None = None  # the prediction and plan lines, fitted on resize
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "app.quiz('due')", "key.start_due"),
         Binding("n", "app.quiz('new')", "key.start_new"),
@@ -163,10 +165,23 @@ class HomeScreen(StudyScreen):
             table.move_cursor(row=min(row, table.row_count - 1), animate=False)
 
     def show_forecast(self) -> None:
-        from studyapp.tui.widgets.forecast import forecast_lines
+        from studyapp.tui.widgets.forecast import forecast_texts
 
         if self.is_mounted:
-            self.query_one("#home-forecast", Static).update(forecast_lines(self.study))
+            self._forecast = forecast_texts(self.study)
+            self._fit_forecast()
+
+    def _fit_forecast(self) -> None:
+        """The forecast cut to the text column's width: a wider terminal shows more of the plan."""
+        from studyapp.tui.widgets.forecast import forecast_lines
+
+        if self._forecast is not None:
+            self.query_one("#home-forecast", Static).update(
+                forecast_lines(self._forecast, self.size.width - 4)
+            )
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_forecast()
 
     def action_size(self) -> None:
         self.study.cycle_session_size()

@@ -12,7 +12,7 @@ from studyapp.exercises.status import all_statuses
 from studyapp.quiz.presenting import fit, percent
 from studyapp.report import plan, prediction
 
-WIDTH = 76  # Home's text column at 80 columns
+WIDTH = 76  # Home's text column at 80 columns: the narrowest the lines are fitted to
 
 
 def _discover_exercises() -> dict[str, Any]:
@@ -24,8 +24,8 @@ def _discover_exercises() -> dict[str, Any]:
         return {}
 
 
-def forecast_lines(app: Any) -> Content:
-    """The two lines for the app's store at the app's now."""
+def forecast_texts(app: Any) -> tuple[str, str]:
+    """The two lines' texts (the prediction, today's plan) for the app's store at the app's now."""
     t = app.t
     content, store, now, tz = app.content, app.store, app.now(), app.tz
     forecast = prediction.predict(content, store, now, tz)
@@ -45,8 +45,14 @@ def forecast_lines(app: Any) -> Content:
     if forecast.exam_date is None:
         head += t("home.forecast_set_date")
     parts = [_plan_word(entry, t) for entry in today_plan]
-    line = t("home.plan", items=" · ".join(p for p in parts if p))
-    return Content("\n").join([Content.styled(fit(head, WIDTH), "bold $accent"), Content(fit(line, WIDTH))])
+    return head, t("home.plan", items=" · ".join(p for p in parts if p))
+
+
+def forecast_lines(texts: tuple[str, str], width: int = WIDTH) -> Content:
+    """The two lines, each cut to `width` cells (Home's text column; never below WIDTH)."""
+    head, line = texts
+    width = max(WIDTH, width)
+    return Content("\n").join([Content.styled(fit(head, width), "bold $accent"), Content(fit(line, width))])
 
 
 def _plan_word(entry: dict[str, Any], t: Any) -> str:
