@@ -214,6 +214,26 @@ PHRASES_KO: list[tuple[str, str]] = [
     ("ran no operator", "에서 연산이 하나도 돌지 않았습니다"),
     ("the loop ended before the last active step", "루프가 마지막 active step 전에 끝났습니다"),
     ("the same code measured twice; the IQR bands overlap", "같은 코드를 두 번 잰 것; IQR band가 겹침"),
+    # schedule, amdahl, pipeline (the causes their checkers name)
+    ("the step just before each recording should be WARMUP:", "기록 직전 step은 WARMUP이어야 합니다:"),
+    (
+        "(with warmup=0 the first recorded step carries start-up costs)",
+        "(warmup=0이면 첫 기록 step에 시작 비용이 섞입니다)",
+    ),
+    ("(your schedule warms up at steps", "(여러분의 schedule이 warmup하는 step:"),
+    (": its cycles do not line up with 3 and 9)", ": cycle이 3, 9와 맞지 않습니다)"),
+    ("p is the parallel fraction; 1 − p is the serial one", "p는 병렬 비율, 1 − p는 직렬 비율입니다"),
+    ("(that is S for p =", "(이 값은 다음 p의 S입니다: p ="),
+    (
+        "(close, but not exact: return the exact value, not a rounded one)",
+        "(가깝지만 정확하지 않습니다: 반올림하지 말고 정확한 값을 돌려주세요)",
+    ),
+    (
+        "something keeps the threads out of work(), such as a lock held while work() runs, "
+        "or sleeping or other work after each item",
+        "무언가가 스레드를 work() 밖에 붙잡아 둡니다: work()를 감싼 lock, 또는 item마다 자기(sleep)나 다른 일",
+    ),
+    ("start workers[i] threads per stage", "단계마다 스레드 workers[i]개를 시작하세요"),
     (
         "a class absent from y_true has no recall — average over the classes in y_true",
         "y_true에 없는 클래스는 recall이 없습니다 — y_true의 클래스로만 평균하세요",

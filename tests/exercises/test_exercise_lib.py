@@ -737,3 +737,15 @@ def test_requirement_names_built_from_values_have_korean_patterns(
     monkeypatch.setenv(messages.LANG_ENV, "ko")
     korean = messages.translate_name(name)
     assert korean != name and any("\uac00" <= char <= "\ud7a3" for char in korean), korean
+
+
+def test_the_causes_named_for_issue_23_read_in_korean(monkeypatch: pytest.MonkeyPatch) -> None:
+    from labs._exercise import messages
+
+    monkeypatch.setenv(messages.LANG_ENV, "ko")
+    for english, korean in [
+        ("x (close, but not exact: return the exact value, not a rounded one)", "반올림하지 말고"),
+        ("x (with warmup=0 the first recorded step carries start-up costs)", "warmup=0이면"),
+        ("x: start workers[i] threads per stage", "스레드 workers[i]개를 시작하세요"),
+    ]:
+        assert korean in messages.translate_message(english)
