@@ -214,6 +214,11 @@ PHRASES_KO: list[tuple[str, str]] = [
     ("ran no operator", "에서 연산이 하나도 돌지 않았습니다"),
     ("the loop ended before the last active step", "루프가 마지막 active step 전에 끝났습니다"),
     ("the same code measured twice; the IQR bands overlap", "같은 코드를 두 번 잰 것; IQR band가 겹침"),
+    ("but the fastest round is luck too", "그러나 가장 빠른 round도 운입니다"),
+    ("but slow rounds pull it (and stddev)", "그러나 느린 round 몇 개가 끌어당깁니다 (stddev도)"),
+    ("but noise moves it; the bands overlap", "그러나 잡음이 움직인 것이고 band는 겹칩니다"),
+    ("a threshold scaled by the noise misses it", "잡음에 비례하는 문턱은 이것을 놓칩니다"),
+    ("a fixed threshold of 30 % or more misses it", "30 % 이상의 고정 문턱은 이것을 놓칩니다"),
     # schedule, amdahl, pipeline (the causes their checkers name)
     ("the step just before each recording should be WARMUP:", "기록 직전 step은 WARMUP이어야 합니다:"),
     (
