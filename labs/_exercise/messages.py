@@ -214,6 +214,20 @@ PHRASES_KO: list[tuple[str, str]] = [
     ("ran no operator", "에서 연산이 하나도 돌지 않았습니다"),
     ("the loop ended before the last active step", "루프가 마지막 active step 전에 끝났습니다"),
     ("the same code measured twice; the IQR bands overlap", "같은 코드를 두 번 잰 것; IQR band가 겹침"),
+    ("average the per-class F1 scores instead", "클래스별 F1을 평균하세요"),
+    ("that is the accuracy (micro F1)", "이것은 accuracy (micro F1)입니다"),
+    (
+        "that is the F1 of the mean precision and the mean recall",
+        "이것은 평균 precision과 평균 recall의 F1입니다",
+    ),
+    (
+        "that leaves out the classes absent from y_true (their F1 is 0 and counts)",
+        "y_true에 없는 클래스를 뺐습니다 (그 F1은 0이고 평균에 들어갑니다)",
+    ),
+    (
+        "that is weighted by support (weighted F1); macro weighs every class the same",
+        "이것은 support로 가중한 값(weighted F1)입니다; macro는 클래스마다 같은 무게",
+    ),
     ("but the fastest round is luck too", "그러나 가장 빠른 round도 운입니다"),
     ("but slow rounds pull it (and stddev)", "그러나 느린 round 몇 개가 끌어당깁니다 (stddev도)"),
     ("but noise moves it; the bands overlap", "그러나 잡음이 움직인 것이고 band는 겹칩니다"),
