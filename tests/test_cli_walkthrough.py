@@ -11,7 +11,7 @@ from pathlib import Path
 
 from studyapp.cli.exercise import unwrap_paragraphs
 from studyapp.cli.lab import last_result
-from tests.conftest import run_cli
+from tests.conftest import InProcessCli, run_cli
 
 
 def test_progress_follows_lang_and_opens_with_a_plan(isolated_home: Path) -> None:
@@ -75,3 +75,53 @@ def test_exercise_and_lab_lists_keep_one_line_per_row_at_80_columns() -> None:
 def test_explain_list_says_not_answered_yet() -> None:
     out = run_cli("explain", "--list", "--lang", "ko").stdout
     assert "아직 답하지 않음" in out and "최근 아직 없음" not in out
+
+
+# N12: command-line option errors in the learner's language, one line, exit 2 as before.
+OPTION_ERRORS = [
+    (
+        ("quiz", "--count", "0"),
+        "studyapp: --count는 1 이상이어야 합니다",
+        "studyapp: --count must be at least 1",
+    ),
+    (
+        ("quiz", "--exam-date", "x"),
+        "studyapp: quiz: --exam-date: 날짜(YYYY-MM-DD)가 아닙니다: 'x'",
+        "studyapp: quiz: argument --exam-date: not a date (YYYY-MM-DD): 'x'",
+    ),
+    (
+        ("quiz", "--mode", "exam", "--pass-mark", "0"),
+        "studyapp: quiz: --pass-mark: 합격선은 1–100 (%)입니다: '0'",
+        "studyapp: quiz: argument --pass-mark: a pass mark is from 1 to 100 (percent), not '0'",
+    ),
+    (
+        ("progress", "--pass-mark", "200"),
+        "studyapp: progress: --pass-mark: 0 %보다 크고 100 % 이하여야 합니다: '200'",
+        "studyapp: progress: argument --pass-mark: must be more than 0 % and at most 100 %: '200'",
+    ),
+    (
+        ("quiz", "--mode", "exam", "--time-limit", "0"),
+        "studyapp: --time-limit은 1초–6시간이어야 합니다",
+        "studyapp: --time-limit must be between 1 s and 6 h",
+    ),
+    (
+        ("quiz", "--count", "x"),
+        "studyapp: quiz: --count: 정수 값이 아닙니다: 'x'",
+        "studyapp: quiz: argument --count: invalid int value: 'x'",
+    ),
+    (("--bogus",), "studyapp: 알 수 없는 인자: --bogus", "studyapp: unrecognized arguments: --bogus"),
+]
+
+
+def test_option_errors_follow_the_language(studyapp_cli: InProcessCli) -> None:
+    for args, korean, english in OPTION_ERRORS:
+        for argv, env in (
+            (("--lang", "ko", *args), None),
+            ((*args, "--lang=ko"), None),
+            (args, {"STUDYAPP_LANG": "ko"}),
+        ):
+            done = studyapp_cli(*argv, env=env)
+            assert (done.returncode, done.stderr.strip()) == (2, korean), argv
+        for argv, env in ((args, None), (("--lang", "en", *args), {"STUDYAPP_LANG": "ko"})):
+            done = studyapp_cli(*argv, env=env)
+            assert (done.returncode, done.stderr.strip()) == (2, english), argv

@@ -12,9 +12,11 @@ from studyapp.i18n import en, ko
 from studyapp.quiz.kinds import kinds
 from tests.conftest import REPO
 
-# t("key"), self.t("key"), Binding(..., "key.x"), and the kinds' *_key attributes.
+# t("key"), self.t("key"), Binding(..., "key.x"), the kinds' *_key attributes, and the CLI's
+# option_error("key") and StudyappError(..., key="key").
 _KEY_LITERAL = re.compile(
-    r'(?:\bt\(\s*|_key(?::\s*ClassVar\[[^\]]*\])?\s*=\s*|Binding\(\s*"[^"]*"\s*,\s*"[^"]*"\s*,\s*)'
+    r"(?:\bt\(\s*|\boption_error\(\s*|\bkey=|_key(?::\s*ClassVar\[[^\]]*\])?\s*=\s*"
+    r'|Binding\(\s*"[^"]*"\s*,\s*"[^"]*"\s*,\s*)'
     r'"([a-z][\w-]*(?:\.[\w-]+)+)"'
 )
 
@@ -58,3 +60,5 @@ def test_every_key_the_code_names_is_in_the_catalogue() -> None:
 def test_the_key_scan_finds_a_planted_key() -> None:
     code = 'self.t("quiz.planted", n=1)\nBinding("q", "quit", "key.planted")\n    hint_key: ClassVar[str] = "choice.planted"\n'
     assert _KEY_LITERAL.findall(code) == ["quiz.planted", "key.planted", "choice.planted"]
+    cli = 'raise option_error("cli.planted", value=v)\nStudyappError("x", key="cli.planted2")\n'
+    assert _KEY_LITERAL.findall(cli) == ["cli.planted", "cli.planted2"]

@@ -68,6 +68,7 @@ NAMES_KO: dict[str, str] = {
     "busy_s is the time spent inside work()": "busy_s는 work() 안에서 보낸 시간",
     "bottleneck() names the slowest stage": "bottleneck()이 가장 느린 단계를 댄다",
     "relieve() spends the threads on the bottleneck": "relieve()가 스레드를 병목에 쓴다",
+    "your pipeline runs on planted stage costs": "심어 둔 단계 비용으로 여러분의 파이프라인이 돈다",
     "throughput ≈ 1 / slowest stage (measured)": "처리량 ≈ 1 / 가장 느린 단계 (측정)",
     # errors
     "balanced_accuracy: mean per-class recall": "balanced_accuracy: 클래스별 recall의 평균",
@@ -89,6 +90,40 @@ NAMES_KO: dict[str, str] = {
     "the traces are gzipped": "trace가 gzip으로 압축되어 있다",
     "each run holds one cycle of 3 profiled steps": "run마다 프로파일된 step 3개의 cycle 하나",
     "a warmup step before each recording": "기록 전마다 warmup step 하나",
+    # amdahl (the rest of each lab's names; tests/exercises/test_exercise_lib.py finds a missing one)
+    "amdahl_speedup grows with n": "amdahl_speedup이 n과 함께 커진다",
+    "amdahl_speedup tends to 1 / (1 − p) and never passes it": "amdahl_speedup이 1 / (1 − p)에 다가가되 넘지 않는다",
+    "gustafson_speedup follows S = (1 − p) + p · n": "gustafson_speedup이 S = (1 − p) + p · n을 따른다",
+    "Gustafson's scaled speedup is never below Amdahl's": "Gustafson의 확장 speedup은 Amdahl의 것보다 작지 않다",
+    "karp_flatt inverts Amdahl: karp_flatt(amdahl_speedup(p, n), n) = 1 − p": "karp_flatt가 Amdahl을 거꾸로 푼다: karp_flatt(amdahl_speedup(p, n), n) = 1 − p",
+    "laws.py answers every call": "laws.py가 모든 호출에 답한다",
+    # measure-resources
+    "peak_memory_bytes: stops tracing afterwards": "peak_memory_bytes: 잰 뒤 추적을 멈춘다",
+    "io_wait_share() returns a share": "io_wait_share()가 비율을 돌려준다",
+    # pytest-benchmark / regression-check
+    "pytest runs your file": "pytest가 여러분의 파일을 실행한다",
+    "pytest runs your file and its tests pass": "pytest가 여러분의 파일을 실행하고 테스트가 통과한다",
+    "pytest ran the benchmarks": "pytest가 벤치마크를 돌렸다",
+    # errors
+    "most_confused_pair: the largest off-diagonal cell": "most_confused_pair: 대각선 밖에서 가장 큰 칸",
+    "returns the four numbers": "네 개의 수를 돌려준다",
+    "expected_error ≈ bias2 + variance + noise": "expected_error ≈ bias2 + variance + noise",
+    # profiler
+    "make_schedule() gives a schedule the profiler runs": "make_schedule()이 profiler가 돌리는 schedule을 준다",
+    "exactly steps 3–5 and 9–11 are recorded": "정확히 step 3–5와 9–11이 기록된다",
+    "two cycles, one trace each": "cycle 두 개, cycle마다 trace 하나",
+    "nothing is profiled after step 11": "step 11 뒤로는 아무것도 프로파일하지 않는다",
+    "your handler runs under the profiler": "여러분의 handler가 profiler 아래에서 돈다",
+    "files go to out_dir only": "파일은 out_dir에만 쓴다",
+    "read_overview: a run the checker wrote": "read_overview: 검사기가 쓴 run",
+    "TensorBoard's profiler plugin loads both runs": "TensorBoard의 profiler 플러그인이 두 run을 모두 읽는다",
+    # distributed
+    "returns steps, step_s, comm_s and share as numbers": "steps, step_s, comm_s, share를 수로 돌려준다",
+    "steps: one per ProfilerStep#N span": "steps: ProfilerStep#N 구간마다 하나",
+    "step_s: the steps' total time, in seconds": "step_s: step들의 전체 시간 (초)",
+    "comm_s: time inside the steps when at least one gloo collective runs": "comm_s: step 안에서 gloo collective가 하나라도 도는 시간",
+    "share = comm_s / step_s": "share = comm_s / step_s",
+    "a recorded 2-process DDP run: your reading = the checker's reading of the same trace": "기록해 둔 2-프로세스 DDP 실행: 여러분이 읽은 값 = 같은 trace를 검사기가 읽은 값",
 }
 
 # Patterns of names that carry a value: (regex, Korean with \\1 ...).
@@ -98,6 +133,40 @@ NAME_PATTERNS_KO: list[tuple[str, str]] = [
     (r"^read_overview matches the Overview: (.+)$", r"read_overview가 Overview와 맞다: \1"),
     (r"^run (\d+): the answer names the planted slow stage$", r"\1번째 실행: 심어 둔 느린 단계를 답한다"),
     (r"^run (\d+): every stage is labelled stage:NAME$", r"\1번째 실행: 단계마다 stage:NAME 라벨"),
+    (r"^run (\d+): the labels wrap the stages' work$", r"\1번째 실행: 라벨이 각 단계의 일을 감싼다"),
+    (r"^run (\d+): the trace can be read$", r"\1번째 실행: trace를 읽을 수 있다"),
+    (r"^run (\d+): the trace is exported to trace_path$", r"\1번째 실행: trace를 trace_path로 내보낸다"),
+    (r"^(\w+) matches the reference$", r"\1: 참고값과 맞다"),
+    (r"^(\S+\.py) is in the workspace$", r"\1: 작업 폴더에 있다"),
+    (r"^the pedantic benchmark runs at least (\d+) rounds$", r"pedantic 벤치마크가 최소 \1 round 돈다"),
+    (r"^each run holds one cycle of (\d+) profiled steps$", r"run마다 프로파일된 step \1개의 cycle 하나"),
+    (r"^read_overview: (.+)$", r"read_overview: \1"),
+    (
+        r"^(schedule\(.*\)): one trace per cycle, named by its steps$",
+        r"\1: cycle마다 trace 하나, step 번호로 이름 붙임",
+    ),
+    (
+        r"^(schedule\(.*\)): each trace holds its cycle's ProfilerStep#N$",
+        r"\1: trace마다 자기 cycle의 ProfilerStep#N",
+    ),
+    (r"^(schedule\(.*\)): one key_averages table per cycle$", r"\1: cycle마다 key_averages 표 하나"),
+    (r"^(schedule\(.*\)): tables sorted by self CPU time$", r"\1: 표가 self CPU 시간 순"),
+    (
+        r"^every item passes load → transform → save once \(one thread per stage\)$",
+        "모든 item이 load → transform → save를 한 번씩 지난다 (단계마다 스레드 1개)",
+    ),
+    (
+        r"^every item passes load → transform → save once \((\[[\d, ]+\]) threads\)$",
+        r"모든 item이 load → transform → save를 한 번씩 지난다 (스레드 \1)",
+    ),
+    (
+        r"^no stage runs more threads than asked \(one thread per stage\)$",
+        "어느 단계도 요청보다 많은 스레드를 돌리지 않는다 (단계마다 스레드 1개)",
+    ),
+    (
+        r"^no stage runs more threads than asked \((\[[\d, ]+\]) threads\)$",
+        r"어느 단계도 요청보다 많은 스레드를 돌리지 않는다 (스레드 \1)",
+    ),
 ]
 
 # Sentences and fragments of messages, longest first where one contains another.
@@ -145,6 +214,45 @@ PHRASES_KO: list[tuple[str, str]] = [
     ("ran no operator", "에서 연산이 하나도 돌지 않았습니다"),
     ("the loop ended before the last active step", "루프가 마지막 active step 전에 끝났습니다"),
     ("the same code measured twice; the IQR bands overlap", "같은 코드를 두 번 잰 것; IQR band가 겹침"),
+    ("average the per-class F1 scores instead", "클래스별 F1을 평균하세요"),
+    ("that is the accuracy (micro F1)", "이것은 accuracy (micro F1)입니다"),
+    (
+        "that is the F1 of the mean precision and the mean recall",
+        "이것은 평균 precision과 평균 recall의 F1입니다",
+    ),
+    (
+        "that leaves out the classes absent from y_true (their F1 is 0 and counts)",
+        "y_true에 없는 클래스를 뺐습니다 (그 F1은 0이고 평균에 들어갑니다)",
+    ),
+    (
+        "that is weighted by support (weighted F1); macro weighs every class the same",
+        "이것은 support로 가중한 값(weighted F1)입니다; macro는 클래스마다 같은 무게",
+    ),
+    ("but the fastest round is luck too", "그러나 가장 빠른 round도 운입니다"),
+    ("but slow rounds pull it (and stddev)", "그러나 느린 round 몇 개가 끌어당깁니다 (stddev도)"),
+    ("but noise moves it; the bands overlap", "그러나 잡음이 움직인 것이고 band는 겹칩니다"),
+    ("a threshold scaled by the noise misses it", "잡음에 비례하는 문턱은 이것을 놓칩니다"),
+    ("a fixed threshold of 30 % or more misses it", "30 % 이상의 고정 문턱은 이것을 놓칩니다"),
+    # schedule, amdahl, pipeline (the causes their checkers name)
+    ("the step just before each recording should be WARMUP:", "기록 직전 step은 WARMUP이어야 합니다:"),
+    (
+        "(with warmup=0 the first recorded step carries start-up costs)",
+        "(warmup=0이면 첫 기록 step에 시작 비용이 섞입니다)",
+    ),
+    ("(your schedule warms up at steps", "(여러분의 schedule이 warmup하는 step:"),
+    (": its cycles do not line up with 3 and 9)", ": cycle이 3, 9와 맞지 않습니다)"),
+    ("p is the parallel fraction; 1 − p is the serial one", "p는 병렬 비율, 1 − p는 직렬 비율입니다"),
+    ("(that is S for p =", "(이 값은 다음 p의 S입니다: p ="),
+    (
+        "(close, but not exact: return the exact value, not a rounded one)",
+        "(가깝지만 정확하지 않습니다: 반올림하지 말고 정확한 값을 돌려주세요)",
+    ),
+    (
+        "something keeps the threads out of work(), such as a lock held while work() runs, "
+        "or sleeping or other work after each item",
+        "무언가가 스레드를 work() 밖에 붙잡아 둡니다: work()를 감싼 lock, 또는 item마다 자기(sleep)나 다른 일",
+    ),
+    ("start workers[i] threads per stage", "단계마다 스레드 workers[i]개를 시작하세요"),
     (
         "a class absent from y_true has no recall — average over the classes in y_true",
         "y_true에 없는 클래스는 recall이 없습니다 — y_true의 클래스로만 평균하세요",

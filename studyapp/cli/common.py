@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from studyapp import locations, startup
+from studyapp.cli.option_errors import option_error
 from studyapp.content.cache import load_cached
 from studyapp.content.model import Content
 from studyapp.errors import EXIT_USAGE
@@ -90,9 +91,7 @@ def timeout_seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        raise option_error("cli.not_seconds", value=repr(text)) from None
     if not 0 < value <= MAX_TIMEOUT_S:  # False for nan as well
-        raise argparse.ArgumentTypeError(
-            f"must be more than 0 and at most {MAX_TIMEOUT_S:.0f} seconds: {text!r}"
-        )
+        raise option_error("cli.seconds_range", most=f"{MAX_TIMEOUT_S:.0f}", value=repr(text))
     return value

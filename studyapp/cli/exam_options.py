@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 
+from studyapp.cli.option_errors import option_error
 from studyapp.errors import StudyappError
 from studyapp.i18n import Translator
 from studyapp.timetext import parse_pass_mark, parse_time_limit
@@ -16,9 +17,7 @@ def _time_limit(text: str) -> float:
     try:
         return parse_time_limit(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"not a time limit (minutes, or e.g. 90s, 45m, 1h): {text!r}"
-        ) from None
+        raise option_error("cli.not_time_limit", value=repr(text)) from None
 
 
 def _pass_mark(text: str) -> float:
@@ -28,9 +27,9 @@ def _pass_mark(text: str) -> float:
     try:
         mark = parse_pass_mark(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a pass mark (a percentage, e.g. 60): {text!r}") from None
+        raise option_error("cli.not_pass_mark", value=repr(text)) from None
     if not MIN_PASS_MARK <= mark <= 1:  # 0.0001 would be shown as "pass mark 0%"
-        raise argparse.ArgumentTypeError(f"a pass mark is from 1 to 100 (percent), not {text!r}")
+        raise option_error("cli.pass_mark_range", value=repr(text))
     return mark
 
 

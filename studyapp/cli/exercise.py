@@ -336,7 +336,7 @@ def _print_verdict(
 
 def _one_check(args: argparse.Namespace, t: Translator, info: Any, path: Path, store: Any) -> int:
     if args.timeout is not None and args.timeout <= 0:
-        raise StudyappError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+        raise StudyappError(t("cli.timeout_positive", value=f"{args.timeout:g}"))
     printed: list[Any] = []
 
     def on_event(event: Any) -> None:

@@ -14,12 +14,14 @@ import contextlib
 import errno
 import importlib
 import os
+import re
 import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from studyapp import __version__, clock
+from studyapp.cli import option_errors
 from studyapp.cli.common import run_tui
 from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, StudyappError
 from studyapp.i18n import LANGS, Translator
@@ -40,7 +42,53 @@ class _Parser(argparse.ArgumentParser):
         # The error frame prints "studyapp: " already: name the subcommand only, not the program
         # twice ("studyapp: studyapp quiz: …", N12).
         command = self.prog.removeprefix("studyapp").strip()
+        message = _argparse_message(message, option_errors.option_t())
         raise StudyappError(f"{command}: {message}" if command else message)
+
+
+# argparse's own sentences (Python's English, not gettext-translated here), each to a catalogue key;
+# what they quote is kept as argparse wrote it. Anything else passes through unchanged.
+_ARGPARSE_MESSAGES = [
+    (re.compile(r"invalid (?P<type>\w+) value: (?P<value>.+)"), "cli.invalid_value"),
+    (re.compile(r"invalid choice: (?P<value>.+?) \(choose from (?P<choices>.+)\)"), "cli.invalid_choice"),
+    (re.compile(r"expected one argument"), "cli.expected_one"),
+    (re.compile(r"the following arguments are required: (?P<names>.+)"), "cli.required"),
+    (re.compile(r"unrecognized arguments: (?P<args>.+)"), "cli.unrecognized"),
+]
+
+
+def _argparse_message(message: str, t: Translator) -> str:
+    """argparse's error in t's language: "argument --count: invalid int value: 'x'" and the like."""
+    name = None
+    argument = re.fullmatch(r"argument (?P<name>\S+?): (?P<message>.+)", message, re.DOTALL)
+    if argument:
+        name, message = argument["name"], argument["message"]
+    for pattern, key in _ARGPARSE_MESSAGES:
+        found = pattern.fullmatch(message)
+        if found:
+            values = found.groupdict()
+            if "type" in values:  # int, float: a word in t's language where the catalogue has one
+                values["type"] = (
+                    t(f"cli.type.{values['type']}") if values["type"] in ("int", "float") else values["type"]
+                )
+            message = t(key, **values)
+            break
+    return t("cli.argument", name=name, message=message) if name else message
+
+
+def _requested_lang(argv: Sequence[str]) -> str | None:
+    """`--lang` as argparse will read it (the last one given), before parsing: an option's error
+    is raised while parsing, and it speaks this language. None: not given, or not one of LANGS."""
+    lang = None
+    tokens = iter(argv)
+    for token in tokens:
+        if token == "--":
+            break
+        if token == "--lang":
+            lang = next(tokens, None)
+        elif token.startswith("--lang="):
+            lang = token.removeprefix("--lang=")
+    return lang if lang in LANGS else None
 
 
 def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -204,7 +252,9 @@ def _fill_closed_standard_streams() -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    t = Translator(None)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    t = Translator(_requested_lang(arguments))
+    option_errors.use(t)
     if not _fill_closed_standard_streams():
         print("studyapp: cannot write the output: standard output is closed", file=sys.stderr)
         return EXIT_USAGE
@@ -212,13 +262,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     _terminated_by.clear()
     previous_handlers = _stop_on_terminate()
     try:
-        arguments = sys.argv[1:] if argv is None else list(argv)
         args, extra = build_parser(arguments).parse_known_args(arguments)
         if extra and args.command != "lab":
-            raise StudyappError(f"unrecognized arguments: {' '.join(extra)}")
+            raise StudyappError(t("cli.unrecognized", args=" ".join(extra)))
         if args.command == "lab":
             args.lab_args = _lab_args(extra)  # options for the lab itself, passed through
         t = Translator(args.lang)
+        option_errors.use(t)
         try:
             clock.check_setting()  # a mistyped STUDYAPP_NOW is one line, before anything is written
         except clock.ClockSettingError as exc:
@@ -231,7 +281,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # running); the exit status still says which signal ended studyapp.
         return 128 + _terminated_by[0] if _terminated_by else code
     except StudyappError as exc:
-        print(f"studyapp: {exc}" if "\n" not in str(exc) else str(exc), file=sys.stderr)
+        message = exc.text(t)
+        print(f"studyapp: {message}" if "\n" not in message else message, file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt as exc:
         with contextlib.suppress(OSError, ValueError):  # a closed terminal takes no more lines

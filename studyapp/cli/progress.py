@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from studyapp.cli.common import load_content, open_store
+from studyapp.cli.option_errors import option_error
 from studyapp.cli.quiz import parse_exam_date
 from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
@@ -51,9 +52,9 @@ def _share(text: str) -> float | str:
     try:
         value = parse_pass_mark(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
+        raise option_error("cli.not_percentage", value=repr(text)) from None
     if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must be more than 0 % and at most 100 %: {text!r}")
+        raise option_error("cli.share_range", value=repr(text))
     return value
 
 

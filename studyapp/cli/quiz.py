@@ -12,6 +12,7 @@ from typing import Any
 
 from studyapp.cli.common import load_content, open_store, run_tui
 from studyapp.cli.exam_options import add_exam_options, check_option_scope
+from studyapp.cli.option_errors import option_error
 from studyapp.clock import local_today
 from studyapp.content.model import Content
 from studyapp.errors import EXIT_OK, StudyappError
@@ -23,7 +24,7 @@ def _parse_date(text: str) -> date:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+        raise option_error("cli.not_date", value=repr(text)) from None
 
 
 # An exam date further out than this is almost surely a mistyped year.
@@ -35,9 +36,9 @@ def parse_exam_date(text: str) -> date:
     exam = _parse_date(text)
     today = local_today()  # STUDYAPP_NOW moves it too
     if exam < today:
-        raise argparse.ArgumentTypeError(f"{exam.isoformat()} is in the past (today is {today.isoformat()})")
+        raise option_error("settings.past_date", value=exam.isoformat(), today=today.isoformat())
     if (exam - today).days > _EXAM_DATE_HORIZON_DAYS:
-        raise argparse.ArgumentTypeError(f"{exam.isoformat()} is more than 3 years away; check the year")
+        raise option_error("settings.far_date", value=exam.isoformat())
     return exam
 
 
@@ -89,9 +90,9 @@ def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        raise option_error("cli.not_whole_number", value=repr(text)) from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+        raise option_error("cli.at_least_1", value=repr(text))
     return value
 
 

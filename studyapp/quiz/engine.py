@@ -160,7 +160,7 @@ def select_questions(
     if options.mode not in SESSION_MODES:
         raise StudyappError(f"unknown mode '{options.mode}'. Modes: {', '.join(SESSION_MODES)}")
     if options.count is not None and options.count < 1:
-        raise StudyappError("--count must be at least 1")
+        raise StudyappError("--count must be at least 1", key="cli.count_at_least_1")
     rng = random.Random(options.seed)
     kind = options.kind
     if kind is not None and kind not in QUIZ_KINDS:

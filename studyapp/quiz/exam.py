@@ -78,12 +78,21 @@ class ExamSettings:
 
     def validated(self) -> ExamSettings:
         if not 1 <= self.count <= MAX_COUNT:
-            raise StudyappError(f"--count must be between 1 and {MAX_COUNT} for an exam")
-        if not 0 < self.pass_mark <= 1:
-            raise StudyappError("--pass-mark must be more than 0 % and at most 100 %")
-        if self.time_limit_s is not None and not MIN_TIME_LIMIT_S <= self.time_limit_s <= MAX_TIME_LIMIT_S:
             raise StudyappError(
-                f"--time-limit must be between {MIN_TIME_LIMIT_S:.0f} s and {MAX_TIME_LIMIT_S / 3600:.0f} h"
+                f"--count must be between 1 and {MAX_COUNT} for an exam",
+                key="cli.exam_count_range",
+                values={"most": MAX_COUNT},
+            )
+        if not 0 < self.pass_mark <= 1:
+            raise StudyappError(
+                "--pass-mark must be more than 0 % and at most 100 %", key="cli.exam_pass_mark_range"
+            )
+        if self.time_limit_s is not None and not MIN_TIME_LIMIT_S <= self.time_limit_s <= MAX_TIME_LIMIT_S:
+            least, most = f"{MIN_TIME_LIMIT_S:.0f}", f"{MAX_TIME_LIMIT_S / 3600:.0f}"
+            raise StudyappError(
+                f"--time-limit must be between {least} s and {most} h",
+                key="cli.time_limit_range",
+                values={"least": least, "most": most},
             )
         if self.kind not in (KIND_CHOICE, KIND_OX, KIND_GLOSSARY):
             raise StudyappError(f"an exam asks 4-choice, O/X or glossary questions, not '{self.kind}'")

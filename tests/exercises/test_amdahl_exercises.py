@@ -53,10 +53,20 @@ def test_parallel_and_serial_fractions_swapped_is_caught(catalogue: Catalogue) -
     code, result = catalogue.wrong("amdahl", "p-is-serial")
     assert code == 1
     problems = failed(result)
-    assert (
-        "amdahl_speedup(0, 2) = 2, expected 1" in problems["amdahl_speedup follows S = 1 / ((1 − p) + p / n)"]
-    )
+    message = problems["amdahl_speedup follows S = 1 / ((1 − p) + p / n)"]
+    assert "amdahl_speedup(0, 2) = 2, expected 1" in message
+    assert "that is S for p = 1: p is the parallel fraction; 1 − p is the serial one" in message
     assert "impossible inputs raise ValueError" not in problems  # only the maths is wrong
+
+
+def test_a_rounded_speedup_is_told_to_return_the_exact_value(catalogue: Catalogue) -> None:
+    """Review row 22: rounding is not a mix-up of p and 1 − p, and is not called one."""
+    code, result = catalogue.wrong("amdahl", "rounded")
+    assert code == 1
+    message = failed(result)["amdahl_speedup follows S = 1 / ((1 − p) + p / n)"]
+    assert "amdahl_speedup(0.5, 2) = 1.333, expected 1.33333" in message
+    assert "return the exact value, not a rounded one" in message
+    assert "serial" not in message
 
 
 def test_missing_input_checks_are_caught(catalogue: Catalogue) -> None:

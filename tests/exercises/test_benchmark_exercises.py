@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -112,6 +113,54 @@ def test_regression_check_fixed_threshold_raises_false_alarms(catalogue: Catalog
         "a 5 % change inside 10 % noise is unchanged",
     }
     assert "the IQR bands overlap" in problems["two runs of the same code are unchanged"]
+    assert " moved " in problems["two runs of the same code are unchanged"]  # which statistic, and why
+
+
+def regression_checker() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "regression_check", EXERCISES / "regression-check" / "check.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def stats(**values: float) -> dict[str, float]:
+    return {"min": 1.0, "mean": 1.0, "median": 1.0, **values}
+
+
+def test_regression_check_names_the_weakness_of_the_statistic_not_only_numbers() -> None:
+    """Review row 25: a wrong verdict says which statistic moved and why it misleads."""
+    note = regression_checker().weakness_note
+    assert note("same", "regression", stats(), stats(min=1.3, mean=1.1)) == (
+        "; the min moved 30 %, but the fastest round is luck too"
+    )
+    assert note("same", "improvement", stats(mean=1.4), stats()).startswith("; the mean moved 40 %")
+    assert "stddev" in note("same", "improvement", stats(mean=1.4), stats())
+    assert note("small5", "regression", stats(), stats(median=1.05, min=1.2)).startswith(
+        "; the min moved 20 %"
+    )
+    assert note("same", "regression", stats(), stats(min=0.8, mean=0.9)) == ""  # moved the other way
+    assert "scaled by the noise" in note("noisy60", "unchanged", stats(), stats(median=1.6))
+    assert "fixed threshold" in note("quiet30", "unchanged", stats(), stats(median=1.3))
+    assert note("slow2x", "improvement", stats(), stats(median=2.0)) == ""
+
+
+def test_regression_check_failure_messages_fit_in_one_message() -> None:
+    """Every wrong verdict on every planted pair, over many draws, stays within the 300 characters a
+    requirement's message keeps (the numbers at its end must not be cut)."""
+    import random
+
+    check = regression_checker()
+    for seed in range(100):
+        old, new, truth = check.planted(random.Random(seed))
+        for bench, (category, expected) in truth.items():
+            for said in set(check.VERDICTS) - {expected}:
+                message = check.wrong_verdict(bench, said, expected, category, old[bench], new[bench])
+                assert len(message) <= 300, message
 
 
 def test_regression_check_blind_rules_are_caught(isolated_home: Path, tmp_path: Path) -> None:

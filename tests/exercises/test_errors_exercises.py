@@ -105,3 +105,34 @@ def test_a_crash_in_the_learners_code_shows_their_traceback_only(catalogue: Cata
     traceback = report["learner_traceback"]
     assert 'File "confusion.py"' in traceback and "ZeroDivisionError" in traceback
     assert "check.py" not in traceback and "labs/" not in traceback
+
+
+def test_a_wrong_macro_f1_says_which_other_average_it_is() -> None:
+    """Review row 25: a wrong macro F1 that equals another average is named, not only shown."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "confusion_check", exercise_folder("errors", "confusion") / "check.py"
+    )
+    assert spec is not None and spec.loader is not None
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    case = {
+        "name": "hand",
+        "labels": ["a", "b", "c", "d"],  # d is never the truth: its F1 is 0 and counts in the macro
+        "y_true": ["a", "a", "a", "a", "a", "b", "b", "c"],
+        "y_pred": ["a", "a", "a", "b", "d", "b", "a", "c"],
+    }
+    ref = check.reference(case)
+    rows = list(ref["per_class"].values())
+    present = [row["f1"] for row in rows if row["support"] > 0]
+    weighted = sum(row["f1"] * row["support"] for row in rows) / sum(row["support"] for row in rows)
+    mean_p = sum(row["precision"] for row in rows) / len(rows)
+    mean_r = sum(row["recall"] for row in rows) / len(rows)
+    assert "accuracy (micro F1)" in check.macro_slip(ref["accuracy"], ref)
+    assert "absent from y_true" in check.macro_slip(sum(present) / len(present), ref)
+    assert "weighted by support" in check.macro_slip(weighted, ref)
+    assert "mean precision and the mean recall" in check.macro_slip(
+        2 * mean_p * mean_r / (mean_p + mean_r), ref
+    )
+    assert check.macro_slip(0.123, ref) == ""

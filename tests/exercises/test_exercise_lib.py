@@ -7,6 +7,7 @@ already start a child process of their own.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import signal
@@ -655,3 +656,96 @@ def test_requirement_names_and_messages_follow_the_learners_language(monkeypatch
     assert messages.translate_name(name) == "crunch_all이 프로세스로 병렬 계산한다"
     assert messages.translate_name("mcc() runs") == "mcc()이 실행된다"
     assert messages.translate_message(message) == "다른 프로그램을 닫고 다시 검사하세요"
+
+
+# Calls that name a requirement, and which argument is the name.
+_NAMING_CALLS = {"require": 0, "requirement": 0, "require_ran": 0, "ran_or_explain": 1, "report": 1}
+
+
+def _literal_requirement_names(path: Path) -> set[str]:
+    """The names a checker gives as literals: in a naming call, through a module constant, or
+    assigned to `name` first (f-strings are left to the patterns, tested by example below)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    constants = {
+        target.id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(target, ast.Name) and target.id == "name" for target in node.targets)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            found.add(node.value.value)
+        if isinstance(node, ast.Call):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            position = _NAMING_CALLS.get(called)
+            if position is None or len(node.args) <= position:
+                continue
+            argument = node.args[position]
+            if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                found.add(argument.value)
+            elif isinstance(argument, ast.Name) and argument.id in constants:
+                found.add(constants[argument.id])
+    return found
+
+
+def test_every_literal_requirement_name_has_a_korean_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review row 17 / N12: a requirement a checker names has a Korean name (NAMES_KO or a pattern)."""
+    from labs._exercise import messages
+
+    monkeypatch.setenv(messages.LANG_ENV, "ko")
+    checkers = sorted((REPO / "labs").glob("*/exercises/*/check.py"))
+    names = {name: path.parent.name for path in checkers for name in _literal_requirement_names(path)}
+    assert len(names) > 60  # the scan itself works (70 names)
+    missing = {
+        name: exercise
+        for name, exercise in names.items()
+        if name not in messages.NAMES_KO and messages.translate_name(name) == name
+    }
+    assert missing == {}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "run 2: the trace can be read",
+        "run 1: the labels wrap the stages' work",
+        "run 3: the trace is exported to trace_path",
+        "noise matches the reference",
+        "test_sorting_bench.py is in the workspace",
+        "the pedantic benchmark runs at least 5 rounds",
+        "schedule(wait=1, warmup=1, active=2, repeat=2): one trace per cycle, named by its steps",
+        "schedule(wait=1, warmup=1, active=2, repeat=2): tables sorted by self CPU time",
+        "every item passes load → transform → save once (one thread per stage)",
+        "every item passes load → transform → save once ([2, 3, 2] threads)",
+        "no stage runs more threads than asked ([2, 3, 2] threads)",
+    ],
+)
+def test_requirement_names_built_from_values_have_korean_patterns(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from labs._exercise import messages
+
+    monkeypatch.setenv(messages.LANG_ENV, "ko")
+    korean = messages.translate_name(name)
+    assert korean != name and any("\uac00" <= char <= "\ud7a3" for char in korean), korean
+
+
+def test_the_causes_named_for_issue_23_read_in_korean(monkeypatch: pytest.MonkeyPatch) -> None:
+    from labs._exercise import messages
+
+    monkeypatch.setenv(messages.LANG_ENV, "ko")
+    for english, korean in [
+        ("x (close, but not exact: return the exact value, not a rounded one)", "반올림하지 말고"),
+        ("x (with warmup=0 the first recorded step carries start-up costs)", "warmup=0이면"),
+        ("x: start workers[i] threads per stage", "스레드 workers[i]개를 시작하세요"),
+    ]:
+        assert korean in messages.translate_message(english)

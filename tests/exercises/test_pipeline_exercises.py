@@ -10,9 +10,11 @@ A measured number is asserted as a band, never as formatted text: the machine is
 
 from __future__ import annotations
 
+import importlib.util
 import re
+from typing import Any
 
-from tests.exercises.exercise_runs import Catalogue, failed
+from tests.exercises.exercise_runs import Catalogue, exercise_folder, failed
 
 SPEED = "throughput ≈ 1 / slowest stage (measured)"
 
@@ -75,6 +77,47 @@ def test_a_lock_around_work_is_caught_by_concurrency_and_speed(catalogue: Catalo
     assert (
         "where the reference does not" in problems[SPEED] or "the reference's throughput" in problems[SPEED]
     )
+    message = problems["the slow stage runs its threads at the same time"]
+    assert "at most 1 item(s) inside transform at once, with workers[1] = 3" in message
+    assert "outside work() between two items" in message and "a lock held while work() runs" in message
+
+
+def test_a_sleep_after_each_item_is_caught_by_speed(catalogue: Catalogue) -> None:
+    code, result = catalogue.wrong("pipeline", "sleep-after-each-item")
+    problems = failed(result)
+    if result["verdict"] == "undecided":
+        assert set(problems) == {SPEED} and "too busy to tell" in problems[SPEED], problems
+        return
+    assert code == 1 and SPEED in problems, problems
+    together = problems.get("the slow stage runs its threads at the same time")
+    if together:  # the sleeps may or may not keep a transform thread out of every overlap
+        assert "sleeping or other work after each item" in together
+
+
+def load_checker() -> Any:
+    """The checker module itself, to test its messages on numbers chosen by hand."""
+    spec = importlib.util.spec_from_file_location(
+        "pipeline_check", exercise_folder("pipeline", "pipeline") / "check.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_too_few_threads_inside_says_what_kept_them_out() -> None:
+    """Review row 24: a sleep between items is not called a lock; what the probe saw is shown."""
+    too_few_inside = load_checker().too_few_inside
+    slept = too_few_inside(2, 3, {"transform": 0.0052}, 0.006)  # measured: a 5 ms sleep per item
+    assert slept.startswith("at most 2 item(s) inside transform at once, with workers[1] = 3")
+    assert "5.2 ms outside work() between two items on average (work() takes 6.0 ms)" in slept
+    assert slept.endswith("or sleeping or other work after each item")
+    assert len(slept) <= 300  # a requirement's message is cut at 300 characters
+    locked = too_few_inside(1, 3, {"transform": 0.028}, 0.006)  # measured: one lock around work()
+    assert "a lock held while work() runs" in locked
+    one_thread = too_few_inside(1, 3, {"transform": 0.00003}, 0.006)  # no gap: threads not started
+    assert one_thread.endswith("start workers[i] threads per stage") and "lock" not in one_thread
+    assert too_few_inside(1, 3, {}, 0.006).endswith("start workers[i] threads per stage")
 
 
 def test_one_done_marker_for_many_threads_hangs_and_is_explained(catalogue: Catalogue) -> None:

@@ -10,11 +10,12 @@ file checks what their messages say.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from studyapp.cli import main
-from tests.exercises.exercise_runs import Catalogue, failed, wrong_solutions
+from tests.exercises.exercise_runs import Catalogue, exercises, failed, solution_folder, wrong_solutions
 
 IDS = ["trace-handler", "schedule", "find-the-bottleneck", "tensorboard-logdir"]
 
@@ -92,6 +93,21 @@ def test_schedule_wrong_solutions_fail(wrong: str, catalogue: Catalogue) -> None
     if wrong == "no-warmup":  # the right steps, recorded cold
         assert list(problems) == ["a warmup step before each recording"]
         assert "step 2 is NONE" in problems["a warmup step before each recording"]
+        assert "with warmup=0" in problems["a warmup step before each recording"]
+    if wrong == "warmup-misaligned":  # warmup=1, so the warmup=0 note would blame the wrong cause
+        message = problems["a warmup step before each recording"]
+        assert "step 2 is RECORD" in message and "warmup=0" not in message
+        assert "warms up at steps 1, 6" in message
+
+
+def test_schedule_last_hint_leads_to_the_answer_without_giving_it() -> None:
+    hints = exercises()["schedule"].hints()
+    solution = (solution_folder("schedule") / "profiling_schedule.py").read_text(encoding="utf-8")
+    answer = re.search(r"return (schedule\(.*\))", solution)
+    assert answer and "warmup=1" in answer.group(1)
+    assert len(hints) >= 4
+    assert not any(answer.group(1) in hint or "wait=2, warmup=1" in hint for hint in hints)
+    assert "WARMUP" in hints[-1]  # the last one says how to check a choice instead
 
 
 # -- find-the-bottleneck -----------------------------------------------------------------------------

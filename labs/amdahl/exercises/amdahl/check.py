@@ -93,7 +93,7 @@ def build_plan(calls: Calls, rng: random.Random) -> dict[str, Any]:
     fractions = [0.0, 1.0, 0.5, 0.9, 0.95, 0.99] + [rng.uniform(0.0, 0.999) for _ in range(20)]
     plan: dict[str, Any] = {
         "amdahl_values": [
-            (calls.add("amdahl_speedup", p, n), amdahl(p, n)) for p in fractions for n in (1, 2, 8, 100)
+            (calls.add("amdahl_speedup", p, n), amdahl(p, n), p, n) for p in fractions for n in (1, 2, 8, 100)
         ],
         "amdahl_curves": [(p, [calls.add("amdahl_speedup", p, n) for n in WORKERS]) for p in fractions],
         "amdahl_limit": [(p, calls.add("amdahl_speedup", p, BIG_N)) for p in fractions if p < 1],
@@ -142,6 +142,27 @@ def first_wrong(calls: Calls, expected: list[tuple[int, float]], rel: float = 1e
     return ""
 
 
+def amdahl_wrong(calls: Calls, expected: list[tuple[int, float, float, float]]) -> str:
+    """The first wrong Amdahl value, with the likely slip where the value itself shows it: the
+    fractions swapped (it equals S for 1 − p) or a rounded result (right to within 1 %)."""
+    for index, value, p, n in expected:
+        got = calls.value(index)
+        if got is not None and close(got, value):
+            continue
+        problem = f"{calls.describe(index)}, expected {value:.6g}"
+        if got is None or not math.isfinite(got):
+            return problem
+        if close(got, amdahl(1.0 - p, n)):
+            return (
+                problem
+                + f" (that is S for p = {1.0 - p:g}: p is the parallel fraction; 1 − p is the serial one)"
+            )
+        if math.isclose(got, value, rel_tol=1e-2):
+            return problem + " (close, but not exact: return the exact value, not a rounded one)"
+        return problem
+    return ""
+
+
 def not_monotone(calls: Calls, curves: list[tuple[float, list[int]]]) -> str:
     for p, indices in curves:
         for before_index, after_index in itertools.pairwise(indices):
@@ -163,11 +184,10 @@ def past_the_limit(calls: Calls, limits: list[tuple[float, int]]) -> str:
 
 
 def judge(check: Checker, calls: Calls, plan: dict[str, Any]) -> None:
-    problem = first_wrong(calls, plan["amdahl_values"])
     report(
         check,
         "amdahl_speedup follows S = 1 / ((1 − p) + p / n)",
-        problem and problem + " (p is the parallel fraction; 1 − p is the serial one)",
+        amdahl_wrong(calls, plan["amdahl_values"]),
         f"{len(plan['amdahl_values'])} values right, e.g. {calls.describe(plan['amdahl_values'][13][0])}",
     )
     report(

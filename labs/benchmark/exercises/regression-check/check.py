@@ -235,9 +235,41 @@ CATEGORIES = [
     (
         "noisy60",
         "a 60 % slowdown of a noisy benchmark, bands apart, is a regression",
-        "the bands are wide (30 % noise) but apart by more than 20 %: a change, however noisy",
+        "wide bands (30 % noise), yet apart by over 20 %: a change, however noisy",
     ),
 ]
+
+
+# Why a rule that leans on one statistic gets a planted pair wrong: each statistic's weakness.
+WEAKNESS = {
+    "min": "the fastest round is luck too",
+    "mean": "slow rounds pull it (and stddev)",
+    "median": "noise moves it; the bands overlap",
+}
+
+
+def weakness_note(category: str, said: str, old: dict[str, Any], new: dict[str, Any]) -> str:
+    """The clause that names the slip a wrong verdict on this pair shows, not only its numbers:
+    for noise called a change, the statistic that moved most that way and why it misleads; for a change
+    called noise, the kind of threshold that misses it. '' when the numbers say nothing more."""
+    if category in ("same", "small5") and said in ("regression", "improvement"):
+
+        def apart(key: str) -> float:
+            """How far this statistic moved in the direction of the verdict said (1: not at all)."""
+            if not old[key] > 0 or not new[key] > 0:
+                return 1.0
+            ratio = new[key] / old[key] if said == "regression" else old[key] / new[key]
+            return max(ratio, 1.0)
+
+        key = max(WEAKNESS, key=apart)
+        if apart(key) < 1.05:
+            return ""
+        return f"; the {key} moved {(apart(key) - 1) * 100:.0f} %, but {WEAKNESS[key]}"
+    if category == "noisy60" and said == "unchanged":
+        return "; a threshold scaled by the noise misses it"
+    if category == "quiet30" and said == "unchanged":
+        return "; a fixed threshold of 30 % or more misses it"
+    return ""
 
 
 def judge(
@@ -247,7 +279,7 @@ def judge(
     truth: dict[str, tuple[str, str]],
     answer: dict[str, str],
 ) -> None:
-    for category, name, why in CATEGORIES:
+    for category, name, _why in CATEGORIES:
         wrong = [
             (bench, expected, answer.get(bench))
             for bench, (kind, expected) in truth.items()
@@ -263,11 +295,18 @@ def judge(
                 name, False, f"no verdict for {bench!r}: key each verdict by the benchmark's fullname"
             )
             continue
-        check.requirement(
-            name,
-            False,
-            f"{bench}: you said {said!r}, expected {expected!r} — {why} (old {ms(old[bench])}; new {ms(new[bench])})",
-        )
+        check.requirement(name, False, wrong_verdict(bench, said, expected, category, old[bench], new[bench]))
+
+
+def wrong_verdict(
+    bench: str, said: str, expected: str, category: str, old: dict[str, Any], new: dict[str, Any]
+) -> str:
+    """A wrong verdict on one planted pair: what was said, why the answer differs, and its numbers."""
+    why = next(text for kind, _, text in CATEGORIES if kind == category)
+    return (
+        f"{bench}: you said {said!r}, expected {expected!r} — {why}"
+        f"{weakness_note(category, said, old, new)} (old {ms(old)}; new {ms(new)})"
+    )
 
 
 def main() -> None:

@@ -224,17 +224,44 @@ def check_never_predicted(
     )
 
 
+def macro_slip(mine: Any, ref: dict[str, Any]) -> str:
+    """What a wrong macro F1 equals, where it equals a known other average (review row 25: say the
+    slip, not only the numbers); '' when it is none of them."""
+    rows = list(ref["per_class"].values())
+    if not rows:
+        return ""
+    mean_p = sum(row["precision"] for row in rows) / len(rows)
+    mean_r = sum(row["recall"] for row in rows) / len(rows)
+    present = [row["f1"] for row in rows if row["support"] > 0]
+    total = sum(row["support"] for row in rows)
+    others = [
+        (ref["accuracy"], "that is the accuracy (micro F1)"),
+        (
+            2 * mean_p * mean_r / (mean_p + mean_r) if mean_p + mean_r else 0.0,
+            "that is the F1 of the mean precision and the mean recall",
+        ),
+        (
+            sum(present) / len(present) if present else 0.0,
+            "that leaves out the classes absent from y_true (their F1 is 0 and counts)",
+        ),
+        (
+            sum(row["f1"] * row["support"] for row in rows) / total if total else 0.0,
+            "that is weighted by support (weighted F1); macro weighs every class the same",
+        ),
+    ]
+    for value, slip in others:
+        if not is_close(value, ref["macro_f1"]) and is_close(mine, value):
+            return f": {slip}: average the per-class F1 scores instead"
+    return ""
+
+
 def check_macro(
     check: Checker, cases: list[dict[str, Any]], got: list[Any], refs: list[dict[str, Any]]
 ) -> None:
     name = "macro_f1: the mean of the per-class F1"
     for case, mine, ref in zip(cases, got, refs, strict=True):
         if not is_close(mine, ref["macro_f1"]):
-            hint = (
-                ": that is the accuracy (micro F1): average the per-class F1 scores instead"
-                if is_close(mine, ref["accuracy"])
-                else ""
-            )
+            hint = macro_slip(mine, ref)
             check.requirement(
                 name, False, f"{case['name']}: {short_repr(mine)}, expected {ref['macro_f1']:.6g}{hint}"
             )

@@ -95,6 +95,27 @@ def busy_problem(evidence: list[BusyEvidence]) -> str:
     return ""
 
 
+def too_few_inside(most: int, workers: int, mean_gap_s: dict[str, float | None], cost: float) -> str:
+    """Why fewer transform threads than asked were inside work() at once, from what the probe saw:
+    how long a thread stayed out of work() between two of its items. Next to nothing is too few
+    threads; a good part of work()'s own time is something between the items (a lock held around
+    work(), a sleep, other work), which this cannot tell apart, so it names them all."""
+    seen = f"at most {most} item(s) inside transform at once, with workers[1] = {workers}"
+    gap = mean_gap_s.get("transform")
+    if gap is None:
+        return seen + ": start workers[i] threads per stage"
+    seen += (
+        f"; a transform thread spent {gap * 1e3:.1f} ms outside work() between two items on average "
+        f"(work() takes {cost * 1e3:.1f} ms)"
+    )
+    if gap < cost / 4:
+        return seen + ": start workers[i] threads per stage"
+    return seen + (
+        ": something keeps the threads out of work(), such as a lock held while work() runs, "
+        "or sleeping or other work after each item"
+    )
+
+
 def correctness(check: Checker, workspace: str, quick: bool) -> list[BusyEvidence] | None:
     """The correctness runs; None when one did not run right, else their busy_s evidence."""
     evidence: list[BusyEvidence] = []
@@ -129,8 +150,7 @@ def correctness(check: Checker, workspace: str, quick: bool) -> list[BusyEvidenc
                 "the slow stage runs its threads at the same time",
                 most["transform"] == workers[1],
                 f"at most {most['transform']} items inside transform at once ({workers[1]} threads)",
-                f"at most {most['transform']} item(s) inside transform at once, with workers[1] = {workers[1]}: "
-                "start workers[i] threads per stage, and do not hold a lock while work() runs",
+                too_few_inside(most["transform"], workers[1], result.value.get("mean_gap_s", {}), costs[1]),
             )
         too_many = [(n, most[n], w) for n, w in zip(NAMES, workers, strict=True) if most[n] > w]
         problem = ""

@@ -34,10 +34,20 @@ class Probe:
         self.busy = dict.fromkeys(NAMES, 0.0)  # seconds inside the work, measured here
         self.first_enter: dict[str, float] = {}  # when each stage began its first item
         self.last_leave: dict[str, float] = {}  # when each stage finished its last item
+        # Per stage: the time a thread spent outside work() between two of its items (waiting in
+        # get(), for a lock, sleeping, ...), summed, and how many such gaps there were.
+        self.thread_left: dict[tuple[str, int], float] = {}
+        self.gap_s = dict.fromkeys(NAMES, 0.0)
+        self.gaps = dict.fromkeys(NAMES, 0)
 
     def enter(self, name: str) -> None:
         with self.lock:
-            self.first_enter.setdefault(name, time.perf_counter())
+            now = time.perf_counter()
+            self.first_enter.setdefault(name, now)
+            left = self.thread_left.get((name, threading.get_ident()))
+            if left is not None:
+                self.gap_s[name] += now - left
+                self.gaps[name] += 1
             self.inside[name] += 1
             self.most[name] = max(self.most[name], self.inside[name])
 
@@ -46,6 +56,7 @@ class Probe:
             self.inside[name] -= 1
             self.busy[name] += seconds
             self.last_leave[name] = time.perf_counter()
+            self.thread_left[(name, threading.get_ident())] = self.last_leave[name]
             if last:
                 self.done_at.append(time.perf_counter())
 
@@ -101,7 +112,14 @@ def run_once(costs: list[float], workers: list[int], items: int) -> dict[str, An
     """The learner's pipeline once: its report and what the probe saw."""
     module, probe = learner(), Probe()
     report = module.run_pipeline(stages(module, costs, probe), [(i, ()) for i in range(items)], list(workers))
-    return {"report": plain_report(report), "most_inside": probe.most, "probe_busy_s": probe.busy}
+    return {
+        "report": plain_report(report),
+        "most_inside": probe.most,
+        "probe_busy_s": probe.busy,
+        "mean_gap_s": {
+            name: probe.gap_s[name] / probe.gaps[name] if probe.gaps[name] else None for name in NAMES
+        },
+    }
 
 
 def find_and_relieve(costs: list[float], workers: list[int], items: int, threads: int) -> dict[str, Any]:

@@ -58,6 +58,15 @@ def actions_text(actions: list[str]) -> str:
     return " ".join(f"{step}:{short.get(a, a)}" for step, a in enumerate(actions))
 
 
+def warmup_note(actions: list[str]) -> str:
+    """Why the steps before the recordings are not WARMUP, from what the schedule did: no WARMUP at
+    all is warmup=0; WARMUP elsewhere is a cycle that does not line up with steps 3 and 9."""
+    warm = [step for step, action in enumerate(actions) if action == "WARMUP"]
+    if not warm:
+        return " (with warmup=0 the first recorded step carries start-up costs)"
+    return f" (your schedule warms up at steps {support.ranges_text(warm)}: its cycles do not line up with 3 and 9)"
+
+
 def main() -> None:
     args = parse_args()
     with Checker(args) as check, tempfile.TemporaryDirectory(prefix="schedule-") as scratch:
@@ -99,7 +108,7 @@ def main() -> None:
             f"steps {', '.join(map(str, before))} are WARMUP",
             "the step just before each recording should be WARMUP: "
             + ", ".join(f"step {s} is {actions[s]}" for s in not_warm)
-            + " (with warmup=0 the first recorded step carries start-up costs)",
+            + warmup_note(actions),
         )
         after = [step for step in range(WANTED[-1][-1] + 1, STEPS) if actions[step] != "NONE"]
         check.require(
