@@ -50,6 +50,7 @@ def test_every_exercise_with_wrong_solutions_lists_them_by_name() -> None:
         "busy-not-per-thread",
         "lock-around-work",
         "one-done-marker",
+        "sleep-after-each-item",
         "stage-by-stage",
     ]
 
