@@ -112,10 +112,12 @@ def first_statement(home: Path) -> bytes:
     from studyapp import locations
     from studyapp.content.loader import load_content
     from studyapp.progress.store import ProgressStore
-    from studyapp.quiz.engine import QuizSession, SessionOptions
+    from studyapp.quiz.engine import QuizSession, SessionOptions, default_kind
 
     store = ProgressStore.in_dir(home)
-    session = QuizSession(load_content(locations.content_dir()), store, SessionOptions(seed=1))
+    # The options `studyapp quiz` builds without flags (cli/quiz.py): ten questions, the mixed kind.
+    options = SessionOptions(seed=1, count=10, kind=default_kind("due"))
+    session = QuizSession(load_content(locations.content_dir()), store, options)
     store.close()
     assert session.current is not None, "nothing to ask"
     return session.current.prompt.split()[0].encode()
