@@ -42,7 +42,14 @@ from studyapp.content.cues import ChoiceCase, Form, form_credits, has_absolute_w
 from studyapp.content.model import Content, Item
 from studyapp.content.similarity import CHOICE_SCORE, SimilarityIndex
 from studyapp.progress.scheduler import Grade, ItemSchedule
-from studyapp.quiz.questions import KIND_CHOICE, KIND_OX, OPTION_COUNT, Question, question_from_item
+from studyapp.quiz.questions import (
+    KIND_CHOICE,
+    KIND_OX,
+    OPTION_COUNT,
+    Question,
+    question_from_item,
+    record_credits,
+)
 
 if TYPE_CHECKING:
     from studyapp.progress.store import ProgressStore
@@ -774,28 +781,8 @@ def record_choice(
     unsure: bool,
     **review: Any,
 ) -> tuple[list[ItemSchedule], str | None]:
-    """Write `stored_credits` with kind "choice" (the mock exam's path; a quiz session stores the
-    same credits through `studyapp.quiz.kinds.choice`), so the notebook, stats and readiness read
-    them like any other review of that item. Returns the new schedules and, when a write failed,
-    its one-line reason (those reviews are kept and retried by the store)."""
-    schedules = []
-    problem: str | None = None
-    for credit in stored_credits(question, picked_index, unsure):
-        saved = store.save_answer(
-            store.new_review(
-                credit.item_id,
-                answer=credit.answer,
-                correct=credit.correct,
-                unsure=credit.unsure,
-                kind="choice",
-                text_hash=credit.text_hash,
-                **review,
-            ),
-            checkpoint=False,  # the caller checkpoints once (the exam after all its answers)
-        )
-        schedules.append(saved.schedule)
-        problem = problem or saved.problem
-    return schedules, problem
+    """Write `stored_credits` with kind "choice" (`record_credits`)."""
+    return record_credits(store, stored_credits(question, picked_index, unsure), KIND_CHOICE, **review)
 
 
 def reshuffled(question: Question, rng: random.Random) -> Question:

@@ -40,6 +40,7 @@ from studyapp.quiz.questions import (
     Question,
     glossary_item_id,
     question_from_term,
+    record_credits,
 )
 
 if TYPE_CHECKING:
@@ -229,27 +230,8 @@ def record_glossary(
     unsure: bool,
     **review: Any,
 ) -> tuple[list[ItemSchedule], str | None]:
-    """Write `glossary_credits` with kind "glossary" (the mock exam's path with --schedule; a quiz
-    session stores the same credits through `studyapp.quiz.kinds.glossary`). Returns the new
-    schedules and, when a write failed, its one-line reason (the store keeps and retries it)."""
-    schedules = []
-    problem: str | None = None
-    for credit in glossary_credits(question, picked_index, unsure):
-        saved = store.save_answer(
-            store.new_review(
-                credit.item_id,
-                answer=credit.answer,
-                correct=credit.correct,
-                unsure=credit.unsure,
-                kind=KIND_GLOSSARY,
-                text_hash=credit.text_hash,
-                **review,
-            ),
-            checkpoint=False,  # the caller checkpoints once
-        )
-        schedules.append(saved.schedule)
-        problem = problem or saved.problem
-    return schedules, problem
+    """Write `glossary_credits` with kind "glossary" (`record_credits`; the mock exam's path with --schedule)."""
+    return record_credits(store, glossary_credits(question, picked_index, unsure), KIND_GLOSSARY, **review)
 
 
 def terms_in(questions: Iterable[Question]) -> set[str]:

@@ -9,9 +9,10 @@ All become a `Question`; how each kind is graded, stored and explained is its `Q
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from studyapp.content.glossary import askable_terms
 from studyapp.content.model import Content, Item, Term
@@ -19,6 +20,8 @@ from studyapp.quiz import drills
 from studyapp.quiz.drills import Drill
 
 if TYPE_CHECKING:
+    from studyapp.progress.scheduler import ItemSchedule
+    from studyapp.progress.store import ProgressStore
     from studyapp.quiz.choice import ChoiceQuestion
     from studyapp.quiz.glossary import GlossaryQuestion
 
@@ -124,3 +127,40 @@ def all_questions(
                     unit=drill.unit,
                 )
     return questions
+
+
+class StoredAnswer(Protocol):
+    """One review row a multiple-option answer credits (`choice.StoredCredit`, `glossary.TermCredit`)."""
+
+    item_id: str
+    answer: str
+    correct: bool
+    unsure: bool
+    text_hash: str
+
+
+def record_credits(
+    store: ProgressStore, credits: Iterable[StoredAnswer], kind: str, **review: Any
+) -> tuple[list[ItemSchedule], str | None]:
+    """Write one review per credit under `kind` (the mock exam's path; a quiz session stores the
+    same credits through its question kind), so the notebook, stats and readiness read them like
+    any other review. Returns the new schedules and, when a write failed, its one-line reason
+    (those reviews are kept and retried by the store). The caller checkpoints once."""
+    schedules = []
+    problem: str | None = None
+    for credit in credits:
+        saved = store.save_answer(
+            store.new_review(
+                credit.item_id,
+                answer=credit.answer,
+                correct=credit.correct,
+                unsure=credit.unsure,
+                kind=kind,
+                text_hash=credit.text_hash,
+                **review,
+            ),
+            checkpoint=False,
+        )
+        schedules.append(saved.schedule)
+        problem = problem or saved.problem
+    return schedules, problem
