@@ -9,13 +9,13 @@ how a response is graded and stored (`read`), what the question looks like (`opt
 from __future__ import annotations
 
 import random
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
-from studyapp.quiz.questions import Question
+from studyapp.quiz.questions import Question, StoredAnswer, parse_pick
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
@@ -46,6 +46,29 @@ class Graded:
     shown: str
     credits: tuple[Credit, ...]
     picked: int | None = None  # the 0-based option picked, for kinds with options
+
+
+def graded_pick(
+    response: str,
+    unsure: bool,
+    option_count: int,
+    credits: Callable[[int | None], Iterable[StoredAnswer]],
+    is_right: Callable[[int | None], bool],
+) -> Graded | None:
+    """A 1–4 (or "don't know") answer to a question with options, graded: None when it cannot be
+    read, or when it is empty without an unsure mark; `credits(picked)` gives the reviews to store."""
+    try:
+        picked = parse_pick(response, option_count)
+    except ValueError:
+        return None
+    if picked is None and not unsure:
+        return None  # an empty answer is not "don't know" unless marked so
+    stored = tuple(
+        Credit(credit.item_id, credit.answer, credit.correct, credit.unsure, credit.text_hash)
+        for credit in credits(picked)
+    )
+    shown = "?" if picked is None else str(picked + 1)
+    return Graded(is_right(picked), shown, stored, picked)
 
 
 @dataclass(frozen=True)

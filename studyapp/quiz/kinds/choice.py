@@ -3,20 +3,20 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
 from studyapp.quiz.kinds.base import (
     INPUT_PICK,
-    Credit,
     FeedbackBlock,
     FeedbackView,
     Graded,
     QuestionKind,
+    graded_pick,
     misconception_label,
 )
-from studyapp.quiz.questions import KIND_CHOICE, Question, parse_pick
+from studyapp.quiz.questions import KIND_CHOICE, Question
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
@@ -33,22 +33,16 @@ class ChoiceKind(QuestionKind):
     def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
         choice = question.choice
         assert choice is not None
-        try:
-            picked = parse_pick(response)
-        except ValueError:
-            return None
-        if picked is None and not unsure:
-            return None  # an empty answer is not "don't know" unless marked so
-        # quiz.choice is the generator too (cue solver, similarity index): imported on the first
-        # answer, not at start-up, since the quiz's first paint is measured (benchmarks/startup.py)
-        from studyapp.quiz.choice import stored_credits
 
-        credits = tuple(
-            Credit(credit.item_id, credit.answer, credit.correct, credit.unsure, credit.text_hash)
-            for credit in stored_credits(choice, picked, unsure)
-        )
-        shown = "?" if picked is None else str(picked + 1)
-        return Graded(choice.is_right(picked), shown, credits, picked)
+        def credits(picked: int | None) -> list[Any]:
+            # quiz.choice is the generator too (cue solver, similarity index): imported on the
+            # first answer, not at start-up, since the quiz's first paint is measured
+            # (benchmarks/startup.py)
+            from studyapp.quiz.choice import stored_credits
+
+            return stored_credits(choice, picked, unsure)
+
+        return graded_pick(response, unsure, len(choice.options), credits, choice.is_right)
 
     def option_lines(self, question: Question) -> list[str]:
         assert question.choice is not None

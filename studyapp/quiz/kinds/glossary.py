@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
 from studyapp.quiz.kinds.base import (
     INPUT_PICK,
-    Credit,
     FeedbackBlock,
     FeedbackView,
     Graded,
     QuestionKind,
+    graded_pick,
 )
-from studyapp.quiz.questions import KIND_GLOSSARY, Question, parse_pick
+from studyapp.quiz.questions import KIND_GLOSSARY, Question
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
@@ -60,20 +60,13 @@ class GlossaryKind(QuestionKind):
 
     def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
         drawn = _drawn(question)
-        try:
-            picked = parse_pick(response, len(drawn.options))
-        except ValueError:
-            return None
-        if picked is None and not unsure:
-            return None  # an empty answer is not "don't know" unless marked so
-        from studyapp.quiz.glossary import glossary_credits  # prepared already: loaded by then
 
-        credits = tuple(
-            Credit(credit.item_id, credit.answer, credit.correct, credit.unsure, credit.text_hash)
-            for credit in glossary_credits(drawn, picked, unsure)
-        )
-        shown = "?" if picked is None else str(picked + 1)
-        return Graded(drawn.is_right(picked), shown, credits, picked)
+        def credits(picked: int | None) -> list[Any]:
+            from studyapp.quiz.glossary import glossary_credits  # prepared already: loaded by then
+
+            return glossary_credits(drawn, picked, unsure)
+
+        return graded_pick(response, unsure, len(drawn.options), credits, drawn.is_right)
 
     def option_lines(self, question: Question) -> list[str]:
         return [f"{index + 1}) {term.label}" for index, term in enumerate(_drawn(question).options)]
