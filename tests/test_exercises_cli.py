@@ -451,8 +451,8 @@ def test_the_checklist_links_every_exercise_to_its_lab_and_list_follows_it() -> 
     study path (what `exercise list` shows and what `watch` moves along) follows the checklist."""
     import yaml
 
-    from studyapp.cli.exercise import study_path
     from studyapp.exercises.registry import scan
+    from studyapp.exercises.study_path import study_path
 
     checklist = yaml.safe_load((REPO / "content" / "checklist.yaml").read_text(encoding="utf-8"))["items"]
     labs_of = {entry["id"]: entry.get("labs") or [] for entry in checklist}

@@ -26,9 +26,9 @@ from studyapp.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,
 from studyapp.exercises import checker, workspace
 from studyapp.exercises.checker import PASSED, USAGE, run_check
 from studyapp.exercises.registry import get, ignored, scan
-from studyapp.exercises.status import PASSED as STATUS_PASSED
 from studyapp.exercises.status import all_statuses, has_passed
 from studyapp.exercises.strings import verdict_line
+from studyapp.exercises.study_path import next_exercise, study_path
 from studyapp.exercises.workspace import default_workspace
 from studyapp.i18n import Translator
 from studyapp.progress import exercise_store
@@ -92,52 +92,6 @@ def _exercises() -> dict[str, Any]:
         if not problem.warning:
             print(f"studyapp: {problem.format(Path.cwd())}", file=sys.stderr)
     return study_path(found.exercises)
-
-
-def _checklist_order() -> dict[str, tuple[int, list[str]]]:
-    """checklist id -> (its position in content/checklist.yaml, its `labs:`); empty if unreadable."""
-    import yaml
-
-    try:
-        data = yaml.safe_load((locations.content_dir() / "checklist.yaml").read_text(encoding="utf-8"))
-        entries = data.get("items", []) if isinstance(data, dict) else []
-        return {
-            str(entry["id"]): (position, [str(lab) for lab in entry.get("labs") or []])
-            for position, entry in enumerate(entries)
-            if isinstance(entry, dict) and "id" in entry
-        }
-    except (OSError, yaml.YAMLError, TypeError, KeyError):
-        return {}
-
-
-def study_path(exercises: dict[str, Any]) -> dict[str, Any]:
-    """The exercises in the checklist's order (the study path): by the earliest checklist item each
-    is evidence for, then by where its lab stands in that item's `labs:`, then (lab, order, id)."""
-    checklist = _checklist_order()
-
-    def key(info: Any) -> tuple[int, int, str, int, str]:
-        places = [
-            (checklist[item][0], checklist[item][1].index(info.lab) if info.lab in checklist[item][1] else 99)
-            for item in info.checklist
-            if item in checklist
-        ]
-        position, lab_rank = min(places) if places else (len(checklist), 99)
-        return position, lab_rank, info.lab, info.order, info.id
-
-    return {info.id: info for info in sorted(exercises.values(), key=key)}
-
-
-def next_exercise(exercises: dict[str, Any], current: str, store: Any) -> Any | None:
-    """The first exercise after `current` on the study path that is not passed yet (wrapping round)."""
-    order = list(exercises)
-    if current not in order:
-        return None
-    statuses = all_statuses(exercises, store)
-    start = order.index(current)
-    for exercise_id in order[start + 1 :] + order[:start]:
-        if statuses[exercise_id].status != STATUS_PASSED:
-            return exercises[exercise_id]
-    return None
 
 
 def _exercise(exercise_id: str) -> Any:
