@@ -5,6 +5,7 @@ solution."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -96,3 +97,30 @@ async def test_open_without_an_editor_or_a_desktop_says_what_to_do(
         assert opened == [] and app.clipboard == str(workspace)
         assert any("$EDITOR" in str(n.message) for n in app._notifications)
         assert not any("열었습니다" in str(n.message) for n in app._notifications)
+
+
+async def test_after_a_pass_the_next_exercise_is_named_and_n_goes_there(
+    make: Any, toy_labs: Path, store: ProgressStore
+) -> None:
+    """rustlings moves on after a pass: the screen names the next exercise on the study path (the
+    checklist's order, as `exercise list` shows it) and `n` selects it."""
+    second = toy_labs / "toy" / "exercises" / "toy-twice"
+    shutil.copytree(toy_labs / "toy" / "exercises" / "toy-sum", second)
+    meta = (second / "exercise.yaml").read_text(encoding="utf-8")
+    meta = meta.replace("id: toy-sum", "id: toy-twice").replace("title: 두 수 더하기", "title: 두 번 더하기")
+    (second / "exercise.yaml").write_text(meta.replace("order: 1", "order: 2"), encoding="utf-8")
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_exercises(app, pilot)
+        assert list(screen.exercises) == ["toy-sum", "toy-twice"] and screen.selected == "toy-sum"
+        assert "n 다음 과제" not in screen_text(app)  # nothing to move on to before a pass
+        await pilot.press("s")
+        await pilot.pause()
+        (store.path.parent / "exercises" / "toy-sum" / "adder.py").write_text(SOLVED, encoding="utf-8")
+        await check(app, pilot, screen)
+        assert flat("다음 과제: toy-twice — 두 번 더하기") in flat(screen_text(app))
+        await pilot.press("n")
+        await pilot.pause()
+        assert screen.selected == "toy-twice"
+        assert "두 번 더하기" in screen_text(app)
+        assert_fits(app)

@@ -34,6 +34,7 @@ from studyapp.exercises.checker import run_check
 from studyapp.exercises.compare import compare_with_solution
 from studyapp.exercises.status import all_statuses, has_passed
 from studyapp.exercises.strings import verdict_line
+from studyapp.exercises.study_path import next_exercise, study_path
 from studyapp.exercises.workspace import default_workspace
 from studyapp.progress import exercise_store
 from studyapp.quiz.presenting import fit
@@ -52,11 +53,12 @@ def has_desktop() -> bool:
 
 
 def discover_exercises() -> dict[str, Any]:
-    """Every exercise (id → ExerciseInfo); empty when the labs or their metadata are missing."""
+    """Every exercise (id → ExerciseInfo) on the study path (the checklist's order, as `exercise
+    list` shows them); empty when the labs or their metadata are missing."""
     try:  # PyYAML and the exercises' metadata load when this screen first needs them
         from studyapp.exercises.registry import discover
 
-        return discover()
+        return study_path(discover())
     except Exception:  # the rest of the app works without exercises
         return {}
 
@@ -73,6 +75,7 @@ class ExercisesScreen(StudyScreen):
         Binding("h", "hint", "key.ex_hint"),
         Binding("v", "solution", "key.ex_solution"),
         Binding("d", "diff", "key.ex_diff"),
+        Binding("n", "next_exercise", "key.ex_next"),
         Binding("y", "copy_path", "key.ex_copy"),
         Binding("o", "open_workspace", "key.ex_open"),
         Binding("escape", "cancel_or_back", "key.back", key_display="esc"),
@@ -245,9 +248,11 @@ class ExercisesScreen(StudyScreen):
         self.action_check()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "diff":  # shown once there is a pass to compare (the key bar stays short)
+        if action in ("diff", "next_exercise"):  # shown once passed (the key bar stays short)
             info = self.current()
             passed = info is not None and has_passed(exercise_store.checks(self.study.store, info.id))
+            if action == "next_exercise":
+                return passed and self._following() is not None
             return self.running is None and passed
         if action in ("start", "check", "hint", "solution"):
             return self.running is None and self.current() is not None
@@ -344,9 +349,31 @@ class ExercisesScreen(StudyScreen):
         results.mount(Static(Content(verdict), classes=f"exs-verdict {outcome.verdict}", markup=False))
         if outcome.verdict == checker.PASSED:
             results.mount(Static(Content(t("exs.after_pass")), classes="muted", markup=False))
+            following = self._following()
+            if following is not None and info is not None and info.id == self.selected:
+                title = following.title_for(t.lang)
+                results.mount(
+                    Static(
+                        Content(t("exs.next", id=following.id, title=title)), classes="exs-next", markup=False
+                    )
+                )
         self.query_one("#exs-title", TitleBar).set(right=t(f"ex.status.{self._status_of(message.run_id)}"))
         detail = self.query_one("#exs-detail", VerticalScroll)
         self.call_after_refresh(detail.scroll_to_widget, results, animate=False, top=True)
+
+    def _following(self) -> Any | None:
+        """The next exercise on the study path not passed yet (rustlings moves on after a pass)."""
+        if self.selected is None:
+            return None
+        return next_exercise(self.exercises, self.selected, self.study.store)
+
+    def action_next_exercise(self) -> None:
+        following = self._following()
+        if following is None:
+            return
+        table = self.query_one("#exs-table", DataTable)
+        table.move_cursor(row=list(self.exercises).index(following.id), animate=False)
+        table.focus()
 
     def _status_of(self, exercise_id: str) -> str:
         status = self.statuses.get(exercise_id)
