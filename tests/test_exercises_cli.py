@@ -358,6 +358,36 @@ def test_watch_rechecks_on_save_and_ctrl_c_exits_130(
     assert verdicts[:3] == ["failed", "passed", "passed"]
 
 
+def add_second_exercise(labs: Path) -> None:
+    """toy-twice: the toy exercise again, after toy-sum on the study path (same checklist item)."""
+    second = labs / "toy" / "exercises" / "toy-twice"
+    shutil.copytree(labs / "toy" / "exercises" / TOY, second)
+    meta = (second / "exercise.yaml").read_text(encoding="utf-8").replace(f"id: {TOY}", "id: toy-twice")
+    (second / "exercise.yaml").write_text(meta.replace("order: 1", "order: 2"), encoding="utf-8")
+
+
+def test_a_pass_names_the_next_exercise_and_watch_moves_on_to_it(
+    env: dict[str, str], labs: Path, isolated_home: Path, cli: ExerciseCli
+) -> None:
+    """rustlings: after a pass the next exercise on the study path is named, and `watch` starts it
+    (from its starter) and checks it."""
+    add_second_exercise(labs)
+    workspace = started(cli, env, isolated_home)
+    (workspace / "adder.py").write_text(SOLVED, encoding="utf-8")
+    passed = cli(env, "check", TOY, "--quick", "--lang", "en")
+    assert passed.returncode == 0 and "next exercise: toy-twice" in passed.stdout, passed.stdout
+    process = _popen(env, "watch", TOY, "--quick", "--lang", "en")
+    try:
+        seen = _read_until(process, "not yet:")  # toy-sum passes, toy-twice's starter does not
+        assert "moving on to the next exercise: toy-twice" in seen, seen
+        assert (isolated_home / "exercises" / "toy-twice" / "adder.py").is_file()
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+    checked = [(r["exercise_id"], r["verdict"]) for r in rows(isolated_home, "exercise_checks")]
+    assert checked[-2:] == [(TOY, "passed"), ("toy-twice", "failed")]
+
+
 # -- hints and the solution -------------------------------------------------------------------------
 
 
