@@ -62,6 +62,7 @@ NAMES_KO: dict[str, str] = {
     "crunch_all computes in parallel processes": "crunch_all이 프로세스로 병렬 계산한다",
     "the CPU work ran in child processes": "계산이 자식 프로세스에서 돌았다",
     "crunch_all runs several tasks at the same moment": "crunch_all이 여러 task를 동시에 돌린다",
+    "crunch_all uses `workers` processes": "crunch_all이 `workers`개 프로세스를 쓴다",
     # pipeline
     "the stages work at the same time (a pipeline)": "단계들이 동시에 일한다 (파이프라인)",
     "the slow stage runs its threads at the same time": "느린 단계의 스레드들이 동시에 돈다",
@@ -191,6 +192,19 @@ PHRASES_KO: list[tuple[str, str]] = [
     ("values in the order given", "개 값, 준 순서대로"),
     ("in another order (the order they finished?)", "다른 순서 (끝난 순서?)"),
     ("in another order", "다른 순서"),
+    (
+        "size the pool by the `workers` argument (ProcessPoolExecutor(max_workers=workers)), not by "
+        "os.cpu_count() or the number of tasks",
+        "풀 크기는 `workers` 인자로 정하세요 (ProcessPoolExecutor(max_workers=workers)); os.cpu_count()나 "
+        "task 수가 아니라",
+    ),
+    ("crunch() ran in", "crunch()를 실행한 프로세스 수:"),
+    ("processes, as many as `workers`", "개, `workers`와 같다"),
+    ("processes, but crunch_all was given", "개인데 crunch_all이 받은 값은"),
+    (
+        "not seen (your pool's workers import the module afresh); not judged",
+        "보지 못함 (풀의 worker가 모듈을 새로 import: spawn / forkserver); 판정하지 않음",
+    ),
     ("judged on structure:", "구조로 판정:"),
     ("this process may use only 1 core", "이 프로세스는 코어 1개만 쓸 수 있습니다"),
     ("crunch() calls ran one at a time", "crunch() 호출이 하나씩 돌았습니다"),
