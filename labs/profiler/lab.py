@@ -164,7 +164,7 @@ def serve_tensorboard(logdir: str, result: dict[str, Any], seconds: float | None
     """
     from labs.profiler import tensorboard_server as tbs
 
-    progress("tensorboard", 0.97, f"starting TensorBoard on {logdir}")
+    progress("tensorboard", 0.97, f"TensorBoard 시작: {logdir}")
     serving(None, None if seconds is None else TENSORBOARD_PHASE_S + seconds)
     compared: dict[str, Any] = {}
     try:
@@ -225,7 +225,7 @@ def run_model(args: argparse.Namespace) -> dict[str, Any]:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise LabUsageError(f"cannot use --out {out}: {exc.strerror or exc}") from None
-    progress("setup", 0.0, "importing torch")
+    progress("setup", 0.0, "torch import 중")
     torch = _import_torch()
     from torch.profiler import ProfilerAction, schedule
 
@@ -254,7 +254,7 @@ def run_model(args: argparse.Namespace) -> dict[str, Any]:
 
     # 1. Baseline: no profiler. The very first step pays one-time costs (allocations, kernel
     #    selection, lazy initialisation) — that is what a profiler's warm-up steps keep out.
-    progress("baseline", 0.05, f"{settings.baseline_steps} steps without the profiler")
+    progress("baseline", 0.05, f"profiler 없이 {settings.baseline_steps} step (기준)")
     loader = workload.make_loader(settings.baseline_steps, settings.batch_size, num_workers=0)
     # One-time costs exist outside the steps too: the first optimizer a process creates imports
     # torch._dynamo (torch.optim guards add_param_group with it) — about a second.
@@ -288,7 +288,7 @@ def run_model(args: argparse.Namespace) -> dict[str, Any]:
             (0.6, 0.95),
         )
 
-    progress("analysis", 0.95, "reading the traces back")
+    progress("analysis", 0.95, "저장한 trace를 다시 읽는 중")
     result = build_report(
         args, settings, device, tensorboard_dir, scheduled, planted, baseline, main_run, workers_run
     )
@@ -375,7 +375,7 @@ def profiled_run(
     from labs.profiler.trace_handler import StudyTraceHandler
 
     run_name = f"workers{num_workers}"
-    progress(run_name, fraction[0], f"profiling {total_steps} steps, DataLoader num_workers={num_workers}")
+    progress(run_name, fraction[0], f"{total_steps} step 프로파일링, DataLoader num_workers={num_workers}")
     handler = StudyTraceHandler(
         out,
         tensorboard_dir / run_name,  # one TensorBoard "run" per configuration, side by side

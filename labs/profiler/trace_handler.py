@@ -150,7 +150,7 @@ class StudyTraceHandler:
                 "handler_ms": (time.perf_counter() - started) * 1000,
             }
         )
-        progress("trace", None, f"{self.run_name}: cycle {cycle} saved, steps {steps} → {trace_path.name}")
+        progress("trace", None, f"{self.run_name}: cycle {cycle} 저장, step {steps} → {trace_path.name}")
 
 
 def _operator_self_times(averages: Any, operators: set[str]) -> dict[str, dict[str, float]]:

@@ -61,11 +61,11 @@ def add_views(
 
 
 def compare_traces(path_a: str, path_b: str, top: int) -> dict[str, Any]:
-    progress("compare", 0.1, f"reading {path_a} and {path_b}")
+    progress("compare", 0.1, f"{path_a}와 {path_b} 읽는 중")
     a = views.trace_views(trace_documents(path_a), top=100)
     b = views.trace_views(trace_documents(path_b), top=100)
     diff = views.compare_views(a, b, top=top)
-    progress("compare", 0.9, "diffing operators and categories")
+    progress("compare", 0.9, "연산자와 범주 비교 중")
     findings = _compare_findings(diff)
     return {
         "mode": "compare",
@@ -131,7 +131,7 @@ def _compare_findings(diff: dict[str, Any]) -> list[str]:
 
 def analyse_trace_file(path: str, top: int) -> dict[str, Any]:
     """Report on a learner's own trace."""
-    progress("trace", 0.1, f"reading {path}")
+    progress("trace", 0.1, f"{path} 읽는 중")
     documents = trace_documents(path)
     # The first trace is parsed once and its events built and nested once, for every table:
     # a 10⁶-event trace is read in seconds, not minutes (nothing here may be quadratic either).
@@ -140,7 +140,7 @@ def analyse_trace_file(path: str, top: int) -> dict[str, Any]:
     trace_analysis.link_parents(events)
     analysis = trace_analysis.analyse_events(events, top=top, linked=True)
     analysis["memory_peak_mb"] = trace_analysis.memory_peaks(first)
-    progress("trace", 0.9, f"{analysis['events']} events analysed")
+    progress("trace", 0.9, f"이벤트 {analysis['events']}개 분석")
     tables = _trace_tables(analysis)
     findings = _trace_findings(path, analysis)
     return {
