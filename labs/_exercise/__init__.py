@@ -60,6 +60,7 @@ from labs._exercise.learner import (
 # Private, but labs/pipeline/exercises/pipeline/pipeline_driver.py imports them from here.
 from labs._exercise.learner import _error_line as _error_line
 from labs._exercise.learner import _learner_traceback as _learner_traceback
+from labs._exercise.messages import say
 from labs._exercise.speed import (
     GROSS_MARGIN,
     RELATIVE_FLOOR,
@@ -106,5 +107,6 @@ __all__ = [
     "parse_args",
     "run_learner",
     "run_learner_script",
+    "say",
     "short_repr",
 ]

@@ -20,6 +20,13 @@ def language() -> str:
     return "ko" if os.environ.get(LANG_ENV, "").lower().startswith("ko") else "en"
 
 
+def say(en: str, ko: str) -> str:
+    """A message in the learner's language: a checker writes each sentence in both, side by side
+    (`check.require(NAME, ok, say(f"...", f"..."), ...)`), so a Korean learner reads Korean whole
+    sentences, not English with a few phrases swapped (the tables below are only the fallback)."""
+    return ko if language() == "ko" else en
+
+
 # Whole requirement names.
 NAMES_KO: dict[str, str] = {
     # amdahl
