@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from labs._exercise.messages import say
+
 
 def learner_function(learner_file: str, function_name: str) -> Any:
     """For a driver in the learner's child process: `function_name` of the learner's `learner_file`
@@ -40,9 +42,14 @@ def call_on_cases(
             results.append(function(*(_copied(case[field]) for field in fields)))
         except Exception as exc:
             if len(exc.args) == 1 and isinstance(exc.args[0], str):
-                exc.args = (f"{exc.args[0]} — on the case: {case['name']}",)
+                exc.args = (
+                    say(
+                        f"{exc.args[0]} — on the case: {case['name']}",
+                        f"{exc.args[0]} — 사례: {case['name']}",
+                    ),
+                )
             elif not exc.args:
-                exc.args = (f"on the case: {case['name']}",)
+                exc.args = (say(f"on the case: {case['name']}", f"사례: {case['name']}"),)
             raise
     return results
 

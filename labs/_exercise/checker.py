@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from labs._exercise.messages import translate_message, translate_name
+from labs._exercise.messages import say, translate_message, translate_name
 from labs._wire import EXERCISE_PROTOCOL_ENV as PROTOCOL_ENV
 from labs._wire import (
     EXIT_FAILED,
@@ -153,7 +153,10 @@ class Checker:
             self.requirement(
                 "the check ran to the end",
                 False,
-                f"the check stopped on an unexpected {kind.__name__}: {error}{where}",
+                say(
+                    f"the check stopped on an unexpected {kind.__name__}: {error}{where}",
+                    f"검사가 예상하지 못한 {kind.__name__}로 멈췄습니다: {error}{where}",
+                ),
             )
         self.finish()
         return False  # not reached: finish() exits
@@ -204,7 +207,9 @@ class Checker:
             return True
         if result.traceback and self.learner_traceback is None:
             self.learner_traceback = result.traceback
-        self.requirement(name, False, result.error or "your code did not run")
+        self.requirement(
+            name, False, result.error or say("your code did not run", "여러분의 코드가 실행되지 않았습니다")
+        )
         return False
 
     def speed(self, name: str, verdict: SpeedVerdict) -> bool:
@@ -250,7 +255,14 @@ class Checker:
     def finish(self) -> NoReturn:
         """Write the result line (or the report's last lines) and exit with the verdict's code."""
         if not self.requirements:
-            self.requirement("the check ran", False, "the checker checked nothing (a fault of the exercise)")
+            self.requirement(
+                "the check ran",
+                False,
+                say(
+                    "the checker checked nothing (a fault of the exercise)",
+                    "checker가 아무것도 검사하지 않았습니다 (과제의 결함)",
+                ),
+            )
         self._finished = True
         verdict = self.verdict
         if self.jsonl:
@@ -266,9 +278,18 @@ class Checker:
             if self.learner_traceback:
                 self._out.write("\nyour code raised:\n" + self.learner_traceback.rstrip() + "\n")
             summary = {
-                PASSED: f"passed: all {len(self.requirements)} requirements hold",
-                FAILED: f"not yet: {failed} of {len(self.requirements)} requirements fail",
-                UNDECIDED: "undecided: the machine was too busy to tell; close other programs and check again",
+                PASSED: say(
+                    f"passed: all {len(self.requirements)} requirements hold",
+                    f"통과: 요구 사항 {len(self.requirements)}개를 모두 만족합니다",
+                ),
+                FAILED: say(
+                    f"not yet: {failed} of {len(self.requirements)} requirements fail",
+                    f"아직: 요구 사항 {len(self.requirements)}개 중 {failed}개를 만족하지 못합니다",
+                ),
+                UNDECIDED: say(
+                    "undecided: the machine was too busy to tell; close other programs and check again",
+                    "판정 보류: 기계가 너무 바빠 판단할 수 없습니다; 다른 프로그램을 닫고 다시 검사하세요",
+                ),
             }[verdict]
             self._out.write(f"\n{summary}\n")
             self._out.flush()

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from labs._exercise.checker import PROTOCOL_ENV, one_line
+from labs._exercise.messages import say
 
 OUTPUT_LIMIT = 64_000  # bytes of the learner's stdout/stderr kept
 TRACEBACK_FRAMES = 20
@@ -150,14 +151,18 @@ def _run_child(
     )
     if timed_out:
         result.timed_out = True
-        result.error = (
-            f"your code did not finish within {timeout_s:g} s (an endless loop, or waiting on something?)"
+        result.error = say(
+            f"your code did not finish within {timeout_s:g} s (an endless loop, or waiting on something?)",
+            f"여러분의 코드가 {timeout_s:g}초 안에 끝나지 않았습니다 (끝없는 루프이거나 무언가를 기다리는 중?)",
         )
         return result
     if not response:
         last = stderr.strip().splitlines()[-1:] if stderr.strip() else []
         why = f": {one_line(last[0], 160)}" if last else ""
-        result.error = f"your code ended the process (exit code {process.returncode}){why}"
+        result.error = say(
+            f"your code ended the process (exit code {process.returncode}){why}",
+            f"여러분의 코드가 프로세스를 끝냈습니다 (exit code {process.returncode}){why}",
+        )
         return result
     result.ok = bool(response.get("ok"))
     result.value = response.get("value")
@@ -236,7 +241,10 @@ def _child_main(request_path: str, response_path: str) -> None:
     except SystemExit as exc:
         response = {
             "ok": False,
-            "error": f"your code called sys.exit({exc.code!r})",
+            "error": say(
+                f"your code called sys.exit({exc.code!r})",
+                f"여러분의 코드가 sys.exit({exc.code!r})를 불렀습니다",
+            ),
             "traceback": _learner_traceback(exc, workspace),
         }
     except BaseException as exc:  # anything the learner's code raises is reported
@@ -278,13 +286,17 @@ def _resolve(workspace: str, module_file: str) -> Path:
 def _not_a_file(path: Path, shown: str) -> str:
     """Why `path` cannot be run as the learner's Python file: missing, or something else."""
     if path.is_symlink() and not path.exists():
-        return f"{shown} is a broken symbolic link"
+        return say(f"{shown} is a broken symbolic link", f"{shown}은(는) 깨진 심볼릭 링크입니다")
     if not os.path.lexists(path):
-        return f"{shown} is missing from your workspace"
+        return say(f"{shown} is missing from your workspace", f"작업 폴더에 {shown}이(가) 없습니다")
     if path.is_dir():
-        return f"{shown} is a folder, not a Python file"
-    return (
-        f"{shown} is not a regular file (a FIFO, a device, or a link to one): save your code as a plain file"
+        return say(
+            f"{shown} is a folder, not a Python file", f"{shown}은(는) Python 파일이 아니라 폴더입니다"
+        )
+    return say(
+        f"{shown} is not a regular file (a FIFO, a device, or a link to one): save your code as a plain file",
+        f"{shown}은(는) 일반 파일이 아닙니다 (FIFO, 장치, 또는 그것을 가리키는 링크): 코드를 보통 파일로 "
+        "저장하세요",
     )
 
 
@@ -294,13 +306,17 @@ def _load_function(workspace: str, module_file: str, name: str) -> Any:
         raise _LearnerProblem(_not_a_file(path, module_file))
     spec = importlib.util.spec_from_file_location(path.stem, path)
     if spec is None or spec.loader is None:
-        raise _LearnerProblem(f"cannot import {module_file}")
+        raise _LearnerProblem(
+            say(f"cannot import {module_file}", f"{module_file}을(를) import할 수 없습니다")
+        )
     module = importlib.util.module_from_spec(spec)
     sys.modules[path.stem] = module  # so pickle, dataclasses and `import` by name find it
     spec.loader.exec_module(module)
     function = getattr(module, name, None)
     if not callable(function):
-        raise _LearnerProblem(f"{module_file} has no function {name}()")
+        raise _LearnerProblem(
+            say(f"{module_file} has no function {name}()", f"{module_file}에 함수 {name}()이(가) 없습니다")
+        )
     return function
 
 
@@ -322,7 +338,7 @@ def _run_script(workspace: str, script: str, argv: list[str]) -> dict[str, Any]:
         return {
             "ok": False,
             "exit_code": code if isinstance(code, int) else 1,
-            "error": f"{script} exited with {code!r}",
+            "error": say(f"{script} exited with {code!r}", f"{script}이(가) {code!r}(으)로 끝났습니다"),
         }
     return {"ok": True, "exit_code": 0}
 
@@ -361,8 +377,12 @@ def _plain(value: Any, depth: int = 0) -> Any:
     if callable(tolist):  # numpy arrays and scalars, torch tensors
         return _plain(tolist(), depth + 1)
     raise TypeError(
-        f"your function returned a {type(value).__name__}; return plain data "
-        "(numbers, strings, lists, tuples, dicts)"
+        say(
+            f"your function returned a {type(value).__name__}; return plain data "
+            "(numbers, strings, lists, tuples, dicts)",
+            f"여러분의 함수가 {type(value).__name__}을(를) 돌려주었습니다; 평범한 데이터(숫자, 문자열, list, "
+            "tuple, dict)를 돌려주세요",
+        )
     )
 
 
@@ -410,4 +430,5 @@ def _error_line(exc: BaseException, workspace: str) -> str:
         where = f" ({_relative(exc.filename, workspace)}:{exc.lineno})"
     detail = str(exc)
     name = type(exc).__name__
-    return one_line(f"your code raised {name}{': ' + detail if detail else ''}{where}")
+    raised = f"{name}{': ' + detail if detail else ''}{where}"
+    return one_line(say(f"your code raised {raised}", f"여러분의 코드가 예외를 냈습니다: {raised}"))

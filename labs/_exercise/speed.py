@@ -19,6 +19,7 @@ from typing import Any
 
 from labs._exercise.checker import FAILED, PASSED, UNDECIDED
 from labs._exercise.learner import _LearnerProblem, _load_function, _run_child
+from labs._exercise.messages import say
 
 
 @dataclass(frozen=True)
@@ -150,22 +151,37 @@ def decide_with_control(
     control_median, control_low, _ = median_interval(control)
     relative = [mine / theirs if theirs > 0 else 0.0 for mine, theirs in zip(learner, control, strict=True)]
     relative_median, _, relative_high = median_interval(relative)
-    scale = f" of {of}" if of else ""
-    shown = (
+    scale = say(f" of {of}", f" ({of} 대비)") if of else ""
+    shown = say(
         f"{measured} {median:.2f}×{scale} (interval {low:.2f}–{high:.2f}, {rounds} rounds); "
-        f"the reference's {control_median:.2f}× in the same rounds"
+        f"the reference's {control_median:.2f}× in the same rounds",
+        f"{measured} {median:.2f}×{scale} (구간 {low:.2f}–{high:.2f}, {rounds} round); "
+        f"같은 round에서 참고 답안은 {control_median:.2f}×",
     )
     if rounds < min_rounds:
-        return UNDECIDED, f"{shown}: {min_rounds} rounds are needed to decide"
+        return UNDECIDED, say(
+            f"{shown}: {min_rounds} rounds are needed to decide",
+            f"{shown}: 판정하려면 {min_rounds} round가 필요합니다",
+        )
     if low >= need:
-        return PASSED, f"{shown}: at least {need:.2f}× as required"
+        return PASSED, say(
+            f"{shown}: at least {need:.2f}× as required", f"{shown}: 요구한 {need:.2f}× 이상입니다"
+        )
     if high < need and control_low >= need:
-        return FAILED, f"{shown}: yours stays below {need:.2f}× where the reference does not"
+        return FAILED, say(
+            f"{shown}: yours stays below {need:.2f}× where the reference does not",
+            f"{shown}: 참고 답안은 {need:.2f}×에 이르는데 여러분의 코드는 그 아래에 머뭅니다",
+        )
     if relative_high < relative_floor:
-        return FAILED, f"{shown}: yours is {relative_median:.2f}× the reference's {measured}"
-    return UNDECIDED, (
+        return FAILED, say(
+            f"{shown}: yours is {relative_median:.2f}× the reference's {measured}",
+            f"{shown}: 여러분의 {measured}는 참고 답안의 {relative_median:.2f}배입니다",
+        )
+    return UNDECIDED, say(
         f"{shown}: needs {need:.2f}×, and the machine is too busy to tell (the reference falls short "
-        "too); close other programs and check again"
+        "too); close other programs and check again",
+        f"{shown}: {need:.2f}×가 필요한데 기계가 너무 바빠 판단할 수 없습니다 (참고 답안도 못 미침); "
+        "다른 프로그램을 닫고 다시 검사하세요",
     )
 
 
@@ -267,23 +283,39 @@ def _measure_speed(workspace: str, request: dict[str, Any]) -> dict[str, Any]:
     if decision == UNDECIDED and few:
         decision = decide_few(ratios, threshold)
     assert median is not None and low is not None and high is not None and spread is not None
-    shown = f"{median:.2f}× the reference's time (±{spread:.2f}, {rounds} rounds)"
+    shown = say(
+        f"{median:.2f}× the reference's time (±{spread:.2f}, {rounds} rounds)",
+        f"참고 답안 시간의 {median:.2f}배 (±{spread:.2f}, {rounds} round)",
+    )
     if decision != UNDECIDED and few:
-        shown = f"{median:.2f}× the reference's time (every one of {rounds} rounds beyond it by {GROSS_MARGIN:g}×)"
+        shown = say(
+            f"{median:.2f}× the reference's time (every one of {rounds} rounds beyond it by {GROSS_MARGIN:g}×)",
+            f"참고 답안 시간의 {median:.2f}배 ({rounds} round 모두 기준에서 {GROSS_MARGIN:g}배 넘게 벗어남)",
+        )
     if decision == PASSED:
-        message = f"{shown}: at most {threshold:g}× as required"
+        message = say(
+            f"{shown}: at most {threshold:g}× as required", f"{shown}: 요구한 {threshold:g}배 이하입니다"
+        )
     elif decision == FAILED:
-        message = f"{shown}: needs at most {threshold:g}×"
+        message = say(f"{shown}: needs at most {threshold:g}×", f"{shown}: {threshold:g}배 이하여야 합니다")
     elif few:
-        message = (
+        message = say(
             f"{shown}: only {rounds} rounds fit in the budget, {request['min_rounds']} are needed "
-            "to tell your code from the noise: the machine is busy or your code is slow; check again"
+            "to tell your code from the noise: the machine is busy or your code is slow; check again",
+            f"{shown}: 시간 안에 {rounds} round만 돌았는데, 여러분의 코드를 잡음과 구별하려면 "
+            f"{request['min_rounds']} round가 필요합니다: 기계가 바쁘거나 코드가 느립니다; 다시 검사하세요",
         )
     else:
-        why = "the time budget" if ran_out == "time" else f"{rounds} rounds"
-        message = (
+        why = (
+            say("the time budget", "시간 예산을 다 쓴")
+            if ran_out == "time"
+            else say(f"{rounds} rounds", f"{rounds} round")
+        )
+        message = say(
             f"{shown}: too close to {threshold:g}× to call after {why}; "
-            "the machine is busy or your code is near the limit: check again"
+            "the machine is busy or your code is near the limit: check again",
+            f"{shown}: {why} 뒤에도 {threshold:g}배에 너무 가까워 판정할 수 없습니다; "
+            "기계가 바쁘거나 코드가 한계 근처입니다: 다시 검사하세요",
         )
     return {
         "ratio": median,

@@ -16,6 +16,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -749,3 +750,24 @@ def test_the_causes_named_for_issue_23_read_in_korean(monkeypatch: pytest.Monkey
         ("x: start workers[i] threads per stage", "스레드 workers[i]개를 시작하세요"),
     ]:
         assert korean in messages.translate_message(english)
+
+
+def test_a_check_in_korean_says_what_is_wrong_in_korean(
+    tmp_path: Path, isolated_home: Path, studyapp_cli: Any
+) -> None:
+    """`--lang ko`: the checker's sentences are Korean (say(en, ko)), down to the learner's own
+    exception; the same check in English keeps the English sentences."""
+    import shutil
+
+    workspace = tmp_path / "ws"
+    shutil.copytree(REPO / "labs" / "amdahl" / "exercises" / "amdahl" / "starter", workspace)
+    messages = {}
+    for lang, name in (("ko", "amdahl_speedup()이 실행된다"), ("en", "amdahl_speedup() runs")):
+        done = studyapp_cli(
+            "--lang", lang, "exercise", "check", "amdahl", "--path", str(workspace), "--json", "--quick"
+        )
+        assert done.returncode == 1, done.stderr
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        messages[lang] = {r["name"]: r["message"] for r in report["requirements"]}[name]
+    assert messages["ko"].startswith("여러분의 코드가 예외를 냈습니다: NotImplementedError"), messages["ko"]
+    assert messages["en"].startswith("your code raised NotImplementedError"), messages["en"]
