@@ -114,25 +114,39 @@ def _check_control_chars(c: _Collector, data: Any) -> None:
     """Report every key or text in a file that holds a terminal control character (ESC, BEL, NUL…).
 
     Content is printed as-is by the quiz; an escape sequence in an explanation would retitle the
-    window or recolour the session. Walked with a stack: a deeply nested file cannot overflow it.
+    window or recolour the session. A document read again unchanged (read_yaml's reuse) keeps what
+    the walk found, so the walk runs once per text.
     """
+    findings = getattr(data, "control_findings", None)
+    if findings is None:
+        findings = _control_findings(data)
+        if isinstance(data, (LinedDict, LinedList)):
+            data.control_findings = findings
+    for line, found in findings:
+        c.error(
+            line,
+            f"text holds the control character U+{ord(found):04X}: remove it (only newline and tab are allowed)",
+        )
+
+
+def _control_findings(data: Any) -> list[tuple[int, str]]:
+    """(line, character) of every key or text holding a control character. Walked with a stack: a
+    deeply nested file cannot overflow it."""
+    findings: list[tuple[int, str]] = []
     stack: list[tuple[Any, int]] = [(data, getattr(data, "line", 1))]
     while stack:
         value, line = stack.pop()
         if isinstance(value, str):
             found = first_control_char(value)
             if found is not None:
-                c.error(
-                    line,
-                    f"text holds the control character U+{ord(found):04X}: remove it "
-                    "(only newline and tab are allowed)",
-                )
+                findings.append((line, found))
         elif isinstance(value, LinedDict):
             for key, child in value.items():
                 stack.append((key, value.line_of(key)))
                 stack.append((child, value.line_of(key)))
         elif isinstance(value, LinedList):
             stack.extend((child, value.line_of(index)) for index, child in enumerate(value))
+    return findings
 
 
 def _shown(value: Any, limit: int = 60) -> str:
@@ -603,7 +617,7 @@ def check_content(root: Path, known_labs: set[str] | None = None) -> tuple[Conte
     def parse(path: Path) -> Any:
         c.where = path
         try:
-            data = read_yaml(path)
+            data = read_yaml(path, reuse=True)  # read only: the model is built from it
         except FileProblem as exc:
             c.error(exc.line, exc.message)
             unreadable.append(path)
