@@ -319,7 +319,7 @@ def judge(
         count = sum(1 for kind, _ in truth.values() if kind == category)
         if not wrong:
             check.requirement(
-                name, True, say(f"{count} planted pair(s) right", f"심어 둔 쌍 {count}개를 모두 맞혔습니다")
+                name, True, say(f"{count} planted pair(s) right", f"심어 둔 쌍 {count}개를 맞혔습니다")
             )
             continue
         bench, expected, said = wrong[0]

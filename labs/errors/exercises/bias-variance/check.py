@@ -266,7 +266,7 @@ def check_bootstrap(check: Checker, cases: list[dict[str, Any]], results: list[d
         True,
         say(
             f"{rounds} fits per case, each on n rows drawn with replacement",
-            f"사례마다 {rounds}번 맞춥니다, 매번 복원 추출한 n개 행으로",
+            f"사례마다 {rounds}번, 매번 복원 추출한 n개 행으로 맞춥니다",
         ),
     )
 
