@@ -18,7 +18,7 @@ from typing import Any
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
-from labs._exercise import Checker, parse_args, run_learner
+from labs._exercise import Checker, parse_args, run_learner, say
 
 HERE = Path(__file__).resolve().parent
 TEST_FILE = "test_sorting_bench.py"
@@ -35,7 +35,10 @@ def measured_by(entry: dict[str, Any], calls: dict[str, dict[str, dict[str, int]
 
 def milliseconds(entry: dict[str, Any]) -> str:
     stats = entry["stats"]
-    return f"median {stats['median'] * 1e3:.2f} ms, IQR {stats['iqr'] * 1e3:.2f} ms, {stats['rounds']} rounds"
+    return say(
+        f"median {stats['median'] * 1e3:.2f} ms, IQR {stats['iqr'] * 1e3:.2f} ms, {stats['rounds']} rounds",
+        f"median {stats['median'] * 1e3:.2f} ms, IQR {stats['iqr'] * 1e3:.2f} ms, round {stats['rounds']}번",
+    )
 
 
 def failing_lines(output: str) -> str:
@@ -62,8 +65,11 @@ def main() -> None:
         if not check.require(
             f"{TEST_FILE} is in the workspace",
             (workspace / TEST_FILE).is_file(),
-            "found",
-            f"{TEST_FILE} is missing: start again with `studyapp exercise start pytest-benchmark`",
+            say("found", "있습니다"),
+            say(
+                f"{TEST_FILE} is missing: start again with `studyapp exercise start pytest-benchmark`",
+                f"{TEST_FILE} 파일이 없습니다: `studyapp exercise start pytest-benchmark`로 다시 시작하세요",
+            ),
         ):
             check.stop()
         with tempfile.TemporaryDirectory(prefix="studyapp-bench-") as scratch:
@@ -85,7 +91,12 @@ def main() -> None:
                 f"--benchmark-storage=file://{tmp / 'storage'}",  # no .benchmarks/ in the workspace
                 f"--benchmark-max-time={0.05 if quick else 0.5}",
             ]
-            check.progress(f"pytest {TEST_FILE} --benchmark-json=... (this runs your benchmarks)")
+            check.progress(
+                say(
+                    f"pytest {TEST_FILE} --benchmark-json=... (this runs your benchmarks)",
+                    f"pytest {TEST_FILE} --benchmark-json=... (여러분의 벤치마크를 실행합니다)",
+                )
+            )
             ran = run_learner(
                 workspace,
                 HERE / "pytest_driver.py",
@@ -105,7 +116,10 @@ def main() -> None:
                 check.requirement(
                     "pytest runs your file and its tests pass",
                     False,
-                    f"pytest exit {ran.value}: {failing_lines(ran.stdout)}",
+                    say(
+                        f"pytest exit {ran.value}: {failing_lines(ran.stdout)}",
+                        f"pytest 종료 코드 {ran.value}: {failing_lines(ran.stdout)}",
+                    ),
                 )
                 if ran.value != 1 or not probe_json.is_file():
                     check.stop()
@@ -114,10 +128,17 @@ def main() -> None:
                     "pytest runs your file and its tests pass",
                     not skipped,
                     f"pytest: {summary}",
-                    f"a skipped test measures nothing: {skipped[0] if skipped else ''}",
+                    say(
+                        f"a skipped test measures nothing: {skipped[0] if skipped else ''}",
+                        f"건너뛴(skipped) 테스트는 아무것도 재지 않습니다: {skipped[0] if skipped else ''}",
+                    ),
                 )
             if not probe_json.is_file():
-                check.requirement("pytest ran the benchmarks", False, "pytest ended before the tests ran")
+                check.requirement(
+                    "pytest ran the benchmarks",
+                    False,
+                    say("pytest ended before the tests ran", "pytest가 테스트를 돌리기 전에 끝났습니다"),
+                )
                 check.stop()
             report = recorded_benchmarks(result_json)
             probe = json.loads(probe_json.read_text(encoding="utf-8"))
@@ -148,13 +169,21 @@ def only_the_implementation(
             check.requirement(
                 ONLY_THE_IMPLEMENTATION,
                 False,
-                f"{entry['name']}: the benchmark says {timed * 1e3:.3f} ms per call, but {name} itself took "
-                f"{inside * 1e3:.3f} ms (+{extra / inside:.0%}): the timed callable does other work too, such "
-                "as building its input — build it before benchmark(...), or in pedantic's setup",
+                say(
+                    f"{entry['name']}: the benchmark says {timed * 1e3:.3f} ms per call, but {name} itself took "
+                    f"{inside * 1e3:.3f} ms (+{extra / inside:.0%}): the timed callable does other work too, such "
+                    "as building its input — build it before benchmark(...), or in pedantic's setup",
+                    f"{entry['name']}: 벤치마크는 호출 한 번에 {timed * 1e3:.3f} ms라고 하지만, {name} 자체는 "
+                    f"{inside * 1e3:.3f} ms 걸렸습니다 (+{extra / inside:.0%}): 잰 callable이 입력을 만드는 것 "
+                    "같은 다른 일도 합니다 — 입력은 benchmark(...) 전에, 또는 pedantic의 setup에서 만드세요",
+                ),
             )
             return
         shown.append(
-            f"{name} {timed * 1e3:.3f} ms timed, {inside * 1e3:.3f} ms inside (+{extra / inside:.0%})"
+            say(
+                f"{name} {timed * 1e3:.3f} ms timed, {inside * 1e3:.3f} ms inside (+{extra / inside:.0%})",
+                f"{name}: 잰 시간 {timed * 1e3:.3f} ms, 구현 안에서 {inside * 1e3:.3f} ms (+{extra / inside:.0%})",
+            )
         )
     if shown:
         check.requirement(ONLY_THE_IMPLEMENTATION, True, "; ".join(shown))
@@ -178,13 +207,26 @@ def judge(check: Checker, entries: list[dict[str, Any]], probe: dict[str, Any]) 
             if name in counts and test in probe["benchmark_tests"]
         ]
         if callers:
-            why = (
+            why = say(
                 f"{callers[0]} calls {name} but does not time it: "
-                f"pass the function to the fixture, e.g. benchmark({name}, numbers)"
+                f"pass the function to the fixture, e.g. benchmark({name}, numbers)",
+                f"{callers[0]}에서 {name}를 부르지만 시간을 재지 않습니다: "
+                f"함수를 fixture에 넘기세요, 예: benchmark({name}, numbers)",
             )
         else:
-            why = f"no benchmark test calls {name}: write a test that takes the `benchmark` fixture and times it"
-        skipped = "" if not entries else f" ({len(entries)} benchmark(s) recorded, none of them {name})"
+            why = say(
+                f"no benchmark test calls {name}: write a test that takes the `benchmark` fixture and times it",
+                f"{name}를 부르는 벤치마크 테스트가 없습니다: `benchmark` fixture를 받아 {name}의 시간을 "
+                "재는 테스트를 쓰세요",
+            )
+        skipped = (
+            ""
+            if not entries
+            else say(
+                f" ({len(entries)} benchmark(s) recorded, none of them {name})",
+                f" (기록된 벤치마크 {len(entries)}개 중 {name}의 것은 없습니다)",
+            )
+        )
         check.requirement(f"{name} is benchmarked", False, why + skipped)
     only_the_implementation(check, found, calls)
     if len(found) == 2:
@@ -193,9 +235,16 @@ def judge(check: Checker, entries: list[dict[str, Any]], probe: dict[str, Any]) 
         check.require(
             "both benchmarks are in one group",
             same,
-            f"group {groups[COPYING]!r}: pytest-benchmark shows them in one table",
-            f"groups are {groups[COPYING]!r} ({COPYING}) and {groups[IN_PLACE]!r} ({IN_PLACE}): "
-            'put @pytest.mark.benchmark(group="sort") on both tests',
+            say(
+                f"group {groups[COPYING]!r}: pytest-benchmark shows them in one table",
+                f"group {groups[COPYING]!r}: pytest-benchmark가 둘을 한 표에 보여 줍니다",
+            ),
+            say(
+                f"groups are {groups[COPYING]!r} ({COPYING}) and {groups[IN_PLACE]!r} ({IN_PLACE}): "
+                'put @pytest.mark.benchmark(group="sort") on both tests',
+                f"group이 {groups[COPYING]!r} ({COPYING}), {groups[IN_PLACE]!r} ({IN_PLACE})로 서로 다릅니다: "
+                '두 테스트 모두에 @pytest.mark.benchmark(group="sort")를 붙이세요',
+            ),
         )
     in_place = found.get(IN_PLACE)
     if in_place is None:
@@ -207,30 +256,51 @@ def judge(check: Checker, entries: list[dict[str, Any]], probe: dict[str, Any]) 
         check.requirement(
             f"{IN_PLACE} is timed with benchmark.pedantic and a setup",
             False,
-            f"{in_place['name']} uses benchmark(...): {counts['presorted']} of {counts['calls']} calls "
-            "sorted an already sorted list; use benchmark.pedantic(insertion_sort, setup=...)",
+            say(
+                f"{in_place['name']} uses benchmark(...): {counts['presorted']} of {counts['calls']} calls "
+                "sorted an already sorted list; use benchmark.pedantic(insertion_sort, setup=...)",
+                f"{in_place['name']}에서 benchmark(...)를 씁니다: 호출 {counts['calls']}번 중 "
+                f"{counts['presorted']}번이 이미 정렬된 리스트를 정렬했습니다; "
+                "benchmark.pedantic(insertion_sort, setup=...)을 쓰세요",
+            ),
         )
     else:
         check.require(
             f"{IN_PLACE} is timed with benchmark.pedantic and a setup",
             how["setup"],
             f"pedantic(setup=..., rounds={how['rounds']}, iterations={how['iterations']})",
-            "pedantic without setup reuses the same arguments every round: pass setup=a function "
-            "that returns ((a freshly shuffled list,), {})",
+            say(
+                "pedantic without setup reuses the same arguments every round: pass setup=a function "
+                "that returns ((a freshly shuffled list,), {})",
+                "setup 없는 pedantic은 round마다 같은 인자를 다시 씁니다: setup=에 "
+                "((새로 섞은 리스트,), {})를 반환하는 함수를 넘기세요",
+            ),
         )
     check.require(
         f"every timed call of {IN_PLACE} got an unsorted list",
         counts["presorted"] == 0,
-        f"{counts['calls']} calls, each on a freshly shuffled list",
-        f"{counts['presorted']} of {counts['calls']} calls got an already sorted list: the first "
-        "round sorted it in place; make setup build a NEW shuffled list each time it is called",
+        say(
+            f"{counts['calls']} calls, each on a freshly shuffled list",
+            f"호출 {counts['calls']}번, 매번 새로 섞은 리스트로",
+        ),
+        say(
+            f"{counts['presorted']} of {counts['calls']} calls got an already sorted list: the first "
+            "round sorted it in place; make setup build a NEW shuffled list each time it is called",
+            f"호출 {counts['calls']}번 중 {counts['presorted']}번이 이미 정렬된 리스트를 받았습니다: 첫 "
+            "round가 그 리스트를 제자리에서(in place) 정렬했습니다; setup이 불릴 때마다 새(NEW) 섞인 "
+            "리스트를 만들게 하세요",
+        ),
     )
     rounds = in_place["stats"]["rounds"]
     check.require(
         f"the pedantic benchmark runs at least {MIN_ROUNDS} rounds",
         rounds >= MIN_ROUNDS,
-        f"{rounds} rounds",
-        f"{rounds} round(s): one number has no spread (no median, no IQR); pass rounds={MIN_ROUNDS * 4}",
+        say(f"{rounds} rounds", f"round {rounds}번"),
+        say(
+            f"{rounds} round(s): one number has no spread (no median, no IQR); pass rounds={MIN_ROUNDS * 4}",
+            f"round {rounds}번: 숫자 하나에는 퍼짐이 없습니다 (median도 IQR도 없음); "
+            f"rounds={MIN_ROUNDS * 4}를 넘기세요",
+        ),
     )
 
 

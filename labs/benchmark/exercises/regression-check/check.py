@@ -25,7 +25,7 @@ from typing import Any
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
-from labs._exercise import Checker, parse_args, run_learner
+from labs._exercise import Checker, parse_args, run_learner, say
 
 LEARNER_FILE = "compare_runs.py"
 VERDICTS = ("regression", "improvement", "unchanged")
@@ -218,33 +218,59 @@ CATEGORIES = [
     (
         "same",
         "two runs of the same code are unchanged",
-        "the same code measured twice; the IQR bands overlap",
+        say(
+            "the same code measured twice; the IQR bands overlap",
+            "같은 코드를 두 번 잰 것입니다; IQR band가 겹칩니다",
+        ),
     ),
-    ("slow2x", "a 2× slowdown is a regression", "the new run is 2× slower, far outside both runs' spread"),
-    ("fast2x", "a 2× speedup is an improvement", "the new run is 2× faster, far outside both runs' spread"),
+    (
+        "slow2x",
+        "a 2× slowdown is a regression",
+        say(
+            "the new run is 2× slower, far outside both runs' spread",
+            "새 실행이 2× 느립니다: 두 실행의 퍼짐을 훨씬 벗어납니다",
+        ),
+    ),
+    (
+        "fast2x",
+        "a 2× speedup is an improvement",
+        say(
+            "the new run is 2× faster, far outside both runs' spread",
+            "새 실행이 2× 빠릅니다: 두 실행의 퍼짐을 훨씬 벗어납니다",
+        ),
+    ),
     (
         "small5",
         "a 5 % change inside 10 % noise is unchanged",
-        "5 % slower, but the IQR bands overlap: that is noise",
+        say(
+            "5 % slower, but the IQR bands overlap: that is noise",
+            "5 % 느리지만 IQR band가 겹칩니다: 잡음입니다",
+        ),
     ),
     (
         "quiet30",
         "a 30 % slowdown of a quiet benchmark is a regression",
-        "30 % slower with 2 % noise: far outside the spread",
+        say(
+            "30 % slower with 2 % noise: far outside the spread",
+            "잡음 2 %에 30 % 느립니다: 퍼짐을 훨씬 벗어납니다",
+        ),
     ),
     (
         "noisy60",
         "a 60 % slowdown of a noisy benchmark, bands apart, is a regression",
-        "wide bands (30 % noise), yet apart by over 20 %: a change, however noisy",
+        say(
+            "wide bands (30 % noise), yet apart by over 20 %: a change, however noisy",
+            "band가 넓은데도(잡음 30 %) 20 % 넘게 떨어져 있습니다: 잡음이 아무리 커도 변화입니다",
+        ),
     ),
 ]
 
 
 # Why a rule that leans on one statistic gets a planted pair wrong: each statistic's weakness.
 WEAKNESS = {
-    "min": "the fastest round is luck too",
-    "mean": "slow rounds pull it (and stddev)",
-    "median": "noise moves it; the bands overlap",
+    "min": say("the fastest round is luck too", "가장 빠른 round도 운입니다"),
+    "mean": say("slow rounds pull it (and stddev)", "느린 round가 mean을 (stddev도) 끌어당깁니다"),
+    "median": say("noise moves it; the bands overlap", "잡음이 median을 움직입니다; band는 겹칩니다"),
 }
 
 
@@ -264,11 +290,16 @@ def weakness_note(category: str, said: str, old: dict[str, Any], new: dict[str, 
         key = max(WEAKNESS, key=apart)
         if apart(key) < 1.05:
             return ""
-        return f"; the {key} moved {(apart(key) - 1) * 100:.0f} %, but {WEAKNESS[key]}"
+        return say(
+            f"; the {key} moved {(apart(key) - 1) * 100:.0f} %, but {WEAKNESS[key]}",
+            f"; {key}이 {(apart(key) - 1) * 100:.0f} % 움직였지만, {WEAKNESS[key]}",
+        )
     if category == "noisy60" and said == "unchanged":
-        return "; a threshold scaled by the noise misses it"
+        return say("; a threshold scaled by the noise misses it", "; 잡음에 비례하는 문턱은 이것을 놓칩니다")
     if category == "quiet30" and said == "unchanged":
-        return "; a fixed threshold of 30 % or more misses it"
+        return say(
+            "; a fixed threshold of 30 % or more misses it", "; 30 % 이상의 고정 문턱은 이것을 놓칩니다"
+        )
     return ""
 
 
@@ -287,12 +318,19 @@ def judge(
         ]
         count = sum(1 for kind, _ in truth.values() if kind == category)
         if not wrong:
-            check.requirement(name, True, f"{count} planted pair(s) right")
+            check.requirement(
+                name, True, say(f"{count} planted pair(s) right", f"심어 둔 쌍 {count}개를 맞혔습니다")
+            )
             continue
         bench, expected, said = wrong[0]
         if said is None:
             check.requirement(
-                name, False, f"no verdict for {bench!r}: key each verdict by the benchmark's fullname"
+                name,
+                False,
+                say(
+                    f"no verdict for {bench!r}: key each verdict by the benchmark's fullname",
+                    f"{bench!r}의 판정이 없습니다: 판정마다 벤치마크의 fullname을 키로 쓰세요",
+                ),
             )
             continue
         check.requirement(name, False, wrong_verdict(bench, said, expected, category, old[bench], new[bench]))
@@ -303,9 +341,11 @@ def wrong_verdict(
 ) -> str:
     """A wrong verdict on one planted pair: what was said, why the answer differs, and its numbers."""
     why = next(text for kind, _, text in CATEGORIES if kind == category)
-    return (
+    return say(
         f"{bench}: you said {said!r}, expected {expected!r} — {why}"
-        f"{weakness_note(category, said, old, new)} (old {ms(old)}; new {ms(new)})"
+        f"{weakness_note(category, said, old, new)} (old {ms(old)}; new {ms(new)})",
+        f"{bench}: 여러분의 답은 {said!r}, 기대값은 {expected!r} — {why}"
+        f"{weakness_note(category, said, old, new)} (old {ms(old)}; new {ms(new)})",
     )
 
 
@@ -315,7 +355,12 @@ def main() -> None:
         seed = random.SystemRandom().randrange(1_000_000)
         rng = random.Random(seed)
         old, new, truth = planted(rng)
-        check.progress(f"comparing planted runs (seed {seed}): {len(truth)} pairs of known answer")
+        check.progress(
+            say(
+                f"comparing planted runs (seed {seed}): {len(truth)} pairs of known answer",
+                f"심어 둔 실행을 비교합니다 (seed {seed}): 답을 아는 쌍 {len(truth)}개",
+            )
+        )
         result = run_learner(
             args.workspace,
             LEARNER_FILE,
@@ -330,30 +375,59 @@ def main() -> None:
         if not check.require(
             "compare_runs returns {fullname: verdict}",
             isinstance(answer, dict) and all(isinstance(v, str) and v in VERDICTS for v in answer.values()),
-            f"a dict of {len(answer) if isinstance(answer, dict) else 0} verdicts",
-            f"expected a dict mapping each fullname to one of {', '.join(VERDICTS)}; got {str(answer)[:120]}",
+            say(
+                f"a dict of {len(answer) if isinstance(answer, dict) else 0} verdicts",
+                f"판정 {len(answer) if isinstance(answer, dict) else 0}개를 담은 dict",
+            ),
+            say(
+                f"expected a dict mapping each fullname to one of {', '.join(VERDICTS)}; got {str(answer)[:120]}",
+                f"fullname마다 {', '.join(VERDICTS)} 중 하나를 주는 dict여야 합니다; 받은 값: {str(answer)[:120]}",
+            ),
         ):
             check.stop()
         both = set(old) & set(new)
         extra, missing = set(answer) - both, both - set(answer)
         problems = []
         if missing:
-            problems.append(f"no verdict for {sorted(missing)[0]} (it is in both runs)")
+            problems.append(
+                say(
+                    f"no verdict for {sorted(missing)[0]} (it is in both runs)",
+                    f"{sorted(missing)[0]}의 판정이 없습니다 (두 실행 모두에 있습니다)",
+                )
+            )
         unknown = sorted(extra - set(old) - set(new))
         if unknown:
-            problems.append(f"{unknown[0]!r} is not the fullname of any benchmark (like 'file.py::test_x')")
+            problems.append(
+                say(
+                    f"{unknown[0]!r} is not the fullname of any benchmark (like 'file.py::test_x')",
+                    f"{unknown[0]!r}: 어느 벤치마크의 fullname도 아닙니다 ('file.py::test_x' 같은 모양이어야 합니다)",
+                )
+            )
         elif extra:
-            problems.append(f"{sorted(extra)[0]} is in only one run: it cannot be compared")
+            problems.append(
+                say(
+                    f"{sorted(extra)[0]} is in only one run: it cannot be compared",
+                    f"{sorted(extra)[0]}: 한 실행에만 있어 비교할 수 없습니다",
+                )
+            )
         check.requirement(
             "only benchmarks in both runs get a verdict",
             not problems,
             "; ".join(problems)
-            or f"{len(both)} compared; the one only in the old run and the one only in the new run are left out",
+            or say(
+                f"{len(both)} compared; the one only in the old run and the one only in the new run are left out",
+                f"{len(both)}개를 비교했습니다; old 실행에만 있는 것과 new 실행에만 있는 것은 뺐습니다",
+            ),
         )
         judge(check, old, new, truth, answer)
         zero = stats_of([0.0] * 10)
         zeros = {NAMES[0]: zero, NAMES[1]: zero}
-        check.progress("comparing two runs timed below the timer's resolution (0 s)")
+        check.progress(
+            say(
+                "comparing two runs timed below the timer's resolution (0 s)",
+                "timer 해상도보다 짧게 잰 두 실행(0 s)을 비교합니다",
+            )
+        )
         result = run_learner(
             args.workspace,
             LEARNER_FILE,
@@ -366,8 +440,11 @@ def main() -> None:
             check.require(
                 "timings of 0 s (below the timer's resolution) are unchanged",
                 result.value == dict.fromkeys(zeros, "unchanged"),
-                "0 s vs 0 s: unchanged, no division by zero",
-                f"expected unchanged for both; got {result.value!r}",
+                say("0 s vs 0 s: unchanged, no division by zero", "0 s 대 0 s: unchanged, 0으로 나누기 없음"),
+                say(
+                    f"expected unchanged for both; got {result.value!r}",
+                    f"둘 다 unchanged여야 하는데 받은 값은 {result.value!r}입니다",
+                ),
             )
 
 

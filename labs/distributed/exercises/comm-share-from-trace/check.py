@@ -27,7 +27,7 @@ from typing import Any
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
-from labs._exercise import Checker, call_on_cases, is_close, parse_args, run_learner, short_repr
+from labs._exercise import Checker, call_on_cases, is_close, parse_args, run_learner, say, short_repr
 
 LEARNER_FILE = "comm_share.py"
 FUNCTION = "communication_share"
@@ -184,39 +184,65 @@ def planted_traces(rng: random.Random) -> dict[str, dict[str, Any]]:
 def numbers(value: Any) -> str | None:
     """None when `value` is a dict with a number for every key; else what is wrong with it."""
     if not isinstance(value, dict):
-        return f"returned {short_repr(value)}; return a dict with {', '.join(KEYS)}"
+        return say(
+            f"returned {short_repr(value)}; return a dict with {', '.join(KEYS)}",
+            f"반환값이 {short_repr(value)}입니다; {', '.join(KEYS)}를 담은 dict를 반환하세요",
+        )
     missing = [
         key
         for key in KEYS
         if isinstance(value.get(key), bool) or not isinstance(value.get(key), (int, float))
     ]
     if missing:
-        return f"no number for {', '.join(missing)} in {short_repr(value)}"
+        return say(
+            f"no number for {', '.join(missing)} in {short_repr(value)}",
+            f"{short_repr(value)}에 {', '.join(missing)}의 숫자가 없습니다",
+        )
     return None
+
+
+def microseconds_hint() -> str:
+    return say(
+        ": that is in µs — trace times are microseconds, report seconds",
+        ": 이것은 µs 단위입니다 — trace의 시간은 microsecond이니 초(seconds)로 답하세요",
+    )
 
 
 def comm_hint(mine: float, expected: dict[str, Any]) -> str:
     slips = expected["slips"]
     if is_close(mine, expected["comm_s"] * 1e6, 1e-4):
-        return ": that is in µs — trace times are microseconds, report seconds"
+        return microseconds_hint()
     if is_close(mine, slips["summed"], 1e-4):
-        return ": that is the sum of the gloo spans — two gloo threads reduced at the same time; count that time once (the union)"
+        return say(
+            ": that is the sum of the gloo spans — two gloo threads reduced at the same time; count that time once (the union)",
+            ": 이것은 gloo span들의 합입니다 — 두 gloo thread가 동시에 reduce했습니다; 겹친 시간은 한 번만 "
+            "세세요 (합집합)",
+        )
     if is_close(mine, slips["enqueue"], 1e-4):
-        return ": that is the c10d:: calls on the main thread — they only queue a collective and return; the gloo:* spans on gloo's threads are when it ran"
+        return say(
+            ": that is the c10d:: calls on the main thread — they only queue a collective and return; the gloo:* spans on gloo's threads are when it ran",
+            ": 이것은 main thread의 c10d:: 호출입니다 — 이 호출은 collective를 queue에 넣고 돌아올 뿐입니다; "
+            "collective가 실제로 돈 시간은 gloo thread의 gloo:* span입니다",
+        )
     if is_close(mine, slips["whole_trace"], 1e-4) or mine > expected["comm_s"] * (1 + 1e-4):
-        return ": more than the steps hold — count only the time inside the ProfilerStep#N spans (DDP's first broadcast and a barrier after the loop are outside them)"
+        return say(
+            ": more than the steps hold — count only the time inside the ProfilerStep#N spans (DDP's first broadcast and a barrier after the loop are outside them)",
+            ": step들의 시간보다 깁니다 — ProfilerStep#N span 안의 시간만 세세요 (DDP의 첫 broadcast와 "
+            "루프 뒤의 barrier는 그 밖에 있습니다)",
+        )
     return ""
 
 
 def step_hint(mine: float, expected: dict[str, Any]) -> str:
     if is_close(mine, expected["step_s"] * 1e6, 1e-4):
-        return ": that is in µs — trace times are microseconds, report seconds"
+        return microseconds_hint()
     if is_close(mine, expected["step_s"] * 1e3, 1e-4):
-        return ": that is in ms — report seconds"
+        return say(": that is in ms — report seconds", ": 이것은 ms 단위입니다 — 초(seconds)로 답하세요")
     slips = expected["slips"]
     if is_close(mine, slips["profiler_span"], 1e-4) or is_close(mine, slips["trace_length"], 1e-4):
-        return (
-            ": that is the whole trace — the steps are the ProfilerStep#N spans, not the profiler's own span"
+        return say(
+            ": that is the whole trace — the steps are the ProfilerStep#N spans, not the profiler's own span",
+            ": 이것은 trace 전체입니다 — step은 profiler 자신의 span이 아니라 ProfilerStep#N span입니다",
         )
     return ""
 
@@ -232,7 +258,9 @@ def check_planted(
             )
             return False
     check.requirement(
-        "returns steps, step_s, comm_s and share as numbers", True, f"a dict with {', '.join(KEYS)}"
+        "returns steps, step_s, comm_s and share as numbers",
+        True,
+        say(f"a dict with {', '.join(KEYS)}", f"{', '.join(KEYS)}를 담은 dict"),
     )
     ok = True
     rows = list(zip(names, values, expected, strict=True))
@@ -240,10 +268,13 @@ def check_planted(
     ok &= check.require(
         "steps: one per ProfilerStep#N span",
         not wrong,
-        ", ".join(f"{e['steps']} in {n}" for n, _, e in rows),
+        ", ".join(say(f"{e['steps']} in {n}", f"{n}: {e['steps']}개") for n, _, e in rows),
         next(
             (
-                f"trace {n}: you counted {v['steps']}, it has {e['steps']} ProfilerStep#N spans"
+                say(
+                    f"trace {n}: you counted {v['steps']}, it has {e['steps']} ProfilerStep#N spans",
+                    f"trace {n}: 여러분은 {v['steps']}개를 셌지만, ProfilerStep#N span은 {e['steps']}개입니다",
+                )
                 for n, v, e in wrong
             ),
             "",
@@ -253,10 +284,16 @@ def check_planted(
     ok &= check.require(
         "step_s: the steps' total time, in seconds",
         not wrong,
-        ", ".join(f"{e['step_s'] * 1e3:.3f} ms in {n}" for n, _, e in rows),
+        ", ".join(
+            say(f"{e['step_s'] * 1e3:.3f} ms in {n}", f"{n}: {e['step_s'] * 1e3:.3f} ms") for n, _, e in rows
+        ),
         next(
             (
-                f"trace {n}: you measured {v['step_s']:.6g}, the steps last {e['step_s']:.6g} s{step_hint(v['step_s'], e)}"
+                say(
+                    f"trace {n}: you measured {v['step_s']:.6g}, the steps last {e['step_s']:.6g} s{step_hint(v['step_s'], e)}",
+                    f"trace {n}: 여러분이 잰 값 {v['step_s']:.6g}, step들의 실제 길이 {e['step_s']:.6g} s"
+                    f"{step_hint(v['step_s'], e)}",
+                )
                 for n, v, e in wrong
             ),
             "",
@@ -266,10 +303,16 @@ def check_planted(
     ok &= check.require(
         "comm_s: time inside the steps when at least one gloo collective runs",
         not wrong,
-        ", ".join(f"{e['comm_s'] * 1e3:.3f} ms in {n}" for n, _, e in rows),
+        ", ".join(
+            say(f"{e['comm_s'] * 1e3:.3f} ms in {n}", f"{n}: {e['comm_s'] * 1e3:.3f} ms") for n, _, e in rows
+        ),
         next(
             (
-                f"trace {n}: you measured {v['comm_s']:.6g} s, expected {e['comm_s']:.6g} s{comm_hint(v['comm_s'], e)}"
+                say(
+                    f"trace {n}: you measured {v['comm_s']:.6g} s, expected {e['comm_s']:.6g} s{comm_hint(v['comm_s'], e)}",
+                    f"trace {n}: 여러분이 잰 값 {v['comm_s']:.6g} s, 기대값 {e['comm_s']:.6g} s"
+                    f"{comm_hint(v['comm_s'], e)}",
+                )
                 for n, v, e in wrong
             ),
             "",
@@ -279,12 +322,18 @@ def check_planted(
     ok &= check.require(
         "share = comm_s / step_s",
         not wrong,
-        ", ".join(f"{e['share']:.4f} in {n}" for n, _, e in rows),
+        ", ".join(say(f"{e['share']:.4f} in {n}", f"{n}: {e['share']:.4f}") for n, _, e in rows),
         next(
             (
-                f"trace {n}: your share {v['share']:.6g}, expected {e['share']:.6g}"
+                say(
+                    f"trace {n}: your share {v['share']:.6g}, expected {e['share']:.6g}",
+                    f"trace {n}: 여러분의 share {v['share']:.6g}, 기대값 {e['share']:.6g}",
+                )
                 + (
-                    " (your own comm_s / step_s would be " + f"{v['comm_s'] / v['step_s']:.6g})"
+                    say(
+                        " (your own comm_s / step_s would be " + f"{v['comm_s'] / v['step_s']:.6g})",
+                        f" (여러분 자신의 comm_s / step_s로 계산하면 {v['comm_s'] / v['step_s']:.6g}입니다)",
+                    )
                     if v["step_s"]
                     else ""
                 )
@@ -331,9 +380,12 @@ def timer_comparison(profile: dict[str, Any], trace: dict[str, Any]) -> str:
     timer_share = sum(r["comm_s"] for r in records) / step_s
     lab_reading = analysis.trace_comm_analysis(complete_events(trace))
     queued = lab_reading["launch_to_done_share"] - lab_reading["comm_share"]
-    return (
+    return say(
         f"; the comm hook timed {timer_share:.1%} of the same steps (each bucket from DDP handing it over to its result): "
-        f"{queued:+.1%} of the step was waiting for a gloo thread, which gloo:* spans (execution) leave out"
+        f"{queued:+.1%} of the step was waiting for a gloo thread, which gloo:* spans (execution) leave out",
+        f"; 같은 step에서 comm hook이 잰 share는 {timer_share:.1%}입니다 (bucket마다 DDP가 넘겨준 때부터 "
+        f"결과가 나올 때까지): step의 {queued:+.1%}는 gloo thread를 기다린 시간이며, gloo:* span(실행)에는 "
+        "들어가지 않습니다",
     )
 
 
@@ -350,27 +402,47 @@ def main() -> None:
                 path = folder / f"{name}.json"
                 path.write_text(json.dumps(trace), encoding="utf-8")
                 paths.append(str(path))
-            check.progress(f"your {FUNCTION}() on {len(paths)} planted traces")
+            check.progress(
+                say(
+                    f"your {FUNCTION}() on {len(paths)} planted traces",
+                    f"심어 둔 trace {len(paths)}개에서 여러분의 {FUNCTION}()을 실행합니다",
+                )
+            )
             result = run_learner(args.workspace, here, "probe", paths, timeout_s=60)
             if not check.require_ran(f"{FUNCTION}() runs", result):
                 check.stop()
             if not check_planted(check, list(planted), result.value, [reading(t) for t in planted.values()]):
                 check.stop()  # the recorded run would fail the same way: fix the planted cases first
 
-            check.progress("recording DDP steps on 2 processes (gloo on 127.0.0.1) under torch.profiler")
+            check.progress(
+                say(
+                    "recording DDP steps on 2 processes (gloo on 127.0.0.1) under torch.profiler",
+                    "torch.profiler로 프로세스 2개의 DDP step을 기록합니다 (127.0.0.1의 gloo)",
+                )
+            )
             from labs.distributed import launcher
 
             name = "a recorded 2-process DDP run: your reading = the checker's reading of the same trace"
             try:
                 profile = record_run(folder, args.quick, check)
             except launcher.RankMissingDependency as exc:
-                check.undecided(name, f"this PyTorch cannot run the recording: {exc}")
+                check.undecided(
+                    name,
+                    say(
+                        f"this PyTorch cannot run the recording: {exc}",
+                        f"이 PyTorch로는 기록을 실행할 수 없습니다: {exc}",
+                    ),
+                )
                 check.stop()
             except launcher.RankFailed as exc:
                 check.undecided(
                     name,
-                    f"the checker's own 2-process recording did not complete ({exc}); that says nothing about your "
-                    "code — the machine is probably too busy: check again",
+                    say(
+                        f"the checker's own 2-process recording did not complete ({exc}); that says nothing about your "
+                        "code — the machine is probably too busy: check again",
+                        f"검사기 자신의 프로세스 2개 기록이 끝나지 않았습니다 ({exc}); 여러분의 코드와는 상관없는 "
+                        "일입니다 — 기계가 너무 바쁜 것 같습니다: 다시 검사하세요",
+                    ),
                 )
                 check.stop()
             trace_path = profile["trace"]
@@ -390,12 +462,23 @@ def main() -> None:
                 else is_close(value[key], expected[key], TOLERANCE)
                 for key in KEYS
             )
-            mine = f"share {value['share']:.1%} = {value['comm_s'] * 1e3:.2f} / {value['step_s'] * 1e3:.2f} ms over {value['steps']} steps"
-            theirs = f"the checker read {expected['share']:.1%} = {expected['comm_s'] * 1e3:.2f} / {expected['step_s'] * 1e3:.2f} ms over {expected['steps']} steps"
+            mine = say(
+                f"share {value['share']:.1%} = {value['comm_s'] * 1e3:.2f} / {value['step_s'] * 1e3:.2f} ms over {value['steps']} steps",
+                f"step {value['steps']}개에서 share {value['share']:.1%} = {value['comm_s'] * 1e3:.2f} / "
+                f"{value['step_s'] * 1e3:.2f} ms",
+            )
+            theirs = say(
+                f"the checker read {expected['share']:.1%} = {expected['comm_s'] * 1e3:.2f} / {expected['step_s'] * 1e3:.2f} ms over {expected['steps']} steps",
+                f"검사기가 읽은 값은 step {expected['steps']}개에서 {expected['share']:.1%} = "
+                f"{expected['comm_s'] * 1e3:.2f} / {expected['step_s'] * 1e3:.2f} ms입니다",
+            )
             check.require(
                 name,
                 agree,
-                f"{mine}, as the checker read it{timer_comparison(profile, trace)}",
+                say(
+                    f"{mine}, as the checker read it{timer_comparison(profile, trace)}",
+                    f"{mine}, 검사기가 읽은 값과 같습니다{timer_comparison(profile, trace)}",
+                ),
                 f"{mine}; {theirs}{comm_hint(value['comm_s'], expected)}",
             )
 

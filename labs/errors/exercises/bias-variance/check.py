@@ -20,7 +20,7 @@ from typing import Any
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
-from labs._exercise import Checker, learner_function, parse_args, run_learner
+from labs._exercise import Checker, learner_function, parse_args, run_learner, say
 
 LEARNER_FILE = "decomposition.py"
 FUNCTION = "bias_variance_decomposition"
@@ -172,19 +172,45 @@ def check_shape(check: Checker, cases: list[dict[str, Any]], results: list[dict[
             return check.requirement(
                 "returns the four numbers",
                 False,
-                f"{FUNCTION}() returned {value}; return a dict with {', '.join(KEYS)}",
+                say(
+                    f"{FUNCTION}() returned {value}; return a dict with {', '.join(KEYS)}",
+                    f"{FUNCTION}()의 반환값이 {value.removeprefix('a ')}입니다; "
+                    f"{', '.join(KEYS)}를 담은 dict를 반환하세요",
+                ),
             )
         missing = [key for key in KEYS if key not in value]
         if missing:
             return check.requirement(
-                "returns the four numbers", False, f"the dict has no {', '.join(missing)} ({describe(case)})"
+                "returns the four numbers",
+                False,
+                say(
+                    f"the dict has no {', '.join(missing)} ({describe(case)})",
+                    f"dict에 다음 키가 없습니다: {', '.join(missing)} ({describe(case)})",
+                ),
             )
         odd = [f"{key} is {v}" for key, v in value.items() if isinstance(v, str) or not math.isfinite(v)]
         if odd:
+            odd_ko = [
+                f"{key}: {v.removeprefix('a ') + ' 값' if isinstance(v, str) else v}"
+                for key, v in value.items()
+                if isinstance(v, str) or not math.isfinite(v)
+            ]
             return check.requirement(
-                "returns the four numbers", False, f"{'; '.join(odd)} ({describe(case)})"
+                "returns the four numbers",
+                False,
+                say(
+                    f"{'; '.join(odd)} ({describe(case)})",
+                    f"유한한 숫자가 아닙니다 — {'; '.join(odd_ko)} ({describe(case)})",
+                ),
             )
-    return check.requirement("returns the four numbers", True, f"{', '.join(KEYS)} on {len(cases)} cases")
+    return check.requirement(
+        "returns the four numbers",
+        True,
+        say(
+            f"{', '.join(KEYS)} on {len(cases)} cases",
+            f"사례 {len(cases)}개 모두에서 {', '.join(KEYS)}를 반환합니다",
+        ),
+    )
 
 
 def check_bootstrap(check: Checker, cases: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
@@ -193,30 +219,56 @@ def check_bootstrap(check: Checker, cases: list[dict[str, Any]], results: list[d
         calls, n = result["calls"], case["n_train"]
         if len(calls) != case["rounds"]:
             check.requirement(
-                name, False, f"fit_predict was called {len(calls)} times for R={case['rounds']} rounds"
+                name,
+                False,
+                say(
+                    f"fit_predict was called {len(calls)} times for R={case['rounds']} rounds",
+                    f"R={case['rounds']} round인데 fit_predict가 {len(calls)}번 불렸습니다",
+                ),
             )
             return
         for r, call in enumerate(calls):
             if call["rows"] != n:
                 check.requirement(
-                    name, False, f"round {r}: fit on {call['rows']} rows, a bootstrap sample has n={n}"
+                    name,
+                    False,
+                    say(
+                        f"round {r}: fit on {call['rows']} rows, a bootstrap sample has n={n}",
+                        f"round {r}: {call['rows']}개 행으로 맞췄습니다; bootstrap 표본은 n={n}개 행입니다",
+                    ),
                 )
                 return
             if not call["from_training_set"]:
                 check.requirement(
-                    name, False, f"round {r}: some (x, y) rows are not rows of the training set"
+                    name,
+                    False,
+                    say(
+                        f"round {r}: some (x, y) rows are not rows of the training set",
+                        f"round {r}: 일부 (x, y) 행이 training set의 행이 아닙니다",
+                    ),
                 )
                 return
             if call["distinct"] == n:
                 check.requirement(
                     name,
                     False,
-                    f"round {r}: all {n} rows are different — that is the training set itself (or a "
-                    "permutation); a bootstrap sample draws WITH replacement, so rows repeat",
+                    say(
+                        f"round {r}: all {n} rows are different — that is the training set itself (or a "
+                        "permutation); a bootstrap sample draws WITH replacement, so rows repeat",
+                        f"round {r}: {n}개 행이 모두 다릅니다 — training set 그 자체(또는 순서만 바꾼 것)입니다; "
+                        "bootstrap 표본은 복원 추출(WITH replacement)이라 같은 행이 되풀이됩니다",
+                    ),
                 )
                 return
     rounds = cases[0]["rounds"]
-    check.requirement(name, True, f"{rounds} fits per case, each on n rows drawn with replacement")
+    check.requirement(
+        name,
+        True,
+        say(
+            f"{rounds} fits per case, each on n rows drawn with replacement",
+            f"사례마다 {rounds}번, 매번 복원 추출한 n개 행으로 맞춥니다",
+        ),
+    )
 
 
 def check_against_reference(
@@ -227,12 +279,18 @@ def check_against_reference(
 ) -> None:
     diagnoses = {
         "variance": lambda mine, ref, case: (
-            f"; that is R/(R − 1) × the reference: divide by R={case['rounds']} (a plain mean), not R − 1"
+            say(
+                f"; that is R/(R − 1) × the reference: divide by R={case['rounds']} (a plain mean), not R − 1",
+                f"; 이것은 참고값의 R/(R − 1)배입니다: R − 1이 아니라 R={case['rounds']}로 나누세요 (그냥 평균)",
+            )
             if math.isclose(mine, ref["variance"] * case["rounds"] / (case["rounds"] - 1), rel_tol=1e-6)
             else ""
         ),
         "bias2": lambda mine, ref, case: (
-            "; that is mean((f̄ − y)²): compare f̄ with the true function f_test, not the noisy y_test"
+            say(
+                "; that is mean((f̄ − y)²): compare f̄ with the true function f_test, not the noisy y_test",
+                "; 이것은 mean((f̄ − y)²)입니다: f̄를 잡음 섞인 y_test가 아니라 참 함수 f_test와 비교하세요",
+            )
             if math.isclose(mine, ref["bias2_against_labels"], rel_tol=1e-6)
             else ""
         ),
@@ -244,9 +302,11 @@ def check_against_reference(
         any(not close(r["value"][key], ref[key]) for r, ref in zip(results, references, strict=True))
         for key in model_keys
     ) and all(close(r["value"]["noise"], ref["noise"]) for r, ref in zip(results, references, strict=True))
-    draws_hint = (
+    draws_hint = say(
         "; every model number differs, so your bootstrap samples are not the reference's: draw "
-        "idx = rng.integers(0, n, size=n) once per round, in order, and use rng for nothing else"
+        "idx = rng.integers(0, n, size=n) once per round, in order, and use rng for nothing else",
+        "; 모델 숫자가 모두 다르므로 여러분의 bootstrap 표본이 참고 답안과 다릅니다: round마다 한 번씩 "
+        "차례대로 idx = rng.integers(0, n, size=n)을 뽑고, rng는 다른 데 쓰지 마세요",
     )
     for key in KEYS:
         wrong = next(
@@ -262,7 +322,10 @@ def check_against_reference(
             check.requirement(
                 f"{key} matches the reference",
                 True,
-                f"{shown} (degrees {', '.join(str(c['degree']) for c in cases)})",
+                say(
+                    f"{shown} (degrees {', '.join(str(c['degree']) for c in cases)})",
+                    f"{shown} (degree {', '.join(str(c['degree']) for c in cases)})",
+                ),
             )
             continue
         case, mine, ref = wrong
@@ -272,7 +335,10 @@ def check_against_reference(
         check.requirement(
             f"{key} matches the reference",
             False,
-            f"{describe(case)}: yours {mine:.6g}, reference {ref[key]:.6g}{hint}",
+            say(
+                f"{describe(case)}: yours {mine:.6g}, reference {ref[key]:.6g}{hint}",
+                f"{describe(case)}: 여러분의 값 {mine:.6g}, 참고값 {ref[key]:.6g}{hint}",
+            ),
         )
 
 
@@ -290,14 +356,21 @@ def check_identity(
             check.requirement(
                 "expected_error ≈ bias2 + variance + noise",
                 False,
-                f"{describe(case)}: error − (bias² + variance + noise) = {residual:+.4g}, more than the "
-                f"±{ref['identity_tolerance']:.2g} a finite test set explains",
+                say(
+                    f"{describe(case)}: error − (bias² + variance + noise) = {residual:+.4g}, more than the "
+                    f"±{ref['identity_tolerance']:.2g} a finite test set explains",
+                    f"{describe(case)}: error − (bias² + variance + noise) = {residual:+.4g}; 유한한 "
+                    f"test set으로 설명되는 ±{ref['identity_tolerance']:.2g}보다 큽니다",
+                ),
             )
             return
         share = abs(residual) / ref["identity_tolerance"]
         if share >= worst_share:
             worst_share = share
-            worst = f"largest residual {residual:+.2g} (allowed ±{ref['identity_tolerance']:.2g}: the test set's cross term)"
+            worst = say(
+                f"largest residual {residual:+.2g} (allowed ±{ref['identity_tolerance']:.2g}: the test set's cross term)",
+                f"가장 큰 잔차 {residual:+.2g} (허용 ±{ref['identity_tolerance']:.2g}: test set의 cross term)",
+            )
     check.requirement("expected_error ≈ bias2 + variance + noise", True, worst)
 
 
@@ -306,9 +379,14 @@ def main() -> None:
     with Checker(args) as check:
         seed = secrets.randbits(30)
         cases = planted_cases(args.quick, seed)
+        degrees = ", ".join(str(c["degree"]) for c in cases)
         check.progress(
-            f"running your {FUNCTION}() on {len(cases)} noisy-sine data sets (seed {seed}): "
-            f"polynomial degrees {', '.join(str(c['degree']) for c in cases)}"
+            say(
+                f"running your {FUNCTION}() on {len(cases)} noisy-sine data sets (seed {seed}): "
+                f"polynomial degrees {degrees}",
+                f"여러분의 {FUNCTION}()을 noisy-sine 데이터 세트 {len(cases)}개에서 실행합니다 "
+                f"(seed {seed}): 다항식 degree {degrees}",
+            )
         )
         result = run_learner(args.workspace, Path(__file__).resolve(), "probe", cases, timeout_s=60)
         if not check.require_ran(f"{FUNCTION}() runs", result):
@@ -317,7 +395,12 @@ def main() -> None:
         if not check_shape(check, cases, results):
             check.stop()
         check_bootstrap(check, cases, results)
-        check.progress("computing the reference with labs/errors/bias_variance.py on the same seeds")
+        check.progress(
+            say(
+                "computing the reference with labs/errors/bias_variance.py on the same seeds",
+                "같은 seed로 labs/errors/bias_variance.py의 참고값을 계산합니다",
+            )
+        )
         references = [reference(case) for case in cases]
         check_against_reference(check, cases, results, references)
         check_identity(check, cases, results, references)

@@ -26,6 +26,7 @@ from labs._exercise import (
     is_close,
     parse_args,
     run_learner,
+    say,
     short_repr,
 )
 
@@ -77,20 +78,20 @@ def planted_cases(quick: bool, seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     clean_true = ["cat"] * 6 + ["dog"] * 4 + ["owl"] * 5
     clean_pred = ["cat"] * 5 + ["dog"] + ["dog"] * 3 + ["owl"] + ["owl"] * 4 + ["cat"]
-    perfect = planted_case(rng, "a perfect prediction", quick)
+    perfect = planted_case(rng, say("a perfect prediction", "완벽한 예측"), quick)
     perfect["y_pred"] = list(perfect["y_true"])
     perfect["never"] = None
     return [
         {
-            "name": "15 samples, every class predicted",
+            "name": say("15 samples, every class predicted", "표본 15개, 모든 클래스가 예측됨"),
             "y_true": clean_true,
             "y_pred": clean_pred,
             "labels": ["cat", "dog", "owl"],
             "never": None,
             "ghost": None,
         },
-        planted_case(rng, "planted data set 1", quick),
-        planted_case(rng, "planted data set 2", quick),
+        planted_case(rng, say("planted data set 1", "심어 둔 데이터 세트 1"), quick),
+        planted_case(rng, say("planted data set 2", "심어 둔 데이터 세트 2"), quick),
         perfect,
     ]
 
@@ -141,13 +142,24 @@ def check_matrix(
         if _as_matrix(mine) != ref["matrix"]:
             transposed = [list(row) for row in zip(*ref["matrix"], strict=True)]
             why = (
-                "it is the transpose of the right one: rows must be the TRUE class"
+                say(
+                    "it is the transpose of the right one: rows must be the TRUE class",
+                    "올바른 행렬의 전치(transpose)입니다: 행이 실제(TRUE) 클래스여야 합니다",
+                )
                 if _as_matrix(mine) == transposed
-                else f"expected {ref['matrix']}, got {short_repr(mine)}"
+                else say(
+                    f"expected {ref['matrix']}, got {short_repr(mine)}",
+                    f"기대한 값은 {ref['matrix']}인데 받은 값은 {short_repr(mine)}입니다",
+                )
             )
             check.requirement(name, False, f"{case['name']} (labels {case['labels']}): {why}")
             return
-    check.requirement(name, True, f"{len(cases)} cases, up to {max(len(c['labels']) for c in cases)} classes")
+    most = max(len(c["labels"]) for c in cases)
+    check.requirement(
+        name,
+        True,
+        say(f"{len(cases)} cases, up to {most} classes", f"사례 {len(cases)}개, 클래스 최대 {most}개"),
+    )
 
 
 def _as_matrix(value: Any) -> Any:
@@ -165,7 +177,11 @@ def check_metrics(
             check.requirement(
                 name,
                 False,
-                f"{case['name']}: expected a dict keyed by every label in labels, got {short_repr(mine)}",
+                say(
+                    f"{case['name']}: expected a dict keyed by every label in labels, got {short_repr(mine)}",
+                    f"{case['name']}: labels의 모든 label을 키로 하는 dict여야 하는데 받은 값은 "
+                    f"{short_repr(mine)}입니다",
+                ),
             )
             return
         for label in case["labels"]:
@@ -174,7 +190,11 @@ def check_metrics(
                 check.requirement(
                     name,
                     False,
-                    f"{case['name']}: {label!r} needs {', '.join(METRICS)}; got {short_repr(row)}",
+                    say(
+                        f"{case['name']}: {label!r} needs {', '.join(METRICS)}; got {short_repr(row)}",
+                        f"{case['name']}: {label!r}에는 {', '.join(METRICS)}가 있어야 합니다; 받은 값은 "
+                        f"{short_repr(row)}입니다",
+                    ),
                 )
                 return
             wrong = [key for key in METRICS if not is_close(row[key], expected[key])]
@@ -183,14 +203,38 @@ def check_metrics(
                     row["recall"], expected["precision"]
                 )
                 hint = (
-                    ": precision and recall are swapped — precision divides by the COLUMN sum (predicted as c), recall by the row sum"
+                    say(
+                        ": precision and recall are swapped — precision divides by the COLUMN sum (predicted as c), recall by the row sum",
+                        ": precision과 recall이 뒤바뀌었습니다 — precision은 열(COLUMN)의 합(c로 예측된 수)으로, "
+                        "recall은 행의 합으로 나눕니다",
+                    )
                     if swapped
                     else ""
                 )
-                shown = ", ".join(f"{key} {row[key]!r} (expected {expected[key]:.4g})" for key in wrong)
-                check.requirement(name, False, f"{case['name']}, class {label!r}: {shown}{hint}")
+                shown = ", ".join(
+                    say(
+                        f"{key} {row[key]!r} (expected {expected[key]:.4g})",
+                        f"{key} {row[key]!r} (기대값 {expected[key]:.4g})",
+                    )
+                    for key in wrong
+                )
+                check.requirement(
+                    name,
+                    False,
+                    say(
+                        f"{case['name']}, class {label!r}: {shown}{hint}",
+                        f"{case['name']}, 클래스 {label!r}: {shown}{hint}",
+                    ),
+                )
                 return
-    check.requirement(name, True, f"every class of {len(cases)} cases matches labs/errors/confusion.py")
+    check.requirement(
+        name,
+        True,
+        say(
+            f"every class of {len(cases)} cases matches labs/errors/confusion.py",
+            f"사례 {len(cases)}개의 모든 클래스가 labs/errors/confusion.py와 맞습니다",
+        ),
+    )
 
 
 def check_never_predicted(
@@ -199,12 +243,22 @@ def check_never_predicted(
     name = "a class never predicted (or absent) has precision 0, no crash"
     planted = [c for c in cases if c["never"] is not None]
     if got is None:
-        check.requirement(name, False, f"per_class_metrics() did not finish: {error}")
+        check.requirement(
+            name,
+            False,
+            say(
+                f"per_class_metrics() did not finish: {error}",
+                f"per_class_metrics()가 끝나지 않았습니다: {error}",
+            ),
+        )
         return
     for case, mine in zip(cases, got, strict=True):
         if case["never"] is None or not isinstance(mine, dict):
             continue
-        for label, what in ((case["never"], "never predicted"), (case["ghost"], "in no sample")):
+        for label, what, what_ko in (
+            (case["never"], "never predicted", "한 번도 예측되지 않는 클래스"),
+            (case["ghost"], "in no sample", "어느 표본에도 없는 label"),
+        ):
             row = mine.get(label)
             if (
                 not isinstance(row, dict)
@@ -214,13 +268,21 @@ def check_never_predicted(
                 check.requirement(
                     name,
                     False,
-                    f"{case['name']}: {label!r} is {what}; expected precision 0 and F1 0, got {short_repr(row)}",
+                    say(
+                        f"{case['name']}: {label!r} is {what}; expected precision 0 and F1 0, got {short_repr(row)}",
+                        f"{case['name']}: {label!r}은(는) {what_ko}입니다; precision 0, F1 0이어야 하는데 "
+                        f"받은 값은 {short_repr(row)}입니다",
+                    ),
                 )
                 return
     check.requirement(
         name,
         True,
-        f"{len(planted)} planted never-predicted classes and {len(planted)} labels no sample has: precision 0, F1 0",
+        say(
+            f"{len(planted)} planted never-predicted classes and {len(planted)} labels no sample has: precision 0, F1 0",
+            f"심어 둔, 한 번도 예측되지 않는 클래스 {len(planted)}개와 어느 표본에도 없는 label "
+            f"{len(planted)}개: precision 0, F1 0",
+        ),
     )
 
 
@@ -235,23 +297,35 @@ def macro_slip(mine: Any, ref: dict[str, Any]) -> str:
     present = [row["f1"] for row in rows if row["support"] > 0]
     total = sum(row["support"] for row in rows)
     others = [
-        (ref["accuracy"], "that is the accuracy (micro F1)"),
+        (ref["accuracy"], say("that is the accuracy (micro F1)", "이것은 accuracy (micro F1)입니다")),
         (
             2 * mean_p * mean_r / (mean_p + mean_r) if mean_p + mean_r else 0.0,
-            "that is the F1 of the mean precision and the mean recall",
+            say(
+                "that is the F1 of the mean precision and the mean recall",
+                "이것은 precision의 평균과 recall의 평균으로 구한 F1입니다",
+            ),
         ),
         (
             sum(present) / len(present) if present else 0.0,
-            "that leaves out the classes absent from y_true (their F1 is 0 and counts)",
+            say(
+                "that leaves out the classes absent from y_true (their F1 is 0 and counts)",
+                "y_true에 없는 클래스를 뺐습니다 (그 클래스의 F1은 0이고, 평균에 들어갑니다)",
+            ),
         ),
         (
             sum(row["f1"] * row["support"] for row in rows) / total if total else 0.0,
-            "that is weighted by support (weighted F1); macro weighs every class the same",
+            say(
+                "that is weighted by support (weighted F1); macro weighs every class the same",
+                "이것은 support로 가중한 평균(weighted F1)입니다; macro는 모든 클래스에 같은 가중치를 줍니다",
+            ),
         ),
     ]
     for value, slip in others:
         if not is_close(value, ref["macro_f1"]) and is_close(mine, value):
-            return f": {slip}: average the per-class F1 scores instead"
+            return say(
+                f": {slip}: average the per-class F1 scores instead",
+                f": {slip}: 대신 클래스별 F1을 평균하세요",
+            )
     return ""
 
 
@@ -263,7 +337,12 @@ def check_macro(
         if not is_close(mine, ref["macro_f1"]):
             hint = macro_slip(mine, ref)
             check.requirement(
-                name, False, f"{case['name']}: {short_repr(mine)}, expected {ref['macro_f1']:.6g}{hint}"
+                name,
+                False,
+                say(
+                    f"{case['name']}: {short_repr(mine)}, expected {ref['macro_f1']:.6g}{hint}",
+                    f"{case['name']}: {short_repr(mine)}, 기대값 {ref['macro_f1']:.6g}{hint}",
+                ),
             )
             return
     shown = ", ".join(f"{r['macro_f1']:.3f}" for r in refs)
@@ -280,7 +359,13 @@ def check_pair(
         if ref["largest_error"] == 0:
             if mine is not None:
                 check.requirement(
-                    name, False, f"{case['name']} has no error at all: expected None, got {short_repr(mine)}"
+                    name,
+                    False,
+                    say(
+                        f"{case['name']} has no error at all: expected None, got {short_repr(mine)}",
+                        f"{case['name']}에는 오류가 하나도 없습니다: None이어야 하는데 받은 값은 "
+                        f"{short_repr(mine)}입니다",
+                    ),
                 )
                 return
             continue
@@ -289,7 +374,10 @@ def check_pair(
             check.requirement(
                 name,
                 False,
-                f"{case['name']}: expected a (true, predicted) pair of labels, got {short_repr(mine)}",
+                say(
+                    f"{case['name']}: expected a (true, predicted) pair of labels, got {short_repr(mine)}",
+                    f"{case['name']}: (true, predicted) label 쌍이어야 하는데 받은 값은 {short_repr(mine)}입니다",
+                ),
             )
             return
         true, predicted = mine
@@ -298,18 +386,32 @@ def check_pair(
             check.requirement(
                 name,
                 False,
-                f"{case['name']}: ({true!r}, {predicted!r}) is on the diagonal — those are the correct answers",
+                say(
+                    f"{case['name']}: ({true!r}, {predicted!r}) is on the diagonal — those are the correct answers",
+                    f"{case['name']}: ({true!r}, {predicted!r})은(는) 대각선 칸입니다 — 맞힌 답을 세는 칸입니다",
+                ),
             )
             return
         if count != ref["largest_error"]:
             check.requirement(
                 name,
                 False,
-                f"{case['name']}: ({true!r} → {predicted!r}) happens {count} times, the largest error cell has {ref['largest_error']}",
+                say(
+                    f"{case['name']}: ({true!r} → {predicted!r}) happens {count} times, the largest error cell has {ref['largest_error']}",
+                    f"{case['name']}: ({true!r} → {predicted!r})은(는) {count}번 나오지만, 가장 큰 오류 칸은 "
+                    f"{ref['largest_error']}번입니다",
+                ),
             )
             return
         found.append(f"{true}→{predicted} ×{count}")
-    check.requirement(name, True, f"{'; '.join(found)}; None for the perfect prediction")
+    check.requirement(
+        name,
+        True,
+        say(
+            f"{'; '.join(found)}; None for the perfect prediction",
+            f"{'; '.join(found)}; 완벽한 예측에는 None",
+        ),
+    )
 
 
 def main() -> None:
@@ -321,7 +423,12 @@ def main() -> None:
         here = Path(__file__).resolve()
         results: dict[str, LearnerResult] = {}
         for function in ("confusion_matrix", "per_class_metrics", "macro_f1", "most_confused_pair"):
-            check.progress(f"calling your {function}() on {len(cases)} cases (seed {seed})")
+            check.progress(
+                say(
+                    f"calling your {function}() on {len(cases)} cases (seed {seed})",
+                    f"여러분의 {function}()을 사례 {len(cases)}개에서 부릅니다 (seed {seed})",
+                )
+            )
             results[function] = run_learner(args.workspace, here, "probe", function, cases, timeout_s=30)
         if check.require_ran("confusion_matrix() runs", results["confusion_matrix"]):
             check_matrix(check, cases, results["confusion_matrix"].value, refs)

@@ -27,6 +27,7 @@ from labs._exercise import (
     is_close,
     parse_args,
     run_learner,
+    say,
     short_repr,
 )
 
@@ -74,11 +75,23 @@ def planted_cases(quick: bool, seed: int) -> list[dict[str, Any]]:
     balanced = {"red": 1 / 3, "green": 1 / 3, "blue": 1 / 3}
     for _ in range(PLANTING_TRIES):
         y = _draw(rng, n, skewed)
-        cases = [_case("90/8/2 % data, the trivial majority classifier", y, ["normal"] * n)]
+        cases = [
+            _case(
+                say(
+                    "90/8/2 % data, the trivial majority classifier",
+                    "90/8/2 % 데이터, 늘 다수 클래스로 답하는 자명한 분류기",
+                ),
+                y,
+                ["normal"] * n,
+            )
+        ]
         y = _draw(rng, n, fraud)
         cases.append(
             _case(
-                "85/15 % data, a model that misses most of the minority",
+                say(
+                    "85/15 % data, a model that misses most of the minority",
+                    "85/15 % 데이터, 소수 클래스를 대부분 놓치는 모델",
+                ),
                 y,
                 _predict(rng, y, {"ok": 0.99, "fraud": 0.2}),
             )
@@ -86,25 +99,50 @@ def planted_cases(quick: bool, seed: int) -> list[dict[str, Any]]:
         y = _draw(rng, n, skewed)
         cases.append(
             _case(
-                "90/8/2 % data, a model that finds every class",
+                say(
+                    "90/8/2 % data, a model that finds every class",
+                    "90/8/2 % 데이터, 모든 클래스를 찾는 모델",
+                ),
                 y,
                 _predict(rng, y, dict.fromkeys(skewed, 0.97)),
             )
         )
         y = _draw(rng, n, balanced)
         cases.append(
-            _case("balanced data, a mediocre model", y, _predict(rng, y, dict.fromkeys(balanced, 0.6)))
+            _case(
+                say("balanced data, a mediocre model", "균형 잡힌 데이터, 그저 그런 모델"),
+                y,
+                _predict(rng, y, dict.fromkeys(balanced, 0.6)),
+            )
         )
         y = _draw(rng, n, balanced)
-        cases.append(_case("balanced data, a model that always answers 'red'", y, ["red"] * n))
-        cases.append(_case("one class only, always right", ["normal"] * 50, ["normal"] * 50))
+        cases.append(
+            _case(
+                say(
+                    "balanced data, a model that always answers 'red'",
+                    "균형 잡힌 데이터, 늘 'red'라고 답하는 모델",
+                ),
+                y,
+                ["red"] * n,
+            )
+        )
+        cases.append(
+            _case(
+                say("one class only, always right", "클래스가 하나뿐, 늘 맞힘"),
+                ["normal"] * 50,
+                ["normal"] * 50,
+            )
+        )
         # A model may answer a label the data never has (a "review" queue): that class has no
         # recall, so it is no class of the balanced accuracy, but it is one of the MCC's.
         y = _draw(rng, n, fraud)
         y_pred = _predict(rng, y, {"ok": 0.9, "fraud": 0.9})
         cases.append(
             _case(
-                "85/15 % data, a model that also answers 'review', a label the data never has",
+                say(
+                    "85/15 % data, a model that also answers 'review', a label the data never has",
+                    "85/15 % 데이터, 데이터에 없는 label인 'review'로도 답하는 모델",
+                ),
                 y,
                 [
                     "review" if predicted != true and rng.random() < 0.7 else predicted
@@ -167,22 +205,36 @@ def reference(case: dict[str, Any]) -> dict[str, Any]:
 
 def _hint(key: str, mine: Any, ref: dict[str, Any]) -> str:
     if key == "imbalance_ratio" and is_close(mine, ref["inverted_ratio"]):
-        return ": that is min/max; the ratio is the LARGEST count over the smallest (≥ 1)"
+        return say(
+            ": that is min/max; the ratio is the LARGEST count over the smallest (≥ 1)",
+            ": 이것은 min/max입니다; ratio는 가장 큰(LARGEST) 개수를 가장 작은 개수로 나눈 값입니다 (≥ 1)",
+        )
     if key == "normalized_entropy" and is_close(mine, ref["raw_entropy"]):
-        return ": that is the entropy itself; divide by log k to normalise"
+        return say(
+            ": that is the entropy itself; divide by log k to normalise",
+            ": 이것은 entropy 그 자체입니다; 정규화하려면 log k로 나누세요",
+        )
     if (
         key == "balanced_accuracy"
         and is_close(mine, ref["accuracy"])
         and not is_close(ref["accuracy"], ref[key])
     ):
-        return ": that is the plain accuracy; average the per-class recalls instead"
+        return say(
+            ": that is the plain accuracy; average the per-class recalls instead",
+            ": 이것은 그냥 accuracy입니다; 대신 클래스별 recall을 평균하세요",
+        )
     if key == "balanced_accuracy" and is_close(mine, ref["recall_over_all_labels"]):
-        return (
+        return say(
             ": that averages over every label, also those only predicted; a class absent from"
-            " y_true has no recall — average over the classes in y_true"
+            " y_true has no recall — average over the classes in y_true",
+            ": 예측에만 나오는 label까지 모든 label로 평균했습니다; y_true에 없는 클래스는 recall이"
+            " 없습니다 — y_true의 클래스로만 평균하세요",
         )
     if key == "mcc" and ref["mcc"] == 0.0:
-        return ": when the denominator is 0 (one class predicted for everything) MCC is 0.0"
+        return say(
+            ": when the denominator is 0 (one class predicted for everything) MCC is 0.0",
+            ": 분모가 0이면 (모든 표본을 한 클래스로 예측하면) MCC는 0.0입니다",
+        )
     return ""
 
 
@@ -203,11 +255,19 @@ def check_metric(
             check.requirement(
                 name,
                 False,
-                f"{case['name']}: yours {short_repr(mine, 80)}, reference {ref[key]:.6g}{_hint(key, mine, ref)}",
+                say(
+                    f"{case['name']}: yours {short_repr(mine, 80)}, reference {ref[key]:.6g}{_hint(key, mine, ref)}",
+                    f"{case['name']}: 여러분의 값 {short_repr(mine, 80)}, 참고값 {ref[key]:.6g}"
+                    f"{_hint(key, mine, ref)}",
+                ),
             )
             return
     shown = ", ".join(f"{ref[key]:.3g}" for ref in refs)
-    check.requirement(name, True, f"{shown} on {len(cases)} planted data sets")
+    check.requirement(
+        name,
+        True,
+        say(f"{shown} on {len(cases)} planted data sets", f"심어 둔 데이터 세트 {len(cases)}개에서 {shown}"),
+    )
 
 
 def check_trap(
@@ -217,7 +277,12 @@ def check_trap(
     for case, mine, ref in zip(cases, got, refs, strict=True):
         if not isinstance(mine, bool):
             check.requirement(
-                name, False, f"{case['name']}: return True or False, not {short_repr(mine, 80)}"
+                name,
+                False,
+                say(
+                    f"{case['name']}: return True or False, not {short_repr(mine, 80)}",
+                    f"{case['name']}: {short_repr(mine, 80)} 대신 True나 False를 반환하세요",
+                ),
             )
             return
         if mine != ref["accuracy_is_misleading"]:
@@ -226,19 +291,35 @@ def check_trap(
                 f"MCC {ref['mcc']:.3f}, imbalance ratio {ref['imbalance_ratio']:.3g}"
             )
             why = (
-                "the accuracy hides the classes this model misses"
+                say(
+                    "the accuracy hides the classes this model misses",
+                    "이 모델이 놓치는 클래스를 accuracy가 가립니다",
+                )
                 if ref["accuracy_is_misleading"]
-                else "the accuracy tells the truth here (imbalance alone is not the trap; a per-class metric agrees)"
+                else say(
+                    "the accuracy tells the truth here (imbalance alone is not the trap; a per-class metric agrees)",
+                    "여기서는 accuracy가 사실을 말합니다 (불균형만으로는 함정이 아닙니다; 클래스별 지표도 "
+                    "같은 결론입니다)",
+                )
             )
             check.requirement(
-                name, False, f"{case['name']}: you said {mine}, expected {not mine} — {numbers}: {why}"
+                name,
+                False,
+                say(
+                    f"{case['name']}: you said {mine}, expected {not mine} — {numbers}: {why}",
+                    f"{case['name']}: 여러분의 답은 {mine}, 기대값은 {not mine} — {numbers}: {why}",
+                ),
             )
             return
     trapped = sum(ref["accuracy_is_misleading"] for ref in refs)
     check.requirement(
         name,
         True,
-        f"{trapped} misleading, {len(refs) - trapped} honest, including the trivial majority classifier",
+        say(
+            f"{trapped} misleading, {len(refs) - trapped} honest, including the trivial majority classifier",
+            f"accuracy가 오해를 부르는 경우 {trapped}개, 정직한 경우 {len(refs) - trapped}개 "
+            "(자명한 다수 클래스 분류기 포함)",
+        ),
     )
 
 
@@ -252,7 +333,12 @@ def main() -> None:
         functions = {**{key: spec[1] for key, spec in METRICS.items()}, "accuracy_is_misleading": True}
         results: dict[str, LearnerResult] = {}
         for function, with_predictions in functions.items():
-            check.progress(f"calling your {function}() on {len(cases)} planted data sets (seed {seed})")
+            check.progress(
+                say(
+                    f"calling your {function}() on {len(cases)} planted data sets (seed {seed})",
+                    f"여러분의 {function}()을 심어 둔 데이터 세트 {len(cases)}개에서 부릅니다 (seed {seed})",
+                )
+            )
             results[function] = run_learner(
                 args.workspace, here, "probe", function, with_predictions, cases, timeout_s=30
             )
