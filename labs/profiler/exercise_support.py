@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from labs._exercise import say
 from labs._protocol import LabUsageError
 from labs.profiler import trace_analysis
 
@@ -68,7 +69,7 @@ def ranges_text(steps: Iterable[int]) -> str:
     """[2, 3, 4, 8, 9] → "2–4, 8–9" (how a learner reads a set of steps)."""
     ordered = sorted(set(steps))
     if not ordered:
-        return "none"
+        return say("none", "없음")
     parts: list[str] = []
     start = previous = ordered[0]
     for step in [*ordered[1:], None]:
@@ -98,7 +99,12 @@ def table_rows(text: str) -> tuple[list[str], list[dict[str, str]]]:
     lines = text.splitlines()
     rules = [i for i, line in enumerate(lines) if line.strip() and set(line.strip()) <= {"-", " "}]
     if len(rules) < 3:
-        raise ValueError("no key_averages table in it (the dashed rules of .table() are missing)")
+        raise ValueError(
+            say(
+                "no key_averages table in it (the dashed rules of .table() are missing)",
+                "key_averages 표가 없습니다 (.table()이 그리는 대시(-) 구분선이 없습니다)",
+            )
+        )
     rule = lines[rules[0]]
     bounds = [(m.start(), m.end()) for m in re.finditer(r"-+", rule)]
     header = lines[rules[0] + 1]

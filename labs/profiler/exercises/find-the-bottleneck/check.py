@@ -17,7 +17,7 @@ from pathlib import Path
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
-from labs._exercise import Checker, parse_args, run_learner
+from labs._exercise import Checker, parse_args, run_learner, say
 from labs.profiler import exercise_support as support
 
 STAGES = ("embed", "encoder", "mixer", "head")
@@ -104,7 +104,12 @@ def main() -> None:
     planted = chooser.sample(STAGES, 2)  # two different stages: a fixed answer cannot pass both
     with Checker(args) as check, tempfile.TemporaryDirectory(prefix="bottleneck-") as scratch:
         traces = [Path(scratch) / f"run{i + 1}.pt.trace.json" for i in range(len(planted))]
-        check.progress("planting a slow stage at random, twice, and calling your find_bottleneck()")
+        check.progress(
+            say(
+                "planting a slow stage at random, twice, and calling your find_bottleneck()",
+                "느린 단계 하나를 무작위로 심고 여러분의 find_bottleneck()을 호출합니다 (두 번)",
+            )
+        )
         result = run_learner(
             args.workspace,
             Path(__file__),
@@ -120,22 +125,36 @@ def main() -> None:
             if not check.require(
                 f"run {run}: the trace is exported to trace_path",
                 trace.is_file(),
-                f"{trace.name} written",
-                "no file at trace_path: call prof.export_chrome_trace(trace_path)",
+                say(f"{trace.name} written", f"{trace.name} 파일이 만들어졌습니다"),
+                say(
+                    "no file at trace_path: call prof.export_chrome_trace(trace_path)",
+                    "trace_path에 파일이 없습니다: prof.export_chrome_trace(trace_path)를 호출하세요",
+                ),
             ):
                 continue
             try:
                 times = label_times(trace)
             except ValueError as exc:
-                check.requirement(f"run {run}: the trace can be read", False, str(exc))
+                check.requirement(
+                    f"run {run}: the trace can be read",
+                    False,
+                    say(str(exc), f"trace를 읽을 수 없습니다: {exc}"),
+                )
                 continue
             missing = [name for name in STAGES if name not in times]
             check.require(
                 f"run {run}: every stage is labelled stage:NAME",
                 not missing,
-                ", ".join(f"{LABEL}{name}" for name in STAGES) + " are in the trace",
-                f"no record_function label for {', '.join(LABEL + m for m in missing)} in the trace"
-                + (f" (it has {', '.join(LABEL + t for t in times)})" if times else ""),
+                say(
+                    ", ".join(f"{LABEL}{name}" for name in STAGES) + " are in the trace",
+                    f"trace에 {', '.join(f'{LABEL}{name}' for name in STAGES)} 라벨이 모두 있습니다",
+                ),
+                say(
+                    f"no record_function label for {', '.join(LABEL + m for m in missing)} in the trace"
+                    + (f" (it has {', '.join(LABEL + t for t in times)})" if times else ""),
+                    f"trace에 {', '.join(LABEL + m for m in missing)}의 record_function 라벨이 없습니다"
+                    + (f" (trace에 있는 라벨: {', '.join(LABEL + t for t in times)})" if times else ""),
+                ),
             )
             if not missing:
                 ranked = sorted(times.items(), key=lambda item: -item[1])
@@ -143,16 +162,29 @@ def main() -> None:
                 check.require(
                     f"run {run}: the labels wrap the stages' work",
                     ranked[0][0] == slow,
-                    f"your trace shows {LABEL}{slow} as the slowest ({shown})",
-                    f"the slow stage was {slow}, but your trace's labels show {shown}: "
-                    "does each label enclose its stage's call?",
+                    say(
+                        f"your trace shows {LABEL}{slow} as the slowest ({shown})",
+                        f"여러분의 trace에서 가장 느린 것은 {LABEL}{slow}입니다 ({shown})",
+                    ),
+                    say(
+                        f"the slow stage was {slow}, but your trace's labels show {shown}: "
+                        "does each label enclose its stage's call?",
+                        f"심어 둔 느린 단계는 {slow}인데, 여러분의 trace 라벨로 본 시간은 {shown}입니다: "
+                        "라벨마다 자기 단계의 호출을 감싸고 있나요?",
+                    ),
                 )
             given = answer[len(LABEL) :] if answer.startswith(LABEL) else answer
             check.require(
                 f"run {run}: the answer names the planted slow stage",
                 given == slow,
-                f"planted {slow!r}, you answered {answer!r}",
-                f"planted {slow!r}, you answered {answer!r}",
+                say(
+                    f"planted {slow!r}, you answered {answer!r}",
+                    f"심어 둔 느린 단계는 {slow!r}, 여러분의 답도 {answer!r}입니다",
+                ),
+                say(
+                    f"planted {slow!r}, you answered {answer!r}",
+                    f"심어 둔 느린 단계는 {slow!r}인데, 여러분의 답은 {answer!r}입니다",
+                ),
             )
 
 

@@ -23,7 +23,7 @@ from typing import Any
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
-from labs._exercise import Checker, one_line, parse_args, run_learner
+from labs._exercise import Checker, one_line, parse_args, run_learner, say
 from labs.profiler import exercise_support as support
 from labs.profiler import tb_overview
 
@@ -33,6 +33,8 @@ WAIT_S = 0.004  # the "waiting" run sleeps this long per step: time in no operat
 STEP_MS_TOLERANCE = (0.03, 0.05)  # relative, absolute (ms)
 PCT_TOLERANCE = 2.0  # percentage points
 PLANTED_RUN = "planted"
+CHECKER_RUN = "a run the checker wrote"  # a label in requirement names (translated with the names)
+LABELS_KO = {CHECKER_RUN: "검사기가 쓴 run"}
 
 
 def drive_write(logdir: str) -> None:
@@ -149,12 +151,22 @@ def expected_overview(path: Path) -> dict[str, Any] | None:
 def compare(answer: Any, expected: dict[str, Any]) -> list[str]:
     """What is off in the learner's answer (empty: it matches within the tolerances)."""
     if not isinstance(answer, dict):
-        return [f"read_overview returned {one_line(repr(answer), 80)}, not a dict"]
+        return [
+            say(
+                f"read_overview returned {one_line(repr(answer), 80)}, not a dict",
+                f"read_overview가 dict가 아닌 값을 돌려주었습니다: {one_line(repr(answer), 80)}",
+            )
+        ]
     problems = []
     for key in ("steps", "step_ms", "cpu_exec_pct", "other_pct"):
         value = answer.get(key)
         if not isinstance(value, (int, float)) or isinstance(value, bool):
-            problems.append(f"{key} is {value!r}, expected {expected[key]:.4g}")
+            problems.append(
+                say(
+                    f"{key} is {value!r}, expected {expected[key]:.4g}",
+                    f"{key} 값이 {value!r}입니다; {expected[key]:.4g}이어야 합니다",
+                )
+            )
             continue
         want = expected[key]
         if key == "steps":
@@ -165,14 +177,21 @@ def compare(answer: Any, expected: dict[str, Any]) -> list[str]:
         else:
             ok = abs(value - want) <= PCT_TOLERANCE
         if not ok:
-            problems.append(f"{key} {value:.4g}, the Overview shows {want:.4g}")
+            problems.append(
+                say(
+                    f"{key} {value:.4g}, the Overview shows {want:.4g}",
+                    f"{key} 값이 {value:.4g}인데, Overview에 나오는 값은 {want:.4g}입니다",
+                )
+            )
     return problems
 
 
 def shown(expected: dict[str, Any]) -> str:
-    return (
+    return say(
         f"{expected['steps']} steps of {expected['step_ms']:.2f} ms: CPU Exec {expected['cpu_exec_pct']:.1f} %, "
-        f"Other {expected['other_pct']:.1f} %"
+        f"Other {expected['other_pct']:.1f} %",
+        f"step {expected['steps']}개, step 시간 {expected['step_ms']:.2f} ms: "
+        f"CPU Exec {expected['cpu_exec_pct']:.1f} %, Other {expected['other_pct']:.1f} %",
     )
 
 
@@ -182,14 +201,28 @@ def real_plugin(check: Checker, logdir: Path, names: list[str]) -> None:
 
     if not tensorboard_server.available():
         check.progress(
-            "the TensorBoard profiler plugin is not installed: checked the layout the way it reads it"
+            say(
+                "the TensorBoard profiler plugin is not installed: checked the layout the way it reads it",
+                "TensorBoard profiler 플러그인이 설치되어 있지 않습니다: 플러그인이 읽는 방식대로 폴더 구성만 "
+                "검사했습니다",
+            )
         )
         return
-    check.progress("starting TensorBoard on 127.0.0.1 to see that its profiler plugin loads your runs")
+    check.progress(
+        say(
+            "starting TensorBoard on 127.0.0.1 to see that its profiler plugin loads your runs",
+            "profiler 플러그인이 여러분의 run을 불러오는지 보려고 127.0.0.1에서 TensorBoard를 시작합니다",
+        )
+    )
     try:
         process, url = tensorboard_server.start(str(logdir), timeout_s=60)
     except Exception as exc:  # the server's own trouble (a port, a crash): not the learner's logdir
-        check.progress(f"TensorBoard did not start ({one_line(exc, 120)}): checked the layout only")
+        check.progress(
+            say(
+                f"TensorBoard did not start ({one_line(exc, 120)}): checked the layout only",
+                f"TensorBoard가 시작되지 않았습니다 ({one_line(exc, 120)}): 폴더 구성만 검사했습니다",
+            )
+        )
         return
     try:
         listed = tensorboard_server.runs(url)
@@ -207,9 +240,17 @@ def real_plugin(check: Checker, logdir: Path, names: list[str]) -> None:
         check.require(
             "TensorBoard's profiler plugin loads both runs",
             not missing,
-            f"the plugin lists {', '.join(listed)}"
-            + (f"; its Overview shows {'; '.join(seen)}" if seen else ""),
-            f"the plugin lists {', '.join(listed) or 'no run'}; {', '.join(missing)} missing",
+            say(
+                f"the plugin lists {', '.join(listed)}"
+                + (f"; its Overview shows {'; '.join(seen)}" if seen else ""),
+                f"플러그인이 보여 주는 run: {', '.join(listed)}"
+                + (f"; Overview에 나오는 값: {'; '.join(seen)}" if seen else ""),
+            ),
+            say(
+                f"the plugin lists {', '.join(listed) or 'no run'}; {', '.join(missing)} missing",
+                f"플러그인의 run 목록에서 {', '.join(missing)} run이 빠졌습니다 "
+                f"(플러그인이 보여 주는 run: {', '.join(listed) or '없음'})",
+            ),
         )
     finally:
         tensorboard_server.stop(process)
@@ -220,7 +261,12 @@ def main() -> None:
     with Checker(args) as check, tempfile.TemporaryDirectory(prefix="tb-logdir-") as scratch:
         logdir = Path(scratch) / "logdir"
         logdir.mkdir()
-        check.progress("profiling two workloads (compute, waiting) with your write_logdir")
+        check.progress(
+            say(
+                "profiling two workloads (compute, waiting) with your write_logdir",
+                "여러분의 write_logdir로 두 workload (compute, waiting)를 프로파일링합니다",
+            )
+        )
         written = run_learner(args.workspace, Path(__file__), "drive_write", str(logdir), timeout_s=60)
         if not check.require_ran("write_logdir() runs", written):
             check.stop()
@@ -229,9 +275,20 @@ def main() -> None:
         check.require(
             "the plugin finds two runs: compute and waiting",
             sorted(by_name) == sorted(RUNS) and len(runs) == len(RUNS),
-            ", ".join(f"{name}/ ({len(files)} file)" for name, files in runs.items()),
-            f"the plugin would find {', '.join(f'{n!r}' for n in runs) or 'no run'} in the logdir; "
-            "write each workload into its own folder, logdir/NAME",
+            say(
+                ", ".join(f"{name}/ ({len(files)} file)" for name, files in runs.items()),
+                ", ".join(f"{name}/ (파일 {len(files)}개)" for name, files in runs.items()),
+            ),
+            say(
+                f"the plugin would find {', '.join(f'{n!r}' for n in runs) or 'no run'} in the logdir; "
+                "write each workload into its own folder, logdir/NAME",
+                (
+                    f"플러그인이 logdir에서 찾을 run은 {', '.join(f'{n!r}' for n in runs)}입니다"
+                    if runs
+                    else "플러그인이 logdir에서 run을 하나도 찾지 못합니다"
+                )
+                + "; workload마다 자기 폴더 logdir/NAME에 쓰세요",
+            ),
         )
         files = [f for run_files in runs.values() for f in run_files]
         plain = [f.name for f in files if not (f.name.endswith(".gz") and support.gzipped(f))]
@@ -239,8 +296,11 @@ def main() -> None:
             check.require(
                 "the traces are gzipped",
                 not plain,
-                "every trace is a .pt.trace.json.gz",
-                f"not gzipped: {', '.join(plain)} (use_gzip=True)",
+                say("every trace is a .pt.trace.json.gz", "모든 trace가 .pt.trace.json.gz입니다"),
+                say(
+                    f"not gzipped: {', '.join(plain)} (use_gzip=True)",
+                    f"gzip으로 압축되지 않은 파일이 있습니다: {', '.join(plain)} (use_gzip=True로 하세요)",
+                ),
             )
         cycle_problems = []
         for run in RUNS:
@@ -248,28 +308,51 @@ def main() -> None:
                 continue
             run_files = by_name[run][1]
             if len(run_files) != 1:
-                cycle_problems.append(f"{run} has {len(run_files)} traces (one cycle: repeat=1)")
+                cycle_problems.append(
+                    say(
+                        f"{run} has {len(run_files)} traces (one cycle: repeat=1)",
+                        f"{run}에 trace가 {len(run_files)}개 있습니다 (cycle은 하나: repeat=1)",
+                    )
+                )
                 continue
             steps = support.trace_steps(run_files[0])
             if len(steps) != ACTIVE_STEPS:
-                cycle_problems.append(f"{run} records ProfilerStep {support.ranges_text(steps)}")
+                cycle_problems.append(
+                    say(
+                        f"{run} records ProfilerStep {support.ranges_text(steps)}",
+                        f"{run}에 기록된 ProfilerStep은 {support.ranges_text(steps)}입니다"
+                        if steps
+                        else f"{run}에 기록된 ProfilerStep이 하나도 없습니다",
+                    )
+                )
                 continue
             empty = steps_without_operators(run_files[0])
             if empty:
                 name, duration_us = empty[0]
                 cycle_problems.append(
-                    f"{run}: {name} ran no operator ({duration_us:.0f} µs) — the loop ended before the "
-                    "last active step and leaving the profiler saved an empty stub of it; run wait + "
-                    "warmup + active steps"
+                    say(
+                        f"{run}: {name} ran no operator ({duration_us:.0f} µs) — the loop ended before the "
+                        "last active step and leaving the profiler saved an empty stub of it; run wait + "
+                        "warmup + active steps",
+                        f"{run}: {name}에서는 operator가 하나도 돌지 않았습니다 ({duration_us:.0f} µs) — 루프가 "
+                        "마지막 active step 전에 끝나서, profiler를 빠져나올 때 그 step이 빈 껍데기로 "
+                        "저장되었습니다; 루프를 wait + warmup + active step만큼 돌리세요",
+                    )
                 )
         present = [run for run in RUNS if run in by_name]
         if present:
             check.require(
                 f"each run holds one cycle of {ACTIVE_STEPS} profiled steps",
                 not cycle_problems,
-                f"{', '.join(present)}: {ACTIVE_STEPS} steps each",
+                say(
+                    f"{', '.join(present)}: {ACTIVE_STEPS} steps each",
+                    f"{', '.join(present)}: 각각 step {ACTIVE_STEPS}개",
+                ),
                 "; ".join(cycle_problems)
-                + f" — expected schedule(wait=1, warmup=1, active={ACTIVE_STEPS}, repeat=1)",
+                + say(
+                    f" — expected schedule(wait=1, warmup=1, active={ACTIVE_STEPS}, repeat=1)",
+                    f" — schedule(wait=1, warmup=1, active={ACTIVE_STEPS}, repeat=1)이어야 합니다",
+                ),
             )
         if len(present) == len(RUNS):
             real_plugin(check, logdir, [by_name[run][0] for run in RUNS])
@@ -283,8 +366,14 @@ def main() -> None:
         for run in RUNS:
             if run in by_name and len(by_name[run][1]) == 1:
                 targets.append((run, by_name[run][1][0].parent, by_name[run][1][0]))
-        targets.append(("a run the checker wrote", planted_dir, planted_file))
-        check.progress("calling your read_overview on " + ", ".join(label for label, _, _ in targets))
+        targets.append((CHECKER_RUN, planted_dir, planted_file))
+        check.progress(
+            say(
+                "calling your read_overview on " + ", ".join(label for label, _, _ in targets),
+                "여러분의 read_overview를 호출합니다: "
+                + ", ".join(LABELS_KO.get(label, label) for label, _, _ in targets),
+            )
+        )
         answers = run_learner(
             args.workspace,
             Path(__file__),
@@ -297,7 +386,11 @@ def main() -> None:
         for (label, _folder, trace), answer in zip(targets, answers.value, strict=True):
             expected = expected_overview(trace)
             if expected is None:
-                check.requirement(f"read_overview: {label}", False, "the trace has no ProfilerStep#N events")
+                check.requirement(
+                    f"read_overview: {label}",
+                    False,
+                    say("the trace has no ProfilerStep#N events", "trace에 ProfilerStep#N 이벤트가 없습니다"),
+                )
                 continue
             problems = compare(answer, expected)
             check.require(

@@ -18,7 +18,7 @@ from typing import Any
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
-from labs._exercise import Checker, parse_args, run_learner
+from labs._exercise import Checker, parse_args, run_learner, say
 from labs.profiler import exercise_support as support
 
 # Two schedules with different `active`: a handler that guesses the range cannot pass both.
@@ -75,8 +75,12 @@ def check_schedule(check: Checker, settings: dict[str, int], out_dir: Path) -> N
     check.require(
         f"{label}: one trace per cycle, named by its steps",
         traces == expected_traces,
-        f"{', '.join(expected_traces)}",
-        f"expected {', '.join(expected_traces)}; out_dir holds {', '.join(found) or 'nothing'}",
+        say(f"{', '.join(expected_traces)}", f"{', '.join(expected_traces)} 파일이 있습니다"),
+        say(
+            f"expected {', '.join(expected_traces)}; out_dir holds {', '.join(found) or 'nothing'}",
+            f"{', '.join(expected_traces)} 파일이 있어야 하는데, "
+            + (f"out_dir에 있는 파일은 {', '.join(found)}입니다" if found else "out_dir가 비어 있습니다"),
+        ),
     )
     wrong_steps = []
     for name, (first, last) in zip(names, cycles, strict=True):
@@ -85,16 +89,26 @@ def check_schedule(check: Checker, settings: dict[str, int], out_dir: Path) -> N
             try:
                 steps = support.trace_steps(path)
             except ValueError as exc:
-                wrong_steps.append(f"{path.name}: {exc}")
+                wrong_steps.append(say(f"{path.name}: {exc}", f"{path.name} 파일을 읽을 수 없습니다: {exc}"))
                 continue
             if steps != list(range(first, last + 1)):
-                wrong_steps.append(f"{path.name} holds ProfilerStep {support.ranges_text(steps)}")
+                wrong_steps.append(
+                    say(
+                        f"{path.name} holds ProfilerStep {support.ranges_text(steps)}",
+                        f"{path.name}에 든 ProfilerStep은 {support.ranges_text(steps)}입니다"
+                        if steps
+                        else f"{path.name}에 ProfilerStep이 하나도 없습니다",
+                    )
+                )
     present = [n for n in names if (out_dir / f"{n}.pt.trace.json").is_file()]
     if present:
         check.require(
             f"{label}: each trace holds its cycle's ProfilerStep#N",
             not wrong_steps,
-            "the step numbers in each file match its name",
+            say(
+                "the step numbers in each file match its name",
+                "파일마다 안에 든 step 번호가 파일 이름과 맞습니다",
+            ),
             "; ".join(wrong_steps),
         )
     tables = [out_dir / f"{n}.key_averages.txt" for n in names]
@@ -102,8 +116,11 @@ def check_schedule(check: Checker, settings: dict[str, int], out_dir: Path) -> N
     if not check.require(
         f"{label}: one key_averages table per cycle",
         not missing,
-        ", ".join(t.name for t in tables),
-        f"missing {', '.join(missing)} (out_dir holds {', '.join(found) or 'nothing'})",
+        say(", ".join(t.name for t in tables), f"{', '.join(t.name for t in tables)} 파일이 있습니다"),
+        say(
+            f"missing {', '.join(missing)} (out_dir holds {', '.join(found) or 'nothing'})",
+            f"{', '.join(missing)} 파일이 없습니다 (out_dir에 있는 파일: {', '.join(found) or '없음'})",
+        ),
     ):
         return
     problems = []
@@ -114,20 +131,29 @@ def check_schedule(check: Checker, settings: dict[str, int], out_dir: Path) -> N
             problems.append(f"{table.name}: {exc}")
             continue
         if SORT_COLUMN not in columns or len(rows) < 3:
-            problems.append(f"{table.name}: not a key_averages table with a {SORT_COLUMN!r} column")
+            problems.append(
+                say(
+                    f"{table.name}: not a key_averages table with a {SORT_COLUMN!r} column",
+                    f"{table.name}: {SORT_COLUMN!r} 열이 있는 key_averages 표가 아닙니다",
+                )
+            )
             continue
         values = [support.parse_time_us(row[SORT_COLUMN]) for row in rows]
         times = [v for v in values if v is not None]
         unsorted = next((i for i in range(1, len(times)) if times[i] > times[i - 1] + 1e-9), None)
         if unsorted is not None:
             problems.append(
-                f"{table.name}: row {unsorted + 1} ({rows[unsorted]['Name']}, {rows[unsorted][SORT_COLUMN]}) "
-                f"has more self CPU time than the row above it: sort_by='self_cpu_time_total'"
+                say(
+                    f"{table.name}: row {unsorted + 1} ({rows[unsorted]['Name']}, {rows[unsorted][SORT_COLUMN]}) "
+                    f"has more self CPU time than the row above it: sort_by='self_cpu_time_total'",
+                    f"{table.name}: {unsorted + 1}번째 행 ({rows[unsorted]['Name']}, {rows[unsorted][SORT_COLUMN]})의 "
+                    f"self CPU time이 바로 위 행보다 큽니다: sort_by='self_cpu_time_total'로 정렬하세요",
+                )
             )
     check.require(
         f"{label}: tables sorted by self CPU time",
         not problems,
-        "every table's Self CPU column goes down",
+        say("every table's Self CPU column goes down", "모든 표에서 Self CPU 열이 위에서 아래로 줄어듭니다"),
         "; ".join(problems),
     )
 
@@ -139,7 +165,12 @@ def main() -> None:
         for folder in out_dirs:
             folder.mkdir()
         before = set(os.listdir(args.workspace))
-        check.progress("running your handler on a tiny MLP under two schedules")
+        check.progress(
+            say(
+                "running your handler on a tiny MLP under two schedules",
+                "작은 MLP를 두 가지 schedule로 프로파일링하며 여러분의 handler를 실행합니다",
+            )
+        )
         result = run_learner(
             args.workspace,
             Path(__file__),
@@ -155,8 +186,14 @@ def main() -> None:
         check.require(
             "files go to out_dir only",
             not stray,
-            "nothing was written into your workspace",
-            f"the handler wrote {', '.join(stray)} into the working directory instead of out_dir",
+            say(
+                "nothing was written into your workspace",
+                "여러분의 workspace에는 아무 파일도 쓰이지 않았습니다",
+            ),
+            say(
+                f"the handler wrote {', '.join(stray)} into the working directory instead of out_dir",
+                f"handler가 out_dir가 아니라 작업 디렉터리에 파일을 썼습니다: {', '.join(stray)}",
+            ),
         )
 
 
