@@ -124,6 +124,7 @@ NAMES_KO: dict[str, str] = {
     "your handler runs under the profiler": "여러분의 handler가 profiler 아래에서 돈다",
     "files go to out_dir only": "파일은 out_dir에만 쓴다",
     "read_overview: a run the checker wrote": "read_overview: 검사기가 쓴 run",
+    "read_overview matches the Overview: a run the checker wrote": "read_overview가 Overview와 맞다: 검사기가 쓴 run",
     "TensorBoard's profiler plugin loads both runs": "TensorBoard의 profiler 플러그인이 두 run을 모두 읽는다",
     # distributed
     "returns steps, step_s, comm_s and share as numbers": "steps, step_s, comm_s, share를 수로 돌려준다",
