@@ -20,7 +20,7 @@ from typing import Any
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
-from labs._exercise import Checker, parse_args, run_learner
+from labs._exercise import Checker, parse_args, run_learner, say
 
 HERE = Path(__file__).resolve().parent
 FUNCTIONS = ("amdahl_speedup", "gustafson_speedup", "karp_flatt")
@@ -64,13 +64,18 @@ class Calls:
         result = self.results[index]
         if "value" in result:
             return f"{call_text(name, args)} = {result['value']:.6g}"
-        return f"{call_text(name, args)} raised {result['raised']}: {result['message']}"
+        return say(
+            f"{call_text(name, args)} raised {result['raised']}: {result['message']}",
+            f"{call_text(name, args)}에서 {result['raised']} 예외가 났습니다: {result['message']}",
+        )
 
 
 def main() -> None:
     args = parse_args(description="Check the amdahl exercise")
     with Checker(args) as check:
-        check.progress("calling each function of laws.py once")
+        check.progress(
+            say("calling each function of laws.py once", "laws.py의 각 함수를 한 번씩 호출하는 중")
+        )
         broken = False
         for name in FUNCTIONS:
             ran = run_learner(args.workspace, "laws.py", name, *SAMPLE_ARGS[name], timeout_s=20)
@@ -81,7 +86,12 @@ def main() -> None:
         rng = random.Random(random.SystemRandom().randrange(1_000_000))
         calls = Calls()
         plan = build_plan(calls, rng)
-        check.progress(f"checking {len(calls.calls)} calls against the laws' properties")
+        check.progress(
+            say(
+                f"checking {len(calls.calls)} calls against the laws' properties",
+                f"호출 {len(calls.calls)}개를 법칙의 성질과 대조하는 중",
+            )
+        )
         ran = run_learner(args.workspace, HERE / "laws_driver.py", "evaluate", calls.calls, timeout_s=30)
         if not check.require_ran("laws.py answers every call", ran):
             check.stop()
@@ -138,7 +148,10 @@ def first_wrong(calls: Calls, expected: list[tuple[int, float]], rel: float = 1e
     for index, value in expected:
         got = calls.value(index)
         if got is None or not close(got, value, rel):
-            return f"{calls.describe(index)}, expected {value:.6g}"
+            return say(
+                f"{calls.describe(index)}, expected {value:.6g}",
+                f"{calls.describe(index)}: 기대한 값은 {value:.6g}입니다",
+            )
     return ""
 
 
@@ -149,16 +162,22 @@ def amdahl_wrong(calls: Calls, expected: list[tuple[int, float, float, float]]) 
         got = calls.value(index)
         if got is not None and close(got, value):
             continue
-        problem = f"{calls.describe(index)}, expected {value:.6g}"
+        problem = say(
+            f"{calls.describe(index)}, expected {value:.6g}",
+            f"{calls.describe(index)}: 기대한 값은 {value:.6g}입니다",
+        )
         if got is None or not math.isfinite(got):
             return problem
         if close(got, amdahl(1.0 - p, n)):
-            return (
-                problem
-                + f" (that is S for p = {1.0 - p:g}: p is the parallel fraction; 1 − p is the serial one)"
+            return problem + say(
+                f" (that is S for p = {1.0 - p:g}: p is the parallel fraction; 1 − p is the serial one)",
+                f" (이 값은 p = {1.0 - p:g}일 때의 S입니다: p가 병렬 비율이고 1 − p가 직렬 비율입니다)",
             )
         if math.isclose(got, value, rel_tol=1e-2):
-            return problem + " (close, but not exact: return the exact value, not a rounded one)"
+            return problem + say(
+                " (close, but not exact: return the exact value, not a rounded one)",
+                " (가깝지만 정확하지 않습니다: 반올림하지 말고 정확한 값을 돌려주세요)",
+            )
         return problem
     return ""
 
@@ -168,9 +187,11 @@ def not_monotone(calls: Calls, curves: list[tuple[float, list[int]]]) -> str:
         for before_index, after_index in itertools.pairwise(indices):
             before, after = calls.value(before_index), calls.value(after_index)
             if before is None or after is None or after < before - 1e-12 or (p > 0 and after <= before):
-                return (
+                return say(
                     f"p = {p:.3g}: {calls.describe(before_index)} but {calls.describe(after_index)}: more "
-                    "workers must never make it slower (and must make it faster whenever p > 0)"
+                    "workers must never make it slower (and must make it faster whenever p > 0)",
+                    f"p = {p:.3g}: {calls.describe(before_index)}, 그리고 {calls.describe(after_index)}: "
+                    "worker를 늘려서 느려지는 일은 없어야 하고, p > 0이면 반드시 빨라져야 합니다",
                 )
     return ""
 
@@ -179,7 +200,10 @@ def past_the_limit(calls: Calls, limits: list[tuple[float, int]]) -> str:
     for p, index in limits:
         value, limit = calls.value(index), 1.0 / (1.0 - p)
         if value is None or not close(value, limit, rel=1e-6) or value > limit * (1 + 1e-9):
-            return f"{calls.describe(index)}, but the limit 1 / (1 − p) is {limit:.6g}"
+            return say(
+                f"{calls.describe(index)}, but the limit 1 / (1 − p) is {limit:.6g}",
+                f"{calls.describe(index)}, 하지만 한계 1 / (1 − p)는 {limit:.6g}입니다",
+            )
     return ""
 
 
@@ -188,64 +212,112 @@ def judge(check: Checker, calls: Calls, plan: dict[str, Any]) -> None:
         check,
         "amdahl_speedup follows S = 1 / ((1 − p) + p / n)",
         amdahl_wrong(calls, plan["amdahl_values"]),
-        f"{len(plan['amdahl_values'])} values right, e.g. {calls.describe(plan['amdahl_values'][13][0])}",
+        say(
+            f"{len(plan['amdahl_values'])} values right, e.g. {calls.describe(plan['amdahl_values'][13][0])}",
+            f"값 {len(plan['amdahl_values'])}개가 맞습니다. 예: {calls.describe(plan['amdahl_values'][13][0])}",
+        ),
     )
     report(
         check,
         "amdahl_speedup grows with n",
         not_monotone(calls, plan["amdahl_curves"]),
-        f"{len(plan['amdahl_curves'])} fractions, n = 1 … 10⁶: never decreasing, rising whenever p > 0",
+        say(
+            f"{len(plan['amdahl_curves'])} fractions, n = 1 … 10⁶: never decreasing, rising whenever p > 0",
+            f"비율 {len(plan['amdahl_curves'])}개, n = 1 … 10⁶: 줄어들지 않고, p > 0이면 늘어납니다",
+        ),
     )
     report(
         check,
         "amdahl_speedup tends to 1 / (1 − p) and never passes it",
         past_the_limit(calls, plan["amdahl_limit"]),
-        f"n = 10¹²: within 10⁻⁶ of 1 / (1 − p) for {len(plan['amdahl_limit'])} fractions",
+        say(
+            f"n = 10¹²: within 10⁻⁶ of 1 / (1 − p) for {len(plan['amdahl_limit'])} fractions",
+            f"n = 10¹²: 비율 {len(plan['amdahl_limit'])}개 모두 1 / (1 − p)와 10⁻⁶ 이내로 맞습니다",
+        ),
     )
     report(
         check,
         "gustafson_speedup follows S = (1 − p) + p · n",
         first_wrong(calls, plan["gustafson_values"]),
-        f"{len(plan['gustafson_values'])} values right",
+        say(
+            f"{len(plan['gustafson_values'])} values right",
+            f"값 {len(plan['gustafson_values'])}개가 맞습니다",
+        ),
     )
     problem = ""
     for index, amdahl_value, p, n in plan["gustafson_above"]:
         got = calls.value(index)
         if got is None or got < amdahl_value - 1e-9:
-            problem = f"{calls.describe(index)} < Amdahl's {amdahl_value:.6g} for p = {p:g}, n = {n:g}"
+            problem = say(
+                f"{calls.describe(index)} < Amdahl's {amdahl_value:.6g} for p = {p:g}, n = {n:g}",
+                f"p = {p:g}, n = {n:g}에서 {calls.describe(index)}, Amdahl의 {amdahl_value:.6g}보다 작습니다",
+            )
             break
     report(
         check,
         "Gustafson's scaled speedup is never below Amdahl's",
         problem,
-        "growing the problem with n never gives less speedup than a fixed problem",
+        say(
+            "growing the problem with n never gives less speedup than a fixed problem",
+            "문제를 n과 함께 키우면 고정된 문제보다 speedup이 작아지지 않습니다",
+        ),
     )
     problem = ""
     for index, serial, p, n in plan["karp_flatt"]:
         got = calls.value(index)
         if got is None or not close(got, serial, rel=1e-7):
-            given = f" (Amdahl's speedup for p = {p:.3g} on n = {n:g})" if p is not None else ""
-            problem = f"{calls.describe(index)}{given}, expected the serial fraction {serial:.6g}"
+            given = (
+                say(
+                    f" (Amdahl's speedup for p = {p:.3g} on n = {n:g})",
+                    f" (p = {p:.3g}, n = {n:g}일 때 Amdahl의 speedup)",
+                )
+                if p is not None
+                else ""
+            )
+            problem = say(
+                f"{calls.describe(index)}{given}, expected the serial fraction {serial:.6g}",
+                f"{calls.describe(index)}{given}: 기대한 값은 직렬 비율 {serial:.6g}입니다",
+            )
             break
     report(
         check,
         "karp_flatt inverts Amdahl: karp_flatt(amdahl_speedup(p, n), n) = 1 − p",
         problem,
-        f"{len(plan['karp_flatt'])} speedups turned back into their serial fraction",
+        say(
+            f"{len(plan['karp_flatt'])} speedups turned back into their serial fraction",
+            f"speedup {len(plan['karp_flatt'])}개를 직렬 비율로 되돌렸습니다",
+        ),
     )
     accepted = [i for i in plan["bad"] if calls.results[i].get("raised") != "ValueError"]
     problem = ""
     if accepted:
         result = calls.results[accepted[0]]
-        what = "returned a number" if "value" in result else f"raised {result['raised']}, not ValueError"
-        problem = f"{calls.describe(accepted[0])}: {what}; an impossible input must raise ValueError"
+        what = (
+            say("returned a number", "숫자를 돌려주었습니다")
+            if "value" in result
+            else say(
+                f"raised {result['raised']}, not ValueError",
+                f"ValueError가 아니라 {result['raised']}를 냈습니다",
+            )
+        )
+        problem = say(
+            f"{calls.describe(accepted[0])}: {what}; an impossible input must raise ValueError",
+            f"{calls.describe(accepted[0])}: {what}. 불가능한 입력에는 ValueError를 내야 합니다",
+        )
         if len(accepted) > 1:
-            problem += f" ({len(accepted)} of {len(plan['bad'])} bad inputs got through)"
+            problem += say(
+                f" ({len(accepted)} of {len(plan['bad'])} bad inputs got through)",
+                f" (잘못된 입력 {len(plan['bad'])}개 중 {len(accepted)}개가 통과했습니다)",
+            )
     report(
         check,
         "impossible inputs raise ValueError",
         problem,
-        f"{len(plan['bad'])} bad inputs (p outside 0…1 or NaN, n < 1, Karp–Flatt with n < 2 or S ≤ 0) refused",
+        say(
+            f"{len(plan['bad'])} bad inputs (p outside 0…1 or NaN, n < 1, Karp–Flatt with n < 2 or S ≤ 0) refused",
+            f"잘못된 입력 {len(plan['bad'])}개 (0…1 밖이거나 NaN인 p, n < 1, n < 2이거나 S ≤ 0인 Karp–Flatt)를 "
+            "모두 거부했습니다",
+        ),
     )
 
 

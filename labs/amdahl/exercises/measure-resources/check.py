@@ -31,7 +31,7 @@ from typing import Any
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
-from labs._exercise import Checker, LearnerResult, learner_function, parse_args, run_learner
+from labs._exercise import Checker, LearnerResult, learner_function, parse_args, run_learner, say
 
 LEARNER_FILE = "resources.py"
 MIB = 1024 * 1024
@@ -235,6 +235,11 @@ def _number(value: Any) -> Any:
 # -- the requirements --------------------------------------------------------------------------------
 
 
+def _what_ko(description: str) -> str:
+    """What the learner returned, in a Korean sentence: "a list" → "list"."""
+    return description[2:] if description.startswith("a ") else description
+
+
 def check_memory(check: Checker, result: LearnerResult) -> None:
     if not check.require_ran("peak_memory_bytes() runs", result):
         return
@@ -243,30 +248,51 @@ def check_memory(check: Checker, result: LearnerResult) -> None:
     for i, row in enumerate(result.value):
         size, value = row["size"], row["value"]
         if isinstance(value, str):
-            check.requirement(name, False, f"returned {value}; return the peak as a number of bytes")
+            check.requirement(
+                name,
+                False,
+                say(
+                    f"returned {value}; return the peak as a number of bytes",
+                    f"{_what_ko(value)} 값을 돌려주었습니다. peak를 바이트 수(숫자)로 돌려주세요",
+                ),
+            )
             break
         if not (size * (1 - MEMORY_TOLERANCE) <= value <= size * (1 + MEMORY_TOLERANCE) + 64 * 1024):
             maxrss = row.get("maxrss")
             if maxrss and any(abs(value - rss) <= 0.1 * rss for rss in (maxrss, maxrss * 1024)):
-                hint = (
+                hint = say(
                     ": that is the whole process's peak resident memory (resource.getrusage(...).ru_maxrss: "
                     "the interpreter, every import and earlier calls count, it never goes down, and it is "
-                    "KiB on Linux but bytes on macOS) — measure only this call's allocations, with tracemalloc"
+                    "KiB on Linux but bytes on macOS) — measure only this call's allocations, with tracemalloc",
+                    ": 이것은 프로세스 전체의 최대 상주 메모리입니다 (resource.getrusage(...).ru_maxrss: "
+                    "인터프리터, 모든 import, 앞선 호출까지 세고, 줄어들지 않으며, 단위는 Linux에서 KiB, "
+                    "macOS에서 바이트입니다) — tracemalloc으로 이 호출의 할당만 재세요",
                 )
             elif value < 0.1 * size:
-                hint = ": about what is still allocated AFTER the call (current); the function freed its block — report the peak"
+                hint = say(
+                    ": about what is still allocated AFTER the call (current); the function freed its block — report the peak",
+                    ": 호출이 끝난 뒤에도 남아 있는 할당량(current)쯤입니다. 함수는 블록을 이미 해제했습니다 "
+                    "— peak를 돌려주세요",
+                )
             elif i > 0 and abs(value - result.value[0]["size"]) <= MEMORY_TOLERANCE * result.value[0]["size"]:
-                hint = ": that is the previous call's peak — measure every call on its own (tracemalloc.stop() or reset_peak())"
+                hint = say(
+                    ": that is the previous call's peak — measure every call on its own (tracemalloc.stop() or reset_peak())",
+                    ": 이것은 앞선 호출의 peak입니다 — 호출마다 따로 재세요 (tracemalloc.stop() 또는 reset_peak())",
+                )
             elif value > 1.5 * size:
-                hint = (
-                    ": more than the function allocated — something else is counted too (the whole process?)"
+                hint = say(
+                    ": more than the function allocated — something else is counted too (the whole process?)",
+                    ": 함수가 할당한 것보다 많습니다 — 다른 것도 함께 세고 있습니다 (프로세스 전체?)",
                 )
             else:
                 hint = ""
             check.requirement(
                 name,
                 False,
-                f"a function that allocates {size / MIB:.1f} MiB: you measured {value / MIB:.2f} MiB{hint}",
+                say(
+                    f"a function that allocates {size / MIB:.1f} MiB: you measured {value / MIB:.2f} MiB{hint}",
+                    f"{size / MIB:.1f} MiB를 할당하는 함수에서 여러분이 잰 값은 {value / MIB:.2f} MiB입니다{hint}",
+                ),
             )
             break
         shown.append(f"{size / MIB:.1f} MiB → {value / MIB:.2f} MiB")
@@ -276,8 +302,12 @@ def check_memory(check: Checker, result: LearnerResult) -> None:
     check.require(
         "peak_memory_bytes: stops tracing afterwards",
         not left_on,
-        "tracemalloc is off again after every call",
-        "tracemalloc is still tracing after your function returned: it slows every later allocation; stop it (try/finally)",
+        say("tracemalloc is off again after every call", "호출이 끝날 때마다 tracemalloc이 다시 꺼집니다"),
+        say(
+            "tracemalloc is still tracing after your function returned: it slows every later allocation; stop it (try/finally)",
+            "여러분의 함수가 돌아온 뒤에도 tracemalloc이 계속 추적합니다: 이후의 모든 할당이 느려집니다. "
+            "멈추세요 (try/finally)",
+        ),
     )
 
 
@@ -293,56 +323,89 @@ def check_io(check: Checker, workspace: Path, wait_s: float) -> None:
                 check.requirement(
                     "io_wait_share() returns a share",
                     False,
-                    f"returned {row['value']}; return a number in [0, 1]",
+                    say(
+                        f"returned {row['value']}; return a number in [0, 1]",
+                        f"{_what_ko(row['value'])} 값을 돌려주었습니다. [0, 1] 범위의 숫자를 돌려주세요",
+                    ),
                 )
                 return
         if cpu["outside"] <= CPU_SHARE_MAX or _waiting_for_a_cpu(cpu) or attempt == TRIES:
             break
         check.progress(
-            f"the CPU-bound function waited {cpu['outside']:.0%} of its time for a CPU: the machine is busy, measuring again"
+            say(
+                f"the CPU-bound function waited {cpu['outside']:.0%} of its time for a CPU: the machine is busy, measuring again",
+                f"계산하는 함수가 시간의 {cpu['outside']:.0%}를 CPU를 기다리며 보냈습니다: 기계가 바빠서 다시 재는 중",
+            )
         )
     name = "io_wait_share: a sleep-heavy function waits"
     mine, outside = sleep["value"], sleep["outside"]
     if abs(mine - outside) > SHARE_AGREEMENT or mine < SLEEP_SHARE_MIN:
         hint = ""
         if mine <= 0.05:
-            hint = ": did you read the same clock twice? CPU time is time.process_time(), wall time time.perf_counter()"
+            hint = say(
+                ": did you read the same clock twice? CPU time is time.process_time(), wall time time.perf_counter()",
+                ": 같은 시계를 두 번 읽었나요? CPU 시간은 time.process_time(), wall 시간은 time.perf_counter()입니다",
+            )
         elif abs((1 - mine) - outside) <= SHARE_AGREEMENT:
-            hint = ": that is the CPU share; the waiting share is 1 − CPU time / wall time"
+            hint = say(
+                ": that is the CPU share; the waiting share is 1 − CPU time / wall time",
+                ": 이것은 CPU 비율입니다. 기다린 비율은 1 − CPU 시간 / wall 시간입니다",
+            )
         check.requirement(
             name,
             False,
-            f"a function that sleeps {wait_s:g} s: you measured {mine:.2f}, measured from outside {outside:.2f}{hint}",
+            say(
+                f"a function that sleeps {wait_s:g} s: you measured {mine:.2f}, measured from outside {outside:.2f}{hint}",
+                f"{wait_s:g} s 동안 자는 함수에서 여러분이 잰 값은 {mine:.2f}, 바깥에서 잰 값은 {outside:.2f}입니다{hint}",
+            ),
         )
     else:
         check.requirement(
-            name, True, f"{mine:.2f} (measured from outside: {outside:.2f}; needs ≥ {SLEEP_SHARE_MIN})"
+            name,
+            True,
+            say(
+                f"{mine:.2f} (measured from outside: {outside:.2f}; needs ≥ {SLEEP_SHARE_MIN})",
+                f"{mine:.2f} (바깥에서 잰 값: {outside:.2f}; ≥ {SLEEP_SHARE_MIN}이어야 함)",
+            ),
         )
     name = "io_wait_share: a CPU-bound function barely waits"
     mine, outside = cpu["value"], cpu["outside"]
     if abs(mine - outside) > SHARE_AGREEMENT:
         check.requirement(
-            name, False, f"you measured {mine:.2f}, measured from outside {outside:.2f} in the same run"
+            name,
+            False,
+            say(
+                f"you measured {mine:.2f}, measured from outside {outside:.2f} in the same run",
+                f"여러분이 잰 값은 {mine:.2f}인데, 같은 실행에서 바깥에서 잰 값은 {outside:.2f}입니다",
+            ),
         )
     elif outside > CPU_SHARE_MAX and _waiting_for_a_cpu(cpu):
         check.requirement(
             name,
             True,
-            f"{mine:.2f}, agreeing with the outside measurement ({outside:.2f}); of that, {cpu['queued_share']:.2f} was "
-            "waiting for a CPU on this busy machine (Linux run queue), so the function itself barely waits",
+            say(
+                f"{mine:.2f}, agreeing with the outside measurement ({outside:.2f}); of that, {cpu['queued_share']:.2f} was "
+                "waiting for a CPU on this busy machine (Linux run queue), so the function itself barely waits",
+                f"{mine:.2f}, 바깥에서 잰 값({outside:.2f})과 맞습니다. 그중 {cpu['queued_share']:.2f}는 바쁜 기계에서 "
+                "CPU를 기다린 시간(Linux run queue)이므로, 함수 자체는 거의 기다리지 않습니다",
+            ),
         )
     elif outside > CPU_SHARE_MAX:
         check.undecided(
             name,
-            f"the machine was too busy: even measured from outside the CPU-bound function waited {outside:.0%} for a CPU "
-            f"in {TRIES} tries (yours {mine:.2f} agrees); close other programs and check again",
+            say(
+                f"the machine was too busy: even measured from outside the CPU-bound function waited {outside:.0%} for a CPU "
+                f"in {TRIES} tries (yours {mine:.2f} agrees); close other programs and check again",
+                f"기계가 너무 바빴습니다: {TRIES}번 시도 내내 바깥에서 재도 계산하는 함수가 CPU를 {outside:.0%} "
+                f"기다렸습니다 (여러분의 {mine:.2f}도 이와 맞습니다). 다른 프로그램을 닫고 다시 검사하세요",
+            ),
         )
     else:
         check.require(
             name,
             mine <= CPU_SHARE_MAX,
-            f"{mine:.2f} (from outside {outside:.2f})",
-            f"{mine:.2f}: needs ≤ {CPU_SHARE_MAX}",
+            say(f"{mine:.2f} (from outside {outside:.2f})", f"{mine:.2f} (바깥에서 {outside:.2f})"),
+            say(f"{mine:.2f}: needs ≤ {CPU_SHARE_MAX}", f"{mine:.2f}: ≤ {CPU_SHARE_MAX}이어야 합니다"),
         )
 
 
@@ -354,48 +417,87 @@ def _consistent(check: Checker, row: dict[str, Any], kind: str, items: int, task
     value = row["value"]
     if isinstance(value, str):
         return check.requirement(
-            name, False, f"returned {value}; return a dict with {', '.join(EFFICIENCY_KEYS)}"
+            name,
+            False,
+            say(
+                f"returned {value}; return a dict with {', '.join(EFFICIENCY_KEYS)}",
+                f"{_what_ko(value)} 값을 돌려주었습니다. {', '.join(EFFICIENCY_KEYS)} 키가 있는 dict를 돌려주세요",
+            ),
         )
     missing = [key for key in EFFICIENCY_KEYS if not isinstance(value.get(key), float)]
     if missing:
-        return check.requirement(name, False, f"no number for {', '.join(missing)} in {value}")
+        return check.requirement(
+            name,
+            False,
+            say(
+                f"no number for {', '.join(missing)} in {value}",
+                f"{value}에 {', '.join(missing)}의 숫자가 없습니다",
+            ),
+        )
     serial, parallel, speedup, efficiency = (value[key] for key in EFFICIENCY_KEYS)
     if serial <= 0 or parallel <= 0:
         return check.requirement(
-            name, False, f"serial_s {serial:.3g} and parallel_s {parallel:.3g} must be positive"
+            name,
+            False,
+            say(
+                f"serial_s {serial:.3g} and parallel_s {parallel:.3g} must be positive",
+                f"serial_s {serial:.3g}, parallel_s {parallel:.3g}: 둘 다 양수여야 합니다",
+            ),
         )
     if not math.isclose(speedup, serial / parallel, rel_tol=1e-6):
         return check.requirement(
-            name, False, f"speedup {speedup:.4g}, but serial_s / parallel_s = {serial / parallel:.4g}"
+            name,
+            False,
+            say(
+                f"speedup {speedup:.4g}, but serial_s / parallel_s = {serial / parallel:.4g}",
+                f"speedup이 {speedup:.4g}인데 serial_s / parallel_s = {serial / parallel:.4g}입니다",
+            ),
         )
     if not math.isclose(efficiency, speedup / WORKERS, rel_tol=1e-6):
         hint = (
-            ": that is the speedup — divide it by the number of workers"
+            say(
+                ": that is the speedup — divide it by the number of workers",
+                ": 이것은 speedup입니다 — worker 수로 나누세요",
+            )
             if math.isclose(efficiency, speedup, rel_tol=1e-6)
             else ""
         )
         return check.requirement(
             name,
             False,
-            f"efficiency {efficiency:.4g} with {WORKERS} workers, but speedup / workers = {speedup / WORKERS:.4g}{hint}",
+            say(
+                f"efficiency {efficiency:.4g} with {WORKERS} workers, but speedup / workers = {speedup / WORKERS:.4g}{hint}",
+                f"worker {WORKERS}개에서 efficiency가 {efficiency:.4g}인데 speedup / workers = "
+                f"{speedup / WORKERS:.4g}입니다{hint}",
+            ),
         )
     if row["calls"] != 2 * items:
         return check.requirement(
             name,
             False,
-            f"the task ran {row['calls']} times for {items} items; run every item once serially and once in parallel",
+            say(
+                f"the task ran {row['calls']} times for {items} items; run every item once serially and once in parallel",
+                f"item {items}개에 task가 {row['calls']}번 돌았습니다. 모든 item을 직렬로 한 번, 병렬로 한 번 돌리세요",
+            ),
         )
     if kind == "sleep" and serial < items * task_s * 0.95:
         return check.requirement(
             name,
             False,
-            f"serial_s {serial:.3f} s, but {items} tasks of {task_s:g} s cannot take less than {items * task_s:.2f} s",
+            say(
+                f"serial_s {serial:.3f} s, but {items} tasks of {task_s:g} s cannot take less than {items * task_s:.2f} s",
+                f"serial_s가 {serial:.3f} s인데, {task_s:g} s짜리 task {items}개는 {items * task_s:.2f} s보다 "
+                "빨리 끝날 수 없습니다",
+            ),
         )
     if serial + parallel > row["wall_s"] + 0.05:
         return check.requirement(
             name,
             False,
-            f"serial_s + parallel_s = {serial + parallel:.3f} s is longer than your whole call ({row['wall_s']:.3f} s)",
+            say(
+                f"serial_s + parallel_s = {serial + parallel:.3f} s is longer than your whole call ({row['wall_s']:.3f} s)",
+                f"serial_s + parallel_s = {serial + parallel:.3f} s가 여러분의 호출 전체({row['wall_s']:.3f} s)보다 깁니다",
+            ),
         )
     return True
 
@@ -407,9 +509,11 @@ def check_parallel(check: Checker, workspace: Path, task_s: float) -> None:
             workspace, here, "probe_parallel", task_s, TASKS, WORKERS, timeout_s=60 + 40 * task_s
         )
         if not result.ok and "pickle" in (result.error or "").lower():
-            result.error = (
+            result.error = say(
                 f"{result.error} — use threads (ThreadPoolExecutor): the planted tasks are local functions "
-                "a process pool cannot send to its workers"
+                "a process pool cannot send to its workers",
+                f"{result.error} — 스레드(ThreadPoolExecutor)를 쓰세요: 심어 둔 task는 지역 함수라서 "
+                "프로세스 풀이 worker에게 보낼 수 없습니다",
             )
         if not check.require_ran("parallel_efficiency() runs", result):
             return
@@ -426,24 +530,40 @@ def check_parallel(check: Checker, workspace: Path, task_s: float) -> None:
         if not noisy or attempt == TRIES:
             break
         check.progress(
-            f"efficiencies {sleep_eff:.2f} (sleeping) and {cpu_eff:.2f} (computing) look disturbed by a busy machine: measuring again"
+            say(
+                f"efficiencies {sleep_eff:.2f} (sleeping) and {cpu_eff:.2f} (computing) look disturbed by a busy machine: measuring again",
+                f"efficiency {sleep_eff:.2f}(자는 task)와 {cpu_eff:.2f}(계산 task)가 바쁜 기계 때문에 흐트러진 것 "
+                "같습니다: 다시 재는 중",
+            )
         )
     check.requirement(
         "parallel_efficiency: speedup = serial / parallel, efficiency = speedup / workers",
         True,
-        f"consistent for both task kinds ({WORKERS} workers, {TASKS} tasks)",
+        say(
+            f"consistent for both task kinds ({WORKERS} workers, {TASKS} tasks)",
+            f"두 종류의 task 모두 맞습니다 (worker {WORKERS}개, task {TASKS}개)",
+        ),
     )
     check.require(
         "parallel_efficiency: as many tasks run at once as there are workers",
         sleep["most_at_once"] == WORKERS,
-        f"the planted tasks saw {WORKERS} running at the same time",
-        (
+        say(
+            f"the planted tasks saw {WORKERS} running at the same time",
+            f"심어 둔 task가 동시에 {WORKERS}개 도는 것을 보았습니다",
+        ),
+        say(
             f"{sleep['most_at_once']} tasks ran at the same time with {WORKERS} workers: the pool must have "
-            "exactly `workers` threads (ThreadPoolExecutor(max_workers=workers))"
+            "exactly `workers` threads (ThreadPoolExecutor(max_workers=workers))",
+            f"worker {WORKERS}개인데 task {sleep['most_at_once']}개가 동시에 돌았습니다: 풀의 스레드는 정확히 "
+            "`workers`개여야 합니다 (ThreadPoolExecutor(max_workers=workers))",
         )
         if sleep["most_at_once"] > WORKERS
-        else f"at most {sleep['most_at_once']} task(s) ran at the same time with {WORKERS} workers: submit every item before "
-        "waiting for results (pool.map), not .result() right after each submit",
+        else say(
+            f"at most {sleep['most_at_once']} task(s) ran at the same time with {WORKERS} workers: submit every item before "
+            "waiting for results (pool.map), not .result() right after each submit",
+            f"worker {WORKERS}개인데 동시에 돈 task는 많아야 {sleep['most_at_once']}개였습니다: 결과를 기다리기 전에 "
+            "item을 모두 submit하세요 (pool.map). submit할 때마다 바로 .result()를 부르지 마세요",
+        ),
     )
     name = "parallel_efficiency: sleeping tasks use every worker"
     low, high = SLEEP_EFFICIENCY
@@ -451,32 +571,56 @@ def check_parallel(check: Checker, workspace: Path, task_s: float) -> None:
         check.requirement(
             name,
             False,
-            f"efficiency {sleep_eff:.2f} > {high}: more than every worker fully used is impossible",
+            say(
+                f"efficiency {sleep_eff:.2f} > {high}: more than every worker fully used is impossible",
+                f"efficiency {sleep_eff:.2f} > {high}: 모든 worker를 꽉 채워 쓴 것보다 클 수는 없습니다",
+            ),
         )
     elif sleep_eff >= low:
         check.requirement(
             name,
             True,
-            f"efficiency {sleep_eff:.2f} (speedup {sleep['value']['speedup']:.2f} on {WORKERS} threads)",
+            say(
+                f"efficiency {sleep_eff:.2f} (speedup {sleep['value']['speedup']:.2f} on {WORKERS} threads)",
+                f"efficiency {sleep_eff:.2f} (스레드 {WORKERS}개에서 speedup {sleep['value']['speedup']:.2f})",
+            ),
         )
     elif sleep["most_at_once"] == WORKERS:
         check.undecided(
             name,
-            f"efficiency {sleep_eff:.2f} in {TRIES} tries although {WORKERS} tasks ran at once: the machine is too busy to tell; check again",
+            say(
+                f"efficiency {sleep_eff:.2f} in {TRIES} tries although {WORKERS} tasks ran at once: the machine is too busy to tell; check again",
+                f"task {WORKERS}개가 동시에 돌았는데도 {TRIES}번 시도에서 efficiency가 {sleep_eff:.2f}입니다: "
+                "기계가 너무 바빠 판단할 수 없습니다. 다시 검사하세요",
+            ),
         )
     else:
         check.requirement(
-            name, False, f"efficiency {sleep_eff:.2f}: needs {low}–{high} for tasks that only wait"
+            name,
+            False,
+            say(
+                f"efficiency {sleep_eff:.2f}: needs {low}–{high} for tasks that only wait",
+                f"efficiency {sleep_eff:.2f}: 기다리기만 하는 task라면 {low}–{high}이어야 합니다",
+            ),
         )
     name = "parallel_efficiency: computing tasks do not scale on threads (GIL)"
     if cpu_eff < CPU_EFFICIENCY_MAX:
         check.requirement(
-            name, True, f"efficiency {cpu_eff:.2f} ≈ 1/{WORKERS}: one thread runs Python at a time"
+            name,
+            True,
+            say(
+                f"efficiency {cpu_eff:.2f} ≈ 1/{WORKERS}: one thread runs Python at a time",
+                f"efficiency {cpu_eff:.2f} ≈ 1/{WORKERS}: 한 번에 한 스레드만 Python을 실행합니다",
+            ),
         )
     else:
         check.undecided(
             name,
-            f"efficiency {cpu_eff:.2f} in {TRIES} tries; pure-Python work on threads cannot reach that — the timings were disturbed; check again",
+            say(
+                f"efficiency {cpu_eff:.2f} in {TRIES} tries; pure-Python work on threads cannot reach that — the timings were disturbed; check again",
+                f"{TRIES}번 시도에서 efficiency가 {cpu_eff:.2f}입니다. 순수 Python 작업은 스레드로 그 값에 닿을 수 "
+                "없습니다 — 시간 측정이 흐트러졌습니다. 다시 검사하세요",
+            ),
         )
 
 
@@ -490,14 +634,25 @@ def main() -> None:
         sizes = [first, first // 4]
         here = Path(__file__).resolve()
         check.progress(
-            f"peak memory of functions that allocate {sizes[0] / MIB:.1f} and {sizes[1] / MIB:.1f} MiB"
+            say(
+                f"peak memory of functions that allocate {sizes[0] / MIB:.1f} and {sizes[1] / MIB:.1f} MiB",
+                f"{sizes[0] / MIB:.1f} MiB와 {sizes[1] / MIB:.1f} MiB를 할당하는 함수의 peak 메모리 재는 중",
+            )
         )
         check_memory(check, run_learner(args.workspace, here, "probe_memory", sizes, timeout_s=60))
         check.progress(
-            f"I/O-wait share of a function that sleeps {chosen['wait_s']:g} s and one that computes {chosen['wait_s']:g} s"
+            say(
+                f"I/O-wait share of a function that sleeps {chosen['wait_s']:g} s and one that computes {chosen['wait_s']:g} s",
+                f"{chosen['wait_s']:g} s 자는 함수와 {chosen['wait_s']:g} s 계산하는 함수의 I/O 대기 비율 재는 중",
+            )
         )
         check_io(check, args.workspace, chosen["wait_s"])
-        check.progress(f"parallel efficiency: {TASKS} tasks of {chosen['task_s']:g} s on {WORKERS} threads")
+        check.progress(
+            say(
+                f"parallel efficiency: {TASKS} tasks of {chosen['task_s']:g} s on {WORKERS} threads",
+                f"parallel efficiency 재는 중: {chosen['task_s']:g} s짜리 task {TASKS}개, 스레드 {WORKERS}개",
+            )
+        )
         check_parallel(check, args.workspace, chosen["task_s"])
 
 

@@ -27,6 +27,7 @@ from labs._exercise import (
     median_interval,
     parse_args,
     run_learner,
+    say,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -60,9 +61,15 @@ def cpu_need(cores: int, tasks: int) -> tuple[int, float]:
 
 def wrong_results(got: list[Any], expected: list[Any]) -> str:
     same_values = sorted(map(str, got)) == sorted(map(str, expected))
-    return (
+    return say(
         f"wrong results: expected {len(expected)} values in the order given, got {len(got)}"
-        f"{' in another order (the order they finished?)' if same_values else ''}"
+        f"{' in another order (the order they finished?)' if same_values else ''}",
+        f"결과가 틀렸습니다: 값 {len(expected)}개를 준 순서대로 기대했는데, "
+        + (
+            f"받은 {len(got)}개는 순서가 다릅니다 (끝난 순서인가요?)"
+            if same_values
+            else f"받은 값 {len(got)}개가 이와 다릅니다"
+        ),
     )
 
 
@@ -95,7 +102,12 @@ def measure(
         last = result.value
         if last.get("not_async"):
             check.requirement(
-                name, False, "fetch_all must be `async def` (a coroutine function), run with asyncio"
+                name,
+                False,
+                say(
+                    "fetch_all must be `async def` (a coroutine function), run with asyncio",
+                    "fetch_all은 asyncio로 실행하는 `async def` (coroutine 함수)여야 합니다",
+                ),
             )
             return None
         if last["results"] != last["expected"]:
@@ -104,7 +116,14 @@ def measure(
         if each_round is not None:
             each_round(last)
         if rotation == 0 and structural is not None and not structural(last):
-            check.requirement(name, False, "not measured further: the work did not run in parallel processes")
+            check.requirement(
+                name,
+                False,
+                say(
+                    "not measured further: the work did not run in parallel processes",
+                    "더 재지 않았습니다: 작업이 병렬 프로세스에서 돌지 않았습니다",
+                ),
+            )
             return None
         times = last["times"]
         mine.append(times["sequential"] / max(times["learner"], 1e-9))
@@ -145,21 +164,37 @@ def decide_on_structure(
         return
     each_round(data)
     if not structure(data):
-        check.requirement(name, False, "the work did not run at once in several processes (above)")
+        check.requirement(
+            name,
+            False,
+            say(
+                "the work did not run at once in several processes (above)",
+                "작업이 여러 프로세스에서 동시에 돌지 않았습니다 (위 참고)",
+            ),
+        )
         return
     if data["most_at_once"] is None:
         check.undecided(
             name,
-            "this process may use only 1 core, so no parallel speedup can be measured, and your pool's "
-            "workers (spawn / forkserver) could not be watched; check on a machine with 2 cores or more",
+            say(
+                "this process may use only 1 core, so no parallel speedup can be measured, and your pool's "
+                "workers (spawn / forkserver) could not be watched; check on a machine with 2 cores or more",
+                "이 프로세스는 코어 1개만 쓸 수 있어 병렬 speedup을 잴 수 없고, 여러분 풀의 worker"
+                "(spawn / forkserver)도 지켜볼 수 없었습니다. 코어가 2개 이상인 기계에서 검사하세요",
+            ),
         )
         return
     check.requirement(
         name,
         True,
-        f"judged on structure: this process may use only 1 core (os.sched_getaffinity), so no parallel "
-        f"speedup can be measured here; your crunch_all ran {data['most_at_once']} tasks at once in "
-        f"separate processes with the results in order — on more cores that is a parallel speedup",
+        say(
+            f"judged on structure: this process may use only 1 core (os.sched_getaffinity), so no parallel "
+            f"speedup can be measured here; your crunch_all ran {data['most_at_once']} tasks at once in "
+            f"separate processes with the results in order — on more cores that is a parallel speedup",
+            f"구조로 판정했습니다: 이 프로세스는 코어 1개만 쓸 수 있어 (os.sched_getaffinity) 여기서는 병렬 "
+            f"speedup을 잴 수 없습니다. 여러분의 crunch_all은 task {data['most_at_once']}개를 서로 다른 "
+            f"프로세스에서 동시에 돌렸고 결과도 순서대로입니다 — 코어가 더 많으면 병렬 speedup이 됩니다",
+        ),
     )
 
 
@@ -174,8 +209,12 @@ def main() -> None:
         delays = [round(rng.uniform(0.02, 0.04), 4) for _ in range(tasks)]
         io_need = 0.4 * tasks
         check.progress(
-            f"I/O-bound: {tasks} requests of 20–40 ms; sequential vs your fetch_all vs the reference, "
-            f"needs {io_need:.1f}×"
+            say(
+                f"I/O-bound: {tasks} requests of 20–40 ms; sequential vs your fetch_all vs the reference, "
+                f"needs {io_need:.1f}×",
+                f"I/O-bound: 20–40 ms짜리 요청 {tasks}개; 순차 실행, 여러분의 fetch_all, 참고 답안 비교 중, "
+                f"필요: {io_need:.1f}×",
+            )
         )
         measure(
             check,
@@ -190,7 +229,12 @@ def main() -> None:
         cpu_tasks = 4 * max(2, min(cores, 8))
         ideal, need = cpu_need(cores, cpu_tasks)
         name = "crunch_all computes in parallel processes"
-        check.progress("calibrating the CPU-bound task on this machine")
+        check.progress(
+            say(
+                "calibrating the CPU-bound task on this machine",
+                "이 기계에 맞춰 CPU-bound task의 크기를 정하는 중",
+            )
+        )
         calibrated = run_learner(workspace, DRIVER, "calibrate", 0.06 if quick else 0.1, timeout_s=30)
         if not check.require_ran(name, calibrated):
             check.stop()
@@ -202,8 +246,12 @@ def main() -> None:
         # a pool sized by os.cpu_count() instead of `workers` then shows in the processes counted.
         workers = cores + 1
         check.progress(
-            f"CPU-bound: {cpu_tasks} tasks on {cores} usable core(s) (os.sched_getaffinity), "
-            f"{workers} workers: at best {ideal}×, needs {need:.2f}×"
+            say(
+                f"CPU-bound: {cpu_tasks} tasks on {cores} usable core(s) (os.sched_getaffinity), "
+                f"{workers} workers: at best {ideal}×, needs {need:.2f}×",
+                f"CPU-bound: 쓸 수 있는 코어 {cores}개 (os.sched_getaffinity)에서 task {cpu_tasks}개, "
+                f"worker {workers}개: 최대 {ideal}×, 필요: {need:.2f}×",
+            )
         )
 
         def at_once(first_round: dict[str, Any]) -> bool:
@@ -212,16 +260,28 @@ def main() -> None:
                 return check.requirement(
                     AT_ONCE,
                     True,
-                    "not seen (your pool's workers import the module afresh: spawn or forkserver); "
-                    "the speedup decides",
+                    say(
+                        "not seen (your pool's workers import the module afresh: spawn or forkserver); "
+                        "the speedup decides",
+                        "보지 못했습니다 (여러분 풀의 worker가 모듈을 새로 import합니다: spawn 또는 forkserver). "
+                        "speedup으로 판정합니다",
+                    ),
                 )
             return check.require(
                 AT_ONCE,
                 most >= 2,
-                f"up to {most} crunch() calls ran at the same moment, in {processes} processes",
-                f"crunch() calls ran one at a time ({processes} process(es)): submit every task before "
-                "waiting for any result (pool.map, or submit all, then collect), not .result() right "
-                "after each submit",
+                say(
+                    f"up to {most} crunch() calls ran at the same moment, in {processes} processes",
+                    f"crunch() 호출이 최대 {most}개까지 동시에, 프로세스 {processes}개에서 돌았습니다",
+                ),
+                say(
+                    f"crunch() calls ran one at a time ({processes} process(es)): submit every task before "
+                    "waiting for any result (pool.map, or submit all, then collect), not .result() right "
+                    "after each submit",
+                    f"crunch() 호출이 하나씩 돌았습니다 (프로세스 {processes}개): 결과를 기다리기 전에 task를 "
+                    "모두 submit하세요 (pool.map, 또는 모두 submit한 뒤 결과 모으기). submit할 때마다 바로 "
+                    ".result()를 부르지 마세요",
+                ),
             )
 
         def in_child_processes(first_round: dict[str, Any]) -> bool:
@@ -233,11 +293,20 @@ def main() -> None:
             return check.require(
                 IN_CHILDREN,
                 children >= 0.5 * sequential or own <= 0.5 * sequential,
-                f"{children:.2f} s of CPU in child processes, {own:.2f} s in the calling one (the sequential "
-                f"run used {sequential:.2f} s)",
-                f"only {children:.2f} s of CPU in child processes, {own:.2f} s in the calling one (the "
-                f"sequential run used {sequential:.2f} s of CPU): threads share one GIL; use "
-                "ProcessPoolExecutor and close it (with-block)",
+                say(
+                    f"{children:.2f} s of CPU in child processes, {own:.2f} s in the calling one (the sequential "
+                    f"run used {sequential:.2f} s)",
+                    f"자식 프로세스의 CPU {children:.2f} s, 호출한 프로세스의 CPU {own:.2f} s (순차 실행은 "
+                    f"{sequential:.2f} s)",
+                ),
+                say(
+                    f"only {children:.2f} s of CPU in child processes, {own:.2f} s in the calling one (the "
+                    f"sequential run used {sequential:.2f} s of CPU): threads share one GIL; use "
+                    "ProcessPoolExecutor and close it (with-block)",
+                    f"자식 프로세스에서 쓴 CPU는 {children:.2f} s뿐이고 호출한 프로세스에서 {own:.2f} s를 "
+                    f"썼습니다 (순차 실행은 CPU {sequential:.2f} s): 스레드는 GIL 하나를 나눠 씁니다. "
+                    "ProcessPoolExecutor를 쓰고 닫으세요 (with 블록)",
+                ),
             )
 
         processes_seen: list[int] = []
@@ -249,7 +318,12 @@ def main() -> None:
         def uses_workers() -> None:
             if not processes_seen:  # spawn / forkserver: the calls were not seen
                 check.requirement(
-                    USES_WORKERS, True, "not seen (your pool's workers import the module afresh); not judged"
+                    USES_WORKERS,
+                    True,
+                    say(
+                        "not seen (your pool's workers import the module afresh); not judged",
+                        "보지 못했습니다 (여러분 풀의 worker가 모듈을 새로 import합니다). 판정하지 않습니다",
+                    ),
                 )
                 return
             # Over every round, so one worker that happened to get no task cannot fail a right pool.
@@ -257,10 +331,18 @@ def main() -> None:
             check.require(
                 USES_WORKERS,
                 most == workers,
-                f"crunch() ran in {most} processes, as many as `workers` ({workers})",
-                f"crunch() ran in {most} processes, but crunch_all was given workers={workers}: size the "
-                "pool by the `workers` argument (ProcessPoolExecutor(max_workers=workers)), not by "
-                "os.cpu_count() or the number of tasks",
+                say(
+                    f"crunch() ran in {most} processes, as many as `workers` ({workers})",
+                    f"crunch()가 프로세스 {most}개에서 돌았습니다. `workers` ({workers})와 같습니다",
+                ),
+                say(
+                    f"crunch() ran in {most} processes, but crunch_all was given workers={workers}: size the "
+                    "pool by the `workers` argument (ProcessPoolExecutor(max_workers=workers)), not by "
+                    "os.cpu_count() or the number of tasks",
+                    f"crunch()가 프로세스 {most}개에서 돌았는데 crunch_all이 받은 값은 workers={workers}입니다: "
+                    "풀 크기는 os.cpu_count()나 task 수가 아니라 `workers` 인자로 정하세요 "
+                    "(ProcessPoolExecutor(max_workers=workers))",
+                ),
             )
 
         def structure(first_round: dict[str, Any]) -> bool:
@@ -281,9 +363,11 @@ def main() -> None:
             (3, 9 if quick else 15),
             name,
             structure,
-            busy_next_step=(
+            busy_next_step=say(
                 "close other programs and check again (or let the structure decide: taskset -c 0 "
-                "studyapp exercise check concurrency)"
+                "studyapp exercise check concurrency)",
+                "다른 프로그램을 닫고 다시 검사하세요 (또는 구조로 판정받으세요: taskset -c 0 "
+                "studyapp exercise check concurrency)",
             ),
             each_round=count_processes,
         )
