@@ -104,6 +104,7 @@ LAB = "amdahl"
 
 EXPECTED_SLIPS = {
     "current-not-peak": ("peak_memory_bytes: the peak of a known allocation", "report the peak"),
+    "process-peak-rss": ("peak_memory_bytes: the peak of a known allocation", "ru_maxrss"),
     "one-clock": ("io_wait_share: a sleep-heavy function waits", "same clock twice"),
     "waits-after-each-submit": (
         "parallel_efficiency: as many tasks run at once as there are workers",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -771,3 +772,42 @@ def test_a_check_in_korean_says_what_is_wrong_in_korean(
         messages[lang] = {r["name"]: r["message"] for r in report["requirements"]}[name]
     assert messages["ko"].startswith("여러분의 코드가 예외를 냈습니다: NotImplementedError"), messages["ko"]
     assert messages["en"].startswith("your code raised NotImplementedError"), messages["en"]
+
+
+# The message arguments of the Checker's reporting calls (by position).
+_MESSAGE_ARGS = {
+    "requirement": (2,),
+    "require": (2, 3),
+    "undecided": (1,),
+    "decision": (2,),
+    "progress": (0,),
+}
+_ENGLISH_RUN = re.compile(r"(?:[A-Za-z][A-Za-z'’-]*[,;:]?\s+){3,}[A-Za-z]")
+
+
+def _literal_text(node: ast.expr) -> str:
+    """The literal words of a str or f-string argument ('' for anything else: say(...), a name)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return " ".join(
+            v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)
+        )
+    return ""
+
+
+def test_checker_sentences_are_written_in_both_languages() -> None:
+    """Issue 23: a checker's sentences follow --lang. A literal English sentence handed straight to
+    check.requirement / require / undecided / decision / progress would reach a Korean learner in
+    English: each is written as say(en, ko) instead (code in `backticks` does not count)."""
+    english_only = []
+    for path in sorted((REPO / "labs").glob("*/exercises/*/check.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            for position in _MESSAGE_ARGS.get(node.func.attr, ()):
+                if position < len(node.args):
+                    words = re.sub(r"`[^`]*`", "", _literal_text(node.args[position]))
+                    if _ENGLISH_RUN.search(words):
+                        english_only.append(f"{path.relative_to(REPO)}:{node.lineno}: {words[:60]!r}")
+    assert english_only == [], "\n".join(english_only)

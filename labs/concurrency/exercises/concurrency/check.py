@@ -139,7 +139,9 @@ def measure(
             busy_next_step[0].upper()
             + busy_next_step[1:]
             + ": "
-            + message.replace("; close other programs and check again", "")
+            + message.replace("; close other programs and check again", "").replace(
+                "; 다른 프로그램을 닫고 다시 검사하세요", ""
+            )
         )
     check.decision(name, decision, message)
     return last
