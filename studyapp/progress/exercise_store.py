@@ -8,12 +8,12 @@ All access goes through `ProgressStore.transaction()`, so these rows follow the 
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from studyapp.ids import new_id
 from studyapp.progress.store import ProgressStore, stored_time, to_iso
 
 WORKSPACE_KEY = "exercise.workspace.{id}"
@@ -42,7 +42,7 @@ def record_check(
     duration_s: float | None,
 ) -> ExerciseCheck:
     check = ExerciseCheck(
-        uid=uuid.uuid4().hex,
+        uid=new_id(),
         exercise_id=exercise_id,
         checker_hash=checker_hash,
         verdict=verdict,

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timezone
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from studyapp.clock import now_utc
+from studyapp.ids import new_id
 from studyapp.progress.db import DB_NAME, ProgressDB, StoreError, StoreWriteError, WaitNotice
 from studyapp.progress.scheduler import Grade, ItemSchedule, replay
 
@@ -153,7 +153,7 @@ class ProgressStore(ProgressDB):
     ) -> Review:
         """One answer, not yet written (its uid makes writing it twice harmless)."""
         return Review(
-            uid=uuid.uuid4().hex,
+            uid=new_id(),
             item_id=item_id,
             kind=kind,
             answer=answer,
@@ -331,7 +331,7 @@ class ProgressStore(ProgressDB):
 
     # -- labs --------------------------------------------------------------------------------
     def start_lab_run(self, lab: str, artifact_dir: str | None) -> str:
-        uid = uuid.uuid4().hex
+        uid = new_id()
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO lab_runs(uid, lab, started_at, status, artifact_dir) VALUES (?,?,?,?,?)",
@@ -381,7 +381,7 @@ class ProgressStore(ProgressDB):
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO lab_answers(uid, lab, answer, correct, answered_at) VALUES (?,?,?,?,?)",
-                (uuid.uuid4().hex, lab, answer, int(correct), to_iso(self.clock())),
+                (new_id(), lab, answer, int(correct), to_iso(self.clock())),
             )
 
     def lab_answers(self) -> dict[str, tuple[bool, datetime]]:
@@ -399,7 +399,7 @@ class ProgressStore(ProgressDB):
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO self_checks(uid, checklist_id, value, checked_at) VALUES (?,?,?,?)",
-                (uuid.uuid4().hex, checklist_id, int(value), to_iso(self.clock())),
+                (new_id(), checklist_id, int(value), to_iso(self.clock())),
             )
 
     def self_checks(self) -> dict[str, datetime]:

@@ -10,7 +10,6 @@ import json
 import math
 import random
 import tempfile
-import uuid
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from pathlib import Path
 from studyapp.atomicfile import write_text_atomically
 from studyapp.content.model import Content
 from studyapp.errors import StudyappError
+from studyapp.ids import new_id
 from studyapp.progress.db import StoreError
 from studyapp.progress.exam_aim import exam_due, exam_moment
 from studyapp.progress.scheduler import Grade, ItemSchedule
@@ -227,7 +227,7 @@ class QuizSession:
         self.options = options or SessionOptions()
         if self.options.mode not in SESSION_MODES:  # the mock exam is studyapp/quiz/exam.py
             raise StudyappError(f"unknown mode '{self.options.mode}'. Modes: {', '.join(SESSION_MODES)}")
-        self.session_id = uuid.uuid4().hex
+        self.session_id = new_id()
         self.started_at = store.clock()
         selected = (
             questions

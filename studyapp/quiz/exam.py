@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import random
 import sqlite3
-import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -35,6 +34,7 @@ from typing import Any
 from studyapp.content.glossary import askable_terms
 from studyapp.content.model import Content, Item
 from studyapp.errors import StudyappError
+from studyapp.ids import new_id
 from studyapp.progress import exams
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import interleave, topic_family
@@ -454,7 +454,7 @@ class ExamSession:
         # A glossary question is a 4-choice question too (its options are terms).
         self.kind = KIND_CHOICE if any(q.options for q in self.questions) else KIND_OX
         self.clock: Clock = clock or store.clock
-        self.attempt_id = uuid.uuid4().hex
+        self.attempt_id = new_id()
         self.answers: dict[int, str] = {}  # 0-based index → normalised response
         self.flags: set[int] = set()
         self.position = 0

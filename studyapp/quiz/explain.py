@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,6 +22,7 @@ from pathlib import Path
 from studyapp.atomicfile import write_text_atomically
 from studyapp.content.explain import ExplainPrompt
 from studyapp.errors import StudyappError
+from studyapp.ids import new_id
 from studyapp.progress.db import SCHEMA_VERSION
 from studyapp.progress.store import ProgressStore, from_iso, to_iso
 from studyapp.progress.transfer import EXPORT_FORMAT
@@ -98,7 +98,7 @@ def keep_unsaved(store: ProgressStore, session: ExplainSession, problem: str) ->
     as quiz answers are kept. Returns one line for the learner."""
     when = store.clock()
     row = {
-        "uid": uuid.uuid4().hex,
+        "uid": new_id(),
         "prompt_id": session.prompt.id,
         "checklist_id": session.prompt.checklist,
         "answer_text": session.answer_text,
@@ -136,7 +136,7 @@ def record_result(
     when: datetime,
 ) -> ExplainResult:
     result = ExplainResult(
-        uid=uuid.uuid4().hex,
+        uid=new_id(),
         prompt_id=prompt.id,
         checklist_id=prompt.checklist,
         answer_text=answer_text,

@@ -8,7 +8,6 @@ All become a `Question`; how each kind is graded, stored and explained is its `Q
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -54,6 +53,8 @@ class Question:
     @property
     def text_hash(self) -> str:
         """Changes when the statement or answer changes, so an edited item is shown again once."""
+        import hashlib  # on first use: its OpenSSL start (~4 ms) is kept off the way to the first question
+
         return hashlib.sha1(f"{self.prompt}\n{self.answer}".encode()).hexdigest()[:12]
 
 
