@@ -25,7 +25,14 @@ from studyapp.progress.exam_aim import exam_due, exam_moment
 from studyapp.progress.scheduler import Grade, ItemSchedule
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.kinds import kind_of
-from studyapp.quiz.questions import KIND_DRILL, KIND_GLOSSARY, KIND_OX, Question, all_questions
+from studyapp.quiz.questions import (
+    KIND_DRILL,
+    KIND_GLOSSARY,
+    KIND_OX,
+    Question,
+    all_questions,
+    record_credits,
+)
 
 # The modes of a practice session. `studyapp quiz --mode exam` is the timed mock exam, a sitting of
 # its own (studyapp/quiz/exam.py): it never goes through QuizSession.
@@ -311,27 +318,18 @@ class QuizSession:
             return None
         now = self.store.clock()
         elapsed_ms = max(0, int((now - self.shown_at).total_seconds() * 1000))
-        saved = [
-            # Never raises for a failed write (see Feedback). The checkpoint waits for `settle()`.
-            self.store.save_answer(
-                self.store.new_review(
-                    credit.item_id,
-                    answer=credit.answer,
-                    correct=credit.correct,
-                    unsure=credit.unsure,
-                    kind=question.kind,
-                    mode=self.mode,
-                    session_id=self.session_id,
-                    response_ms=elapsed_ms,
-                    text_hash=credit.text_hash,
-                    reviewed_at=now,
-                ),
-                checkpoint=False,
-            )
-            for credit in graded.credits
-        ]
+        # Never raises for a failed write (see Feedback). The checkpoint waits for `settle()`.
+        schedules, save_problem = record_credits(
+            self.store,
+            graded.credits,
+            question.kind,
+            mode=self.mode,
+            session_id=self.session_id,
+            response_ms=elapsed_ms,
+            reviewed_at=now,
+        )
         self.answers.append(
-            AnswerRecord(question, graded.shown, graded.correct, unsure, elapsed_ms, writes=len(saved))
+            AnswerRecord(question, graded.shown, graded.correct, unsure, elapsed_ms, writes=len(schedules))
         )
         self.position += 1
         return Feedback(
@@ -340,8 +338,8 @@ class QuizSession:
             graded.correct,
             unsure,
             Grade.from_answer(graded.correct, unsure),
-            saved[0].schedule.due,
-            save_problem=next((s.problem for s in saved if s.problem), None),
+            schedules[0].due,
+            save_problem=save_problem,
             picked=graded.picked,
         )
 

@@ -143,9 +143,8 @@ class StoredAnswer(Protocol):
 def record_credits(
     store: ProgressStore, credits: Iterable[StoredAnswer], kind: str, **review: Any
 ) -> tuple[list[ItemSchedule], str | None]:
-    """Write one review per credit under `kind` (the mock exam's path; a quiz session stores the
-    same credits through its question kind), so the notebook, stats and readiness read them like
-    any other review. Returns the new schedules and, when a write failed, its one-line reason
+    """Write one review per credit under `kind` (a quiz session's answer and the mock exam's),
+    so the notebook, stats and readiness read them like any other review. Returns the new schedules and, when a write failed, its one-line reason
     (those reviews are kept and retried by the store). The caller checkpoints once."""
     schedules = []
     problem: str | None = None
