@@ -200,19 +200,6 @@ PHRASES_KO: list[tuple[str, str]] = [
     ("values in the order given", "개 값, 준 순서대로"),
     ("in another order (the order they finished?)", "다른 순서 (끝난 순서?)"),
     ("in another order", "다른 순서"),
-    (
-        "size the pool by the `workers` argument (ProcessPoolExecutor(max_workers=workers)), not by "
-        "os.cpu_count() or the number of tasks",
-        "풀 크기는 `workers` 인자로 정하세요 (ProcessPoolExecutor(max_workers=workers)); os.cpu_count()나 "
-        "task 수가 아니라",
-    ),
-    ("crunch() ran in", "crunch()를 실행한 프로세스 수:"),
-    ("processes, as many as `workers`", "개, `workers`와 같다"),
-    ("processes, but crunch_all was given", "개인데 crunch_all이 받은 값은"),
-    (
-        "not seen (your pool's workers import the module afresh); not judged",
-        "보지 못함 (풀의 worker가 모듈을 새로 import: spawn / forkserver); 판정하지 않음",
-    ),
     ("judged on structure:", "구조로 판정:"),
     ("this process may use only 1 core", "이 프로세스는 코어 1개만 쓸 수 있습니다"),
     ("crunch() calls ran one at a time", "crunch() 호출이 하나씩 돌았습니다"),
