@@ -119,6 +119,7 @@ def decide_with_control(
     measured: str = "speedup",
     of: str | None = None,
     relative_floor: float = RELATIVE_FLOOR,
+    busy_next_step: str = "",
 ) -> tuple[str, str]:
     """A speed decision with a control: the learner's value and the reference solution's (the
     control), measured in the same rounds, where higher is better (a speedup, a throughput as a
@@ -136,7 +137,9 @@ def decide_with_control(
     The message shows both medians, e.g. "speedup 1.02× (interval 0.98–1.05, 3 rounds); the
     reference's 1.81× in the same rounds: yours stays below 1.50× where the reference does not".
     `measured` names the value and `of` what the × is relative to ("throughput 0.33× of
-    1 / slowest stage"). A control of 0 counts as a relative value of 0.
+    1 / slowest stage"). A control of 0 counts as a relative value of 0. `busy_next_step` replaces
+    the closing "close other programs and check again" of a too-busy verdict and leads it instead
+    (a long message is cut at its end).
     """
     if len(learner) != len(control):
         raise ValueError(
@@ -177,11 +180,14 @@ def decide_with_control(
             f"{shown}: yours is {relative_median:.2f}× the reference's {measured}",
             f"{shown}: 여러분의 {measured}는 참고 답안의 {relative_median:.2f}배입니다",
         )
-    return UNDECIDED, say(
-        f"{shown}: needs {need:.2f}×, and the machine is too busy to tell (the reference falls short "
-        "too); close other programs and check again",
-        f"{shown}: {need:.2f}×가 필요한데 기계가 너무 바빠 판단할 수 없습니다 (참고 답안도 못 미침); "
-        "다른 프로그램을 닫고 다시 검사하세요",
+    busy = say(
+        f"{shown}: needs {need:.2f}×, and the machine is too busy to tell (the reference falls short too)",
+        f"{shown}: {need:.2f}×가 필요한데 기계가 너무 바빠 판단할 수 없습니다 (참고 답안도 못 미침)",
+    )
+    if busy_next_step:
+        return UNDECIDED, f"{busy_next_step[0].upper()}{busy_next_step[1:]}: {busy}"
+    return UNDECIDED, busy + say(
+        "; close other programs and check again", "; 다른 프로그램을 닫고 다시 검사하세요"
     )
 
 

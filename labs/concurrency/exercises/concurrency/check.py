@@ -128,21 +128,11 @@ def measure(
         times = last["times"]
         mine.append(times["sequential"] / max(times["learner"], 1e-9))
         theirs.append(times["sequential"] / max(times["reference"], 1e-9))
-        decision, message = decide_with_control(mine, theirs, need, min_rounds)
+        decision, message = decide_with_control(mine, theirs, need, min_rounds, busy_next_step=busy_next_step)
         if decision != UNDECIDED:
             break
         if len(theirs) >= min_rounds + 2 and median_interval(theirs)[2] < need:
             break  # the reference itself clearly cannot reach it now: more rounds only cost time
-    if decision == UNDECIDED and busy_next_step and len(mine) >= min_rounds:
-        # the next step first: a long message is cut at its end
-        message = (
-            busy_next_step[0].upper()
-            + busy_next_step[1:]
-            + ": "
-            + message.replace("; close other programs and check again", "").replace(
-                "; 다른 프로그램을 닫고 다시 검사하세요", ""
-            )
-        )
     check.decision(name, decision, message)
     return last
 
