@@ -94,6 +94,11 @@ def _exercises() -> dict[str, Any]:
     return study_path(found.exercises)
 
 
+def _next_exercise(current: str, store: Any) -> Any | None:
+    exercises = _exercises()
+    return next_exercise(exercises, current, all_statuses(exercises, store))
+
+
 def _exercise(exercise_id: str) -> Any:
     return get(exercise_id, _exercises())
 
@@ -313,7 +318,7 @@ def _one_check(args: argparse.Namespace, t: Translator, info: Any, path: Path, s
         data["checker_hash"] = info.checker_hash()
         print(json.dumps(data, ensure_ascii=False), flush=True)
     else:
-        following = next_exercise(_exercises(), info.id, store) if outcome.verdict == PASSED else None
+        following = _next_exercise(info.id, store) if outcome.verdict == PASSED else None
         _print_verdict(outcome, info, t, already_printed=len(printed), following=following)
     return exit_code_for(outcome.verdict)
 
@@ -374,7 +379,7 @@ def cmd_watch(args: argparse.Namespace, t: Translator) -> int:
         while True:
             moved = False
             if code == EXIT_OK and not args.path:  # like rustlings: a pass moves on along the path
-                following = next_exercise(_exercises(), info.id, store)
+                following = _next_exercise(info.id, store)
                 if following is not None:
                     info, path = following, _moved_to(args, t, store, following)
                     code, moved = _one_check(args, t, info, path, store), True

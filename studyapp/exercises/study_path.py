@@ -6,11 +6,11 @@ share it, so both walk the same path.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from studyapp import locations
 from studyapp.exercises.status import PASSED as STATUS_PASSED
-from studyapp.exercises.status import all_statuses
 
 
 def _checklist_order() -> dict[str, tuple[int, list[str]]]:
@@ -46,12 +46,12 @@ def study_path(exercises: dict[str, Any]) -> dict[str, Any]:
     return {info.id: info for info in sorted(exercises.values(), key=key)}
 
 
-def next_exercise(exercises: dict[str, Any], current: str, store: Any) -> Any | None:
-    """The first exercise after `current` on the study path that is not passed yet (wrapping round)."""
+def next_exercise(exercises: dict[str, Any], current: str, statuses: Mapping[str, Any]) -> Any | None:
+    """The first exercise after `current` on the study path that is not passed yet (wrapping round);
+    `statuses` as `all_statuses` gives them (a screen passes the ones it already shows)."""
     order = list(exercises)
     if current not in order:
         return None
-    statuses = all_statuses(exercises, store)
     start = order.index(current)
     for exercise_id in order[start + 1 :] + order[:start]:
         if statuses[exercise_id].status != STATUS_PASSED:

@@ -365,7 +365,7 @@ class ExercisesScreen(StudyScreen):
         """The next exercise on the study path not passed yet (rustlings moves on after a pass)."""
         if self.selected is None:
             return None
-        return next_exercise(self.exercises, self.selected, self.study.store)
+        return next_exercise(self.exercises, self.selected, self.statuses)
 
     def action_next_exercise(self) -> None:
         following = self._following()
