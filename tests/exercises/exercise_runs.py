@@ -16,6 +16,7 @@ docs/EXERCISES.md).
 from __future__ import annotations
 
 import functools
+import importlib.util
 import shutil
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,17 @@ EXIT_CODES = {checker.PASSED: 0, checker.UNDECIDED: 3, checker.USAGE: 2, checker
 def exercises() -> dict[str, ExerciseInfo]:
     """Every exercise of the checkout's labs (read once; not $STUDYAPP_LABS)."""
     return scan(LABS).exercises
+
+
+def checker_module(exercise_id: str) -> Any:
+    """An exercise's check.py imported as a module, to test its helpers and messages on values
+    chosen by hand (the checker itself runs only under `python check.py`)."""
+    path = exercises()[exercise_id].check_script
+    spec = importlib.util.spec_from_file_location(f"{exercise_id.replace('-', '_')}_check", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def exercise_folder(lab: str, exercise_id: str) -> Path:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO
-from tests.exercises.exercise_runs import Catalogue, check_folder, failed
+from tests.exercises.exercise_runs import Catalogue, check_folder, checker_module, failed
 
 EXERCISES = REPO / "labs" / "benchmark" / "exercises"
 
@@ -117,15 +117,7 @@ def test_regression_check_fixed_threshold_raises_false_alarms(catalogue: Catalog
 
 
 def regression_checker() -> Any:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "regression_check", EXERCISES / "regression-check" / "check.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return checker_module("regression-check")
 
 
 def stats(**values: float) -> dict[str, float]:
@@ -206,12 +198,7 @@ def test_pytest_benchmark_a_file_that_does_not_collect_is_one_line(
 def test_an_empty_benchmark_report_reads_as_no_benchmarks(tmp_path: Path) -> None:
     """pytest-benchmark 5.2 leaves an empty --benchmark-json file when no test timed anything (5.3
     writes none): the starter's check must then say what to do, not stop on a JSONDecodeError."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("bench_check", EXERCISES / "pytest-benchmark" / "check.py")
-    assert spec is not None and spec.loader is not None
-    check = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(check)
+    check = checker_module("pytest-benchmark")
     report = tmp_path / "benchmark.json"
     assert check.recorded_benchmarks(report) == {}
     report.write_text("", encoding="utf-8")

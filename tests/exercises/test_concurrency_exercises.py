@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO, run_cli
-from tests.exercises.exercise_runs import Catalogue, failed
+from tests.exercises.exercise_runs import Catalogue, checker_module, failed
 
 EXERCISE = REPO / "labs" / "concurrency" / "exercises" / "concurrency"
 IO = "fetch_all waits for the requests concurrently (asyncio)"
@@ -135,13 +135,8 @@ def test_the_check_does_not_depend_on_the_fork_start_method(
 
 def load_checker() -> Any:
     """The checker module itself, to test its CPU threshold on numbers chosen by hand."""
-    import importlib.util
 
-    spec = importlib.util.spec_from_file_location("concurrency_check", EXERCISE / "check.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return checker_module("concurrency")
 
 
 def test_the_cpu_need_follows_the_usable_cores() -> None:

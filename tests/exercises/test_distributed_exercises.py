@@ -9,7 +9,6 @@ machine; when it cannot finish the verdict is `undecided`, which a test below fo
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import sys
@@ -23,6 +22,7 @@ from tests.exercises.exercise_runs import (
     Catalogue,
     assert_starter_fails_usefully,
     check_folder,
+    checker_module,
     failed,
     wrong_solutions,
 )
@@ -80,11 +80,7 @@ def test_each_slip_is_caught_with_its_hint(
 
 
 def load_checker() -> Any:
-    spec = importlib.util.spec_from_file_location("comm_share_check", EXERCISE / "check.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return checker_module("comm-share-from-trace")
 
 
 def test_a_recording_the_machine_could_not_finish_is_undecided_not_failed(

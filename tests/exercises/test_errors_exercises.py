@@ -17,6 +17,7 @@ from studyapp.cli import main
 from tests.exercises.exercise_runs import (
     Catalogue,
     assert_starter_fails_usefully,
+    checker_module,
     exercise_folder,
     failed,
     wrong_solutions,
@@ -109,14 +110,7 @@ def test_a_crash_in_the_learners_code_shows_their_traceback_only(catalogue: Cata
 
 def test_a_wrong_macro_f1_says_which_other_average_it_is() -> None:
     """Review row 25: a wrong macro F1 that equals another average is named, not only shown."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "confusion_check", exercise_folder("errors", "confusion") / "check.py"
-    )
-    assert spec is not None and spec.loader is not None
-    check = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(check)
+    check = checker_module("confusion")
     case = {
         "name": "hand",
         "labels": ["a", "b", "c", "d"],  # d is never the truth: its F1 is 0 and counts in the macro

@@ -10,11 +10,10 @@ A measured number is asserted as a band, never as formatted text: the machine is
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from typing import Any
 
-from tests.exercises.exercise_runs import Catalogue, exercise_folder, failed
+from tests.exercises.exercise_runs import Catalogue, checker_module, failed
 
 SPEED = "throughput ≈ 1 / slowest stage (measured)"
 
@@ -96,13 +95,7 @@ def test_a_sleep_after_each_item_is_caught_by_speed(catalogue: Catalogue) -> Non
 
 def load_checker() -> Any:
     """The checker module itself, to test its messages on numbers chosen by hand."""
-    spec = importlib.util.spec_from_file_location(
-        "pipeline_check", exercise_folder("pipeline", "pipeline") / "check.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return checker_module("pipeline")
 
 
 def test_too_few_threads_inside_says_what_kept_them_out() -> None:
