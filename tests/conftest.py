@@ -24,18 +24,36 @@ collect_ignore = ["data"]
 
 # How a test runs is decided by where it lives, so a new file is classified without anyone
 # remembering a decorator. Each rule is (file glob under tests/, test name prefix or "").
-# `slow`: spawns real labs, exercise checkers, a terminal or a wheel build; the developer loop
+# `slow`: starts real child processes (labs, exercise checkers, a runner's children, a terminal) or
+# a wheel build, or walks a learner's whole path through several screens; the developer loop
 # (`pytest -m "not slow" -n auto`) skips it and CI runs it.
 SLOW_TESTS = (
     ("labs/*", ""),
     ("exercises/test_*_exercise*.py", ""),  # real checkers: three interpreters per run
     ("exercises/test_catalogue.py", ""),
+    ("exercises/test_exercise_lib.py", ""),  # the checker library, run as studyapp runs a checker
+    ("test_exercises_cli.py", ""),  # `studyapp exercise …` with the toy checker as a child
+    ("test_exercises_checker.py", ""),  # tiny checkers, each a child process
+    ("test_child.py", ""),  # run_child on real children, grandchildren and timeouts
+    ("test_labrunner.py", ""),  # fake labs as child processes: hangs, crashes, Ctrl+C
+    ("test_reliability_children.py", ""),  # labs and servers killed with studyapp
+    ("test_reliability_env.py", ""),  # `python -m studyapp` on odd terminals and full devices
+    ("tui/test_*walkthrough.py", ""),  # a learner's path across screens, step by step
+    ("test_cli_walkthrough.py", ""),
     ("tui/test_e2e_tmux.py", ""),
     ("tui/test_exam_e2e_tmux.py", ""),
     ("test_packaging.py", ""),
     ("test_content_hostile.py", ""),  # about 60 `python -m studyapp` runs under a memory cap
     ("test_content_fuzz.py", "test_mutated_shipped_yaml_never_crashes_a_command[[]full"),
     ("test_reliability_store.py", "test_a_held_lock_is_waited_for_with_a_notice"),  # holds a lock 11 s
+    ("test_reliability_store.py", "test_a_lock_held_past_the_limit_keeps_the_answer"),
+    # the Low cases that run a real check or `python -m studyapp` (seconds each; the rest stay)
+    ("test_reliability_lows.py", "test_watch_does_not_recheck_what_the_check_itself_wrote"),
+    ("test_reliability_lows.py", "test_a_checker_that_prints_without_end_is_bounded_and_blamed"),
+    ("test_reliability_lows.py", "test_broken_exercise_metadata_cannot_hang_or_exhaust"),
+    ("test_reliability_lows.py", "test_sigterm_to_a_check_is_recorded_and_leaves_nothing"),
+    ("test_reliability_lows.py", "test_start_into_a_symlink_loop_or_the_root_is_one_line"),
+    ("test_reliability_lows.py", "test_check_from_a_deleted_folder"),
     ("test_reliability_children.py", "test_a_check_stops_what_the_learner_left_outside_its_group"),
 )
 # `serial`: measures speed; CI runs these alone after the parallel leg, so the noise a verdict
@@ -66,6 +84,13 @@ def _matches(item: pytest.Item, rules: tuple[tuple[str, str], ...]) -> bool:
 # Under `--dist loadgroup` (CI) each test file is one group, so a module-scoped lab run happens on
 # one worker, once. These tests are long enough to be spread instead: one group per test.
 SPREAD_TESTS = (("test_content_fuzz.py", "test_mutated_shipped_yaml_never_crashes_a_command"),)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: two workers per usable core. The suite waits more than it computes (Pilot tests
+    on Textual's timers, process tests on their children): with one worker per core both cores
+    were busy 63 % of the TUI tests' time; with two, 85 %."""
+    return 2 * len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2 * (os.cpu_count() or 1)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
