@@ -3,11 +3,11 @@
 from studyapp import startup
 
 # Importing the command line imports the domain: part of the start, so without the collector
-# (studyapp/startup.py); it runs again once the imports are done.
+# (studyapp/startup.py); it runs again once the imports are done, without walking them.
 startup.pause_collection()
 try:
     from studyapp.cli.main import build_parser, main
 finally:
-    startup.resume_collection()
+    startup.imports_done()
 
 __all__ = ["build_parser", "main"]

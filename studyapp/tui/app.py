@@ -9,7 +9,6 @@ are imported lazily so `studyapp quiz` shows its first question without loading 
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import sys
 import time
@@ -198,7 +197,7 @@ class StudyApp(App[int]):
 
     def on_mount(self) -> None:
         # studyapp.cli.common.run_tui held the cyclic collector for the start: the first frame ends it
-        self.call_after_refresh(startup.resume_collection)
+        self.call_after_refresh(startup.first_frame_shown)
         self.theme_changed_signal.subscribe(self, self._save_theme)
         if self.start != "quiz":
             self.switch_mode(self.start if self.start in SECTION_IDS else "home")
@@ -413,24 +412,6 @@ class StudyApp(App[int]):
         self.exit(0)
 
 
-_startup_frozen = False
-
-
-def _freeze_startup_objects() -> None:
-    """Move what exists now (modules, Textual, the loaded content) out of the garbage collector's way.
-
-    The collector is held until the first frame (studyapp/startup.py); after it, each full
-    collection would still walk every object imported so far. These objects live as long as the
-    process anyway. Young garbage is collected first (cheap), so little is pinned; done once per
-    process.
-    """
-    global _startup_frozen
-    if not _startup_frozen:
-        _startup_frozen = True
-        gc.collect(1)
-        gc.freeze()
-
-
 def make_app(
     content: Content,
     store: ProgressStore,
@@ -440,5 +421,4 @@ def make_app(
     tz: tzinfo | None = None,
 ) -> StudyApp:
     """Build the app on explicit content and a store (tests pass their own; nothing global)."""
-    _freeze_startup_objects()
     return StudyApp(content=content, store=store, lang=lang, start=start, options=options, tz=tz)

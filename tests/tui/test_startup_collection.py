@@ -32,9 +32,31 @@ async def test_the_first_frame_resumes_a_held_collector(make: Any) -> None:
 
 
 def test_importing_the_command_line_leaves_the_collector_on() -> None:
-    code = "import gc, studyapp.cli; print(gc.isenabled())"
+    # ... with what the import made frozen out of its way instead of walked once more
+    code = "import gc, studyapp.cli; print(gc.isenabled(), gc.get_freeze_count() > 10000)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
-    assert out.stdout.strip() == "True"
+    assert out.stdout.strip() == "True True"
+
+
+def test_the_first_frame_of_a_started_tui_freezes_what_exists() -> None:
+    code = """
+import asyncio, gc
+from studyapp import startup
+startup.pause_collection()
+before = gc.get_freeze_count()
+from textual.app import App
+class One(App):
+    def on_mount(self):
+        self.call_after_refresh(startup.first_frame_shown)
+        self.set_timer(0.05, self.exit)
+async def main():
+    async with One().run_test() as pilot:
+        await pilot.pause(0.1)
+asyncio.run(main())
+print(gc.isenabled(), gc.get_freeze_count() > before + 10000)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "True True"
 
 
 def test_a_command_leaves_the_collector_on(capsys: pytest.CaptureFixture[str]) -> None:
