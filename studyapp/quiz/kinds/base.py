@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
@@ -26,9 +25,12 @@ INPUT_OX = "ox"
 INPUT_PICK = "pick"
 INPUT_NUMBER = "number"
 
+# The records below are NamedTuples, not frozen dataclasses: both are immutable values, but a frozen
+# dataclass compiles six methods when its module is imported (~0.8 ms a class), and this module is
+# on the quiz's start path (benchmarks/startup.py) while these are only needed after an answer.
 
-@dataclass(frozen=True)
-class Credit:
+
+class Credit(NamedTuple):
     """One review an answer stores: which item, the answer recorded for it, and how it went."""
 
     item_id: str
@@ -38,8 +40,7 @@ class Credit:
     text_hash: str | None
 
 
-@dataclass(frozen=True)
-class Graded:
+class Graded(NamedTuple):
     """A readable response: right or wrong, as the feedback shows it, and the reviews to store."""
 
     correct: bool
@@ -71,8 +72,7 @@ def graded_pick(
     return Graded(is_right(picked), shown, stored, picked)
 
 
-@dataclass(frozen=True)
-class FeedbackBlock:
+class FeedbackBlock(NamedTuple):
     """One thing the feedback explains: the statement itself, or one option of several."""
 
     text: str  # the explanation
@@ -87,8 +87,7 @@ class FeedbackBlock:
     misconception: str | None = None  # the misconception's label, where it explains this miss
 
 
-@dataclass(frozen=True)
-class FeedbackView:
+class FeedbackView(NamedTuple):
     answer: str  # "Answer: X", translated
     response: str | None  # what the learner gave, shown on a miss ("You: O")
     blocks: tuple[FeedbackBlock, ...]
