@@ -87,12 +87,14 @@ def measure(
 ) -> dict[str, float]:
     """Train for `batches` batches and time where the training loop spends its time.
 
-    The first batch is timed separately ("startup": with workers it includes starting the worker
-    processes, each of which imports torch), then the steady loop is timed:
+    The first batch from every worker is timed separately ("startup": starting the worker
+    processes, each of which imports torch; one that starts late would otherwise show up as
+    waiting in the loop), then the steady loop is timed:
         wait  time in next(iterator): the training side is idle, waiting for data
         step  time in the training step
     """
-    dataset = SlowDataset((batches + 1) * batch_size, features, io_ms, decode_iters)
+    warmup = max(1, num_workers)
+    dataset = SlowDataset((batches + warmup) * batch_size, features, io_ms, decode_iters)
     loader = DataLoader(
         dataset,
         batch_size=batch_size,
@@ -103,7 +105,8 @@ def measure(
     step = make_step(features, hidden)
     begin = time.perf_counter()
     iterator = iter(loader)
-    step(next(iterator))
+    for _ in range(warmup):  # batches go round the workers in turn: one from each
+        step(next(iterator))
     startup = time.perf_counter() - begin
 
     wait = work = 0.0

@@ -306,7 +306,7 @@ def _dataloader_findings(
     slow_start = max(dataloader, key=lambda r: r["startup_s"])
     if slow_start["num_workers"] > 0:
         findings.append(
-            f"num_workers {slow_start['num_workers']}의 첫 배치까지 {slow_start['startup_s']:.1f} s: spawn으로 "
+            f"num_workers {slow_start['num_workers']}에서 작업자마다 첫 배치를 내기까지 {slow_start['startup_s']:.1f} s: spawn으로 "
             "시작한 작업자 프로세스마다 torch를 import하는 시간입니다 (처리량 측정에서는 뺐습니다)."
         )
     return findings
