@@ -138,8 +138,11 @@ def _run_child(
         finally:
             # Also on Ctrl+C / SIGTERM of the checker: never leave the learner's code running.
             _kill_group(process)
+            # One grace period for both pipes, not one each: a process that escaped the group
+            # holds both open, and the learner should not wait twice for it.
+            deadline = time.monotonic() + _OutputReader.GRACE_S
             for reader in readers:
-                reader.join()
+                reader.join(max(0.0, deadline - time.monotonic()))
         duration = time.monotonic() - started
         stdout, stderr = (reader.text() for reader in readers)
         response: dict[str, Any] = {}
@@ -187,6 +190,8 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
 class _OutputReader:
     """Reads a child's pipe to its end in a thread, keeping the first OUTPUT_LIMIT bytes."""
 
+    GRACE_S = 2.0  # how long the output of a finished child may take to arrive
+
     def __init__(self, pipe: Any) -> None:
         self._pipe = pipe
         self._kept = bytearray()
@@ -203,9 +208,9 @@ class _OutputReader:
                 if room > 0:
                     self._kept += chunk[:room]
 
-    def join(self) -> None:
+    def join(self, timeout: float) -> None:
         # A process that escaped the group may hold the pipe open: do not wait for it for long.
-        self._thread.join(timeout=2)
+        self._thread.join(timeout=timeout)
         if not self._thread.is_alive():  # closing under a blocked read could hang on its lock
             with contextlib.suppress(OSError):
                 self._pipe.close()
