@@ -10,6 +10,7 @@ import pytest
 
 from studyapp.i18n import en, ko
 from studyapp.quiz.kinds import kinds
+from studyapp.tui.sections import sections
 from tests.conftest import REPO
 
 # t("key"), self.t("key"), Binding(..., "key.x"), the kinds' *_key attributes, and the CLI's
@@ -26,12 +27,17 @@ def _placeholders(template: str) -> set[str]:
 
 
 def _tables() -> list[tuple[str, dict[str, str], dict[str, str]]]:
-    """The app's catalogue and every plug-in table (a question kind's own `strings`)."""
+    """The app's catalogue and every plug-in table (a question kind's or a section's own `strings`)."""
     tables = [("studyapp/i18n", ko.STRINGS, en.STRINGS)]
     tables += [
         (f"kind {name}", kind.strings["ko"], kind.strings["en"])
         for name, kind in kinds().items()
         if kind.strings
+    ]
+    tables += [
+        (f"section {section.id}", section.strings["ko"], section.strings["en"])
+        for section in sections()
+        if section.strings
     ]
     return tables
 

@@ -1,7 +1,7 @@
 """The Textual app: a thin shell over the quiz engine, the progress store and the lab runner.
 
 `make_app(...)` builds it (the CLI and the tests both use it). Top-level sections are Textual
-modes (the table in `studyapp.tui.sections`), each with its own screen stack; a quiz session is
+modes (one module each in `studyapp/tui/sections/`), each with its own screen stack; a quiz session is
 pushed on top of the section it was started from and comes back to it when it ends. Screens
 are imported lazily so `studyapp quiz` shows its first question without loading the others.
 """
@@ -30,7 +30,7 @@ from studyapp.progress import goals
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions, default_kind
 from studyapp.quiz.questions import Question
-from studyapp.tui.sections import SECTION_IDS, SECTIONS
+from studyapp.tui.sections import section_ids, sections
 from studyapp.tui.strings import translate_bindings
 
 # Set to make the app exit right after the first question has been painted (startup benchmark).
@@ -47,7 +47,7 @@ class StudyCommands(Provider):
         app = self.app
         assert isinstance(app, StudyApp)
         t = app.t
-        home, *others = SECTIONS
+        home, *others = sections()
         entries: list[tuple[str, str, Callable[[], Any]]] = [
             (t("cmd.home"), t("cmd.home.help"), partial(app.action_section, home.id)),
         ]
@@ -105,13 +105,13 @@ class StudyApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "studyapp"
     MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {
-        section.id: section.make_screen for section in SECTIONS
+        section.id: section.make_screen for section in sections()
     }
     COMMANDS = App.COMMANDS | {StudyCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "key.help", key_display="F1", id="help"),
         Binding("ctrl+p", "command_palette", "key.palette", show=False, priority=True, id="palette"),
-        *(section.binding() for section in SECTIONS),
+        *(section.binding() for section in sections()),
     ]
 
     def __init__(
@@ -200,7 +200,7 @@ class StudyApp(App[int]):
         self.call_after_refresh(startup.first_frame_shown)
         self.theme_changed_signal.subscribe(self, self._save_theme)
         if self.start != "quiz":
-            self.switch_mode(self.start if self.start in SECTION_IDS else "home")
+            self.switch_mode(self.start if self.start in section_ids() else "home")
             opening = self._opening_screen()
             if opening is not None:
                 self.push_screen(opening)
@@ -284,7 +284,7 @@ class StudyApp(App[int]):
     def action_section(self, name: str) -> None:
         if self.refused_in_session():
             return
-        if name not in SECTION_IDS:
+        if name not in section_ids():
             return
         self.switch_mode(name)
 

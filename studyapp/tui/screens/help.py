@@ -11,8 +11,8 @@ from textual.content import Content
 from textual.widgets import Static
 
 from studyapp.quiz.presenting import pad
+from studyapp.tui import sections as tui_sections
 from studyapp.tui.screens.base import StudyModal
-from studyapp.tui.sections import SECTIONS
 
 KEY_NAMES = {
     "left": "←",
@@ -71,7 +71,7 @@ class HelpScreen(StudyModal):
     def _sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         # The app and the screens pushed over a section import this module's caller chain; they
         # are imported here, when F1 is pressed, so the help screen does not load every screen
-        # at start-up (the sections table imports its own screens the same way).
+        # at start-up (a section imports its screen the same way).
         from studyapp.tui.app import StudyApp
         from studyapp.tui.screens.check_question import CheckQuestionScreen
         from studyapp.tui.screens.exam import ConfirmSubmit, ExamIntroScreen, ExamScreen
@@ -95,7 +95,9 @@ class HelpScreen(StudyModal):
             "help.exam": [("2 3 4", t("key.exam_answer"))],  # 1 is a binding; 2–4 are read in on_key
             "help.explain": [("Space", t("help.explain_tick")), ("Tab", t("help.explain_tab"))],
         }
-        home, *others = [(f"help.{section.id}", section.screen_class()) for section in SECTIONS]
+        home, *others = [
+            (f"help.{section.id}", section.screen_class()) for section in tui_sections.sections()
+        ]
         pushed: list[tuple[str, type[Any]]] = [
             ("help.quiz", QuizScreen),
             ("help.summary", SummaryScreen),
