@@ -6,8 +6,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import subprocess
-import sys
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import pytest
 
 from studyapp import clock
 from studyapp.content.loader import load_content
+from studyapp.content.model import Content
 from studyapp.locations import content_dir
 from studyapp.progress import exams, goals
 from studyapp.progress.db import StoreError
@@ -33,7 +32,7 @@ from studyapp.report.prediction import (
     poisson_binomial,
 )
 from studyapp.report.recall_model import fit_learner, score_predictions
-from tests.conftest import REPO, FakeClock
+from tests.conftest import FakeClock, InProcessCli
 
 START = datetime(2026, 9, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -51,19 +50,6 @@ def fake_clock() -> FakeClock:
 @pytest.fixture
 def store(tmp_path: Path, fake_clock: FakeClock) -> ProgressStore:
     return ProgressStore.in_dir(tmp_path / "data", clock=fake_clock)
-
-
-def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    import os
-
-    return subprocess.run(
-        [sys.executable, "-m", "studyapp", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})},
-        timeout=120,
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -91,18 +77,20 @@ def test_studyapp_now_reads_dates_offsets_and_local_times() -> None:
         clock.parse_now("next tuesday")
 
 
-def test_the_store_and_every_command_read_studyapp_now(tmp_path: Path, monkeypatch) -> None:
+def test_the_store_and_every_command_read_studyapp_now(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, studyapp_cli: InProcessCli
+) -> None:
     monkeypatch.setenv("STUDYAPP_NOW", "2031-03-04T10:00:00+00:00")
     store = ProgressStore.in_dir(tmp_path)  # the default clock
     review, _ = store.record_answer("x-1", answer="O", correct=True)
     assert review.reviewed_at.date() == date(2031, 3, 4)
     env = {"STUDYAPP_HOME": str(tmp_path / "cli"), "STUDYAPP_NOW": "2031-03-04T10:00"}
-    data = json.loads(run_cli("progress", "--json", env=env).stdout)
+    data = json.loads(studyapp_cli("progress", "--json", env=env).stdout)
     assert data["generated_at"].startswith("2031-03-04")
-    bad = run_cli("progress", "--json", env={**env, "STUDYAPP_NOW": "soon"})
+    bad = studyapp_cli("progress", "--json", env={**env, "STUDYAPP_NOW": "soon"})
     assert bad.returncode == 2 and "STUDYAPP_NOW='soon' is not an ISO date-time" in bad.stderr
     # the exam date is checked against the clock's today, not the machine's
-    past = run_cli("quiz", "--exam-date", "2031-03-01", "--mode", "exam", "--plain", env=env)
+    past = studyapp_cli("quiz", "--exam-date", "2031-03-01", "--mode", "exam", "--plain", env=env)
     assert past.returncode == 2 and "in the past (today is 2031-03-04)" in past.stderr
 
 
@@ -264,27 +252,19 @@ def test_old_archives_without_a_prediction_still_load(bank, store) -> None:
     assert prediction.attempt_outcomes(exams.attempts(store)) == []
 
 
-def test_the_stored_pass_mark_is_the_exams_default(tmp_path: Path) -> None:
+def test_the_stored_pass_mark_is_the_exams_default(tmp_path: Path, studyapp_cli: InProcessCli) -> None:
     env = {"STUDYAPP_HOME": str(tmp_path / "h")}
-    saved = run_cli("progress", "--pass-mark", "70", "--cutoff", "40%", env=env)
+    saved = studyapp_cli("progress", "--pass-mark", "70", "--cutoff", "40%", env=env)
     assert saved.returncode == 0, saved.stderr
     assert "pass mark 70%" in saved.stdout and "topic cutoff 40%" in saved.stdout
-    exam = subprocess.run(
-        [sys.executable, "-m", "studyapp", "quiz", "--mode", "exam", "--plain", "--count", "2"],
-        input="s\n",
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={**__import__("os").environ, "PYTHONPATH": str(REPO), **env},
-        timeout=120,
-    )
+    exam = studyapp_cli("quiz", "--mode", "exam", "--plain", "--count", "2", input_text="s\n", env=env)
     assert exam.returncode == 0, exam.stderr
-    data = json.loads(run_cli("progress", "--json", env=env).stdout)
+    data = json.loads(studyapp_cli("progress", "--json", env=env).stdout)
     assert data["exams"][0]["pass_mark"] == 0.7 and data["exams"][0]["predicted"] is not None
     assert data["exam_prediction"]["today"]["pass_mark"] == 0.7
-    cleared = run_cli("progress", "--pass-mark", "none", env=env)
+    cleared = studyapp_cli("progress", "--pass-mark", "none", env=env)
     assert "pass mark none" in cleared.stdout
-    bad = run_cli("progress", "--cutoff", "150", env=env)
+    bad = studyapp_cli("progress", "--cutoff", "150", env=env)
     assert bad.returncode == 2
 
 
@@ -301,25 +281,19 @@ def check_outlook(value: dict) -> None:
     assert value["questions"] == 30
 
 
-def test_progress_json_has_the_prediction_the_calibration_and_the_plan(tmp_path: Path) -> None:
+def test_progress_json_has_the_prediction_the_calibration_and_the_plan(
+    tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:
     env = {"STUDYAPP_HOME": str(tmp_path / "h"), "STUDYAPP_NOW": "2026-11-02T09:00"}
-    data = json.loads(run_cli("progress", "--json", env=env).stdout)
+    data = json.loads(studyapp_cli("progress", "--json", env=env).stdout)
     assert data["exam_prediction"]["exam_day"] is None and data["exam_prediction"]["exam_date"] is None
     check_outlook(data["exam_prediction"]["today"])
     assert data["calibration"] == {"answers": 0, "brier": None, "log_loss": None}
-    assert run_cli("progress", "--exam-date", "2026-11-20", env=env).returncode == 0
+    assert studyapp_cli("progress", "--exam-date", "2026-11-20", env=env).returncode == 0
     answers = "o\nx\no?\nx\no\nq\n"
-    quiz = subprocess.run(
-        [sys.executable, "-m", "studyapp", "quiz", "--plain", "--kind", "ox", "--count", "5"],
-        input=answers,
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={**__import__("os").environ, "PYTHONPATH": str(REPO), **env},
-        timeout=120,
-    )
+    quiz = studyapp_cli("quiz", "--plain", "--kind", "ox", "--count", "5", input_text=answers, env=env)
     assert quiz.returncode == 0, quiz.stderr
-    data = json.loads(run_cli("progress", "--json", env=env).stdout)
+    data = json.loads(studyapp_cli("progress", "--json", env=env).stdout)
     forecast = data["exam_prediction"]
     assert forecast["exam_date"] == "2026-11-20"
     check_outlook(forecast["today"])
@@ -330,7 +304,7 @@ def test_progress_json_has_the_prediction_the_calibration_and_the_plan(tmp_path:
     assert kinds[:2] == ["reviews", "new"] and "mock_exam" in kinds
     new = data["today_plan"][1]
     assert new["days_left"] == 18 and new["per_day"] * 18 >= new["unseen"]
-    text = run_cli("progress", env=env).stdout
+    text = studyapp_cli("progress", env=env).stdout
     assert "D-18" in text and "Today's plan" in text
 
 
@@ -410,7 +384,9 @@ def test_an_unfinished_exam_resumes_with_its_answers_and_the_time_it_had_left(
     assert resumable(store, fake_clock()) is None
 
 
-def test_quiz_resume_goes_on_with_the_newest_unfinished_exam(tmp_path: Path, bank) -> None:
+def test_quiz_resume_goes_on_with_the_newest_unfinished_exam(
+    tmp_path: Path, bank: Content, studyapp_cli: InProcessCli
+) -> None:
     home = tmp_path / "h"
     store = ProgressStore.in_dir(home)
     session = ExamSession(bank, store, ExamSettings(count=3, seed=5))
@@ -418,18 +394,10 @@ def test_quiz_resume_goes_on_with_the_newest_unfinished_exam(tmp_path: Path, ban
     session.answer("1")
     store.close()
     env = {"STUDYAPP_HOME": str(home)}
-    done = subprocess.run(
-        [sys.executable, "-m", "studyapp", "quiz", "--mode", "exam", "--plain", "--resume"],
-        input="2\ns\n",
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={**__import__("os").environ, "PYTHONPATH": str(REPO), **env},
-        timeout=120,
-    )
+    done = studyapp_cli("quiz", "--mode", "exam", "--plain", "--resume", input_text="2\ns\n", env=env)
     assert done.returncode == 0, done.stderr
     assert "2/3" in done.stdout  # it opens on the first unanswered question
-    data = json.loads(run_cli("progress", "--json", env=env).stdout)["exams"]
+    data = json.loads(studyapp_cli("progress", "--json", env=env).stdout)["exams"]
     assert len(data) == 1 and data[0]["finished_at"] and data[0]["answered"] == 2
-    nothing = run_cli("quiz", "--mode", "exam", "--plain", "--resume", env=env)
+    nothing = studyapp_cli("quiz", "--mode", "exam", "--plain", "--resume", env=env)
     assert nothing.returncode == 2 and "no unfinished mock exam" in nothing.stderr
