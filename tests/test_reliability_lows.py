@@ -25,7 +25,7 @@ import pytest
 from studyapp.errors import StudyappError
 from studyapp.exercises import checker, workspace
 from studyapp.exercises.registry import scan
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, InProcessCli, run_cli
 
 FIXTURE_LABS = REPO / "tests" / "exercise_fixture" / "labs"
 ESC = "\x1b]0;PWN\x07\x1b[2J"
@@ -272,9 +272,9 @@ def test_a_huge_operator_name_is_cut(tmp_path: Path) -> None:
 # -- minor: what reaches the terminal, and what the verdict says ------------------------------------
 
 
-def test_exercise_ids_are_echoed_without_escapes() -> None:
+def test_exercise_ids_are_echoed_without_escapes(studyapp_cli: InProcessCli) -> None:
     for action in ("start", "check", "watch", "hint", "solution"):
-        result = run_cli("exercise", action, ESC)
+        result = studyapp_cli("exercise", action, ESC)
         assert result.returncode == 2
         assert "unknown exercise" in one_line(result.stderr)
 
@@ -379,11 +379,13 @@ def test_pass_marks_read_as_written(given: str, shown: str | None) -> None:
         assert shown in result.stdout
 
 
-def test_retry_last_skips_an_attempt_dated_in_the_future(isolated_home: Path) -> None:
+def test_retry_last_skips_an_attempt_dated_in_the_future(
+    isolated_home: Path, studyapp_cli: InProcessCli
+) -> None:
     """EXAM.future-last: an attempt stored under a clock set to 2031 stayed 'last' for ever."""
     for _ in range(2):
         assert (
-            run_cli(
+            studyapp_cli(
                 "quiz", "--mode", "exam", "--plain", "--count", "2", "--kind", "ox", input_text="s\n"
             ).returncode
             == 0
@@ -396,7 +398,7 @@ def test_retry_last_skips_an_attempt_dated_in_the_future(isolated_home: Path) ->
         )
         newest = db.execute("SELECT uid FROM exam_attempts ORDER BY id DESC LIMIT 1").fetchone()[0]
     db.close()
-    result = run_cli("quiz", "--mode", "exam", "--plain", "--retry", "last", input_text="s\n")
+    result = studyapp_cli("quiz", "--mode", "exam", "--plain", "--retry", "last", input_text="s\n")
     assert result.returncode == 0, result.stderr
     db = sqlite3.connect(isolated_home / "progress.db")
     retried = db.execute("SELECT settings_json FROM exam_attempts ORDER BY id DESC LIMIT 1").fetchone()[0]
