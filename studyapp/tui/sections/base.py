@@ -10,7 +10,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 
-class Section(NamedTuple):  # a NamedTuple, not a dataclass: made while `studyapp quiz` starts, ~1 ms less
+# Not a dataclass: the class is made while `studyapp quiz` starts (0.15 ms; a frozen dataclass 1.05 ms).
+class Section(NamedTuple):
     """One top-level section. Its words follow the id: `key.ID` (F-key label), `cmd.ID` and
     `cmd.ID.help` (palette), `help.ID` (help heading) — in the catalogue (studyapp/i18n) for the
     built-in sections, or in `strings` ({"ko": {...}, "en": {...}}) for a section that brings its own."""
