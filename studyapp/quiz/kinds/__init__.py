@@ -7,10 +7,8 @@ in this package is found at import, so adding a kind is adding one file. The eng
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 from studyapp.i18n import Translator
+from studyapp.plugins import defined_in
 from studyapp.quiz.kinds.base import QuestionKind
 from studyapp.quiz.questions import Question
 
@@ -18,12 +16,8 @@ _KINDS: dict[str, QuestionKind] = {}
 
 
 def _discover() -> None:
-    for module_info in pkgutil.iter_modules(__path__):
-        if module_info.name == "base":
-            continue
-        kind = getattr(importlib.import_module(f"{__name__}.{module_info.name}"), "KIND", None)
-        if isinstance(kind, QuestionKind):
-            register(kind)
+    for kind in defined_in(__name__, __path__, "KIND", QuestionKind):
+        register(kind)
 
 
 def register(kind: QuestionKind) -> None:

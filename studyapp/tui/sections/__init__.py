@@ -10,10 +10,9 @@ screen in the same file or, for a screen with costly imports, in a module the `s
 from __future__ import annotations
 
 import functools
-import importlib
-import pkgutil
 
 from studyapp.i18n import Translator
+from studyapp.plugins import defined_in
 from studyapp.tui.sections.base import Section
 
 __all__ = ["Section", "section_ids", "sections"]
@@ -22,15 +21,10 @@ __all__ = ["Section", "section_ids", "sections"]
 @functools.cache
 def sections() -> tuple[Section, ...]:
     """Every section of this package, in F-key order (Home first)."""
-    found = []
-    for module_info in pkgutil.iter_modules(__path__):
-        if module_info.name == "base":
-            continue
-        section = getattr(importlib.import_module(f"{__name__}.{module_info.name}"), "SECTION", None)
-        if isinstance(section, Section):
-            if section.strings:
-                Translator().register(dict(section.strings))
-            found.append(section)
+    found = defined_in(__name__, __path__, "SECTION", Section)
+    for section in found:
+        if section.strings:
+            Translator().register(dict(section.strings))
     return tuple(sorted(found, key=lambda section: (section.order(), section.id)))
 
 
