@@ -48,6 +48,7 @@ import numpy as np
 
 from studyapp.progress.scheduler import Grade, recall_after, recall_curve, replay_states
 from studyapp.progress.store import Review
+from studyapp.quiz.kinds import kind_of
 
 SLIP = 0.05  # a known item answered wrong anyway
 UNSURE_KNOWN = 0.05  # a known item marked unsure
@@ -82,14 +83,15 @@ CALIBRATION_BLOCKS = 5
 RELIABILITY_BINS = 10
 CLIP = 1e-4
 
-# A blind guess at each kind of question is right this often (`glossary`: four terms to pick
-# from; a typed drill answer is never guessed right).
-GUESS_RATE = {"ox": 0.5, "choice": 0.25, "glossary": 0.25, "drill": 0.0}
-DEFAULT_GUESS = 0.25
+DEFAULT_GUESS = 0.25  # a stored kind that no longer exists: priced like four options
 
 
 def guess_rate(kind: str) -> float:
-    return GUESS_RATE.get(kind, DEFAULT_GUESS)
+    """How often a blind guess at a question of `kind` is right: the kind's own `guess_rate`."""
+    try:
+        return kind_of(kind).guess_rate
+    except ValueError:
+        return DEFAULT_GUESS
 
 
 def _sigmoid(z: np.ndarray | float) -> Any:

@@ -98,6 +98,9 @@ class QuestionKind:
 
     name: ClassVar[str]
     input: ClassVar[str] = INPUT_OX
+    # How often a blind guess is right (O/X ½, four options ¼, a typed number never): the
+    # prediction and the recall model price every answer of this kind with it.
+    guess_rate: ClassVar[float] = 0.25
     label_key: ClassVar[str | None] = None  # a word after the topic in the title ("Calculation")
     hint_key: ClassVar[str] = "quiz.ox_hint"  # the keys, under the question
     unreadable_key: ClassVar[str] = "quiz.unreadable_ox"

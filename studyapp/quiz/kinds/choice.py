@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 class ChoiceKind(QuestionKind):
     name: ClassVar[str] = KIND_CHOICE
+    guess_rate: ClassVar[float] = 0.25
     input: ClassVar[str] = INPUT_PICK
     hint_key: ClassVar[str] = "choice.hint"
     unreadable_key: ClassVar[str] = "choice.unreadable"

@@ -32,6 +32,7 @@ def unit_suffix(unit: str) -> str:
 
 class DrillKind(QuestionKind):
     name: ClassVar[str] = KIND_DRILL
+    guess_rate: ClassVar[float] = 0.0
     input: ClassVar[str] = INPUT_NUMBER
     label_key: ClassVar[str | None] = "quiz.drill"
     hint_key: ClassVar[str] = "quiz.drill_hint"

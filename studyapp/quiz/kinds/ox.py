@@ -26,6 +26,7 @@ _KEY_ALIASES = {"1": "O", "2": "X", "o": "O", "x": "X", "ㅇ": "O", "ㅐ": "O", 
 
 class OxKind(QuestionKind):
     name: ClassVar[str] = KIND_OX
+    guess_rate: ClassVar[float] = 0.5
     input: ClassVar[str] = INPUT_OX
 
     def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
