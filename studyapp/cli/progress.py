@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -93,8 +94,9 @@ def cmd_progress(args: argparse.Namespace, t: Translator) -> int:
         print(t("progress.imported", **added))
         return EXIT_OK
     if args.export_data:
-        path = report.export_file(store, Path(args.export_data))
-        print(t("progress.exported", path=path))
+        streamed = report.export_file(store, Path(args.export_data))
+        # written to stdout or a pipe: the confirmation goes to stderr, out of the data's way
+        print(t("progress.exported", path=args.export_data), file=sys.stderr if streamed else sys.stdout)
         return EXIT_OK
     for entry_id, value in ((args.self_check, True), (args.uncheck, False)):
         if entry_id:
@@ -103,8 +105,10 @@ def cmd_progress(args: argparse.Namespace, t: Translator) -> int:
             store.set_self_check(entry_id, value)
     data = report.full_report(content, store)
     if args.export:
-        report.write_atomically(Path(args.export), report.to_markdown(data, t, goals.topic_cutoff(store)))
-        print(t("progress.exported", path=args.export))
+        streamed = report.write_atomically(
+            Path(args.export), report.to_markdown(data, t, goals.topic_cutoff(store))
+        )
+        print(t("progress.exported", path=args.export), file=sys.stderr if streamed else sys.stdout)
         return EXIT_OK
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from studyapp.atomicfile import write_text_atomically
+from studyapp.atomicfile import write_output
 from studyapp.content.model import Content, Item
 
 DEFAULT_DECK = "studyapp::성능 분석"
@@ -103,9 +104,17 @@ def notes(content: Content, topic: str | None = None) -> list[AnkiNote]:
     return [item_note(content, item) for item in chosen]
 
 
+def deck_control_character(deck: str) -> str | None:
+    """The first control character in a deck name that is not white space (ESC, BEL, C1 CSI…),
+    or None. White space is folded to single spaces by `render`; the others have no place in a
+    header and would drive the terminal that echoes the name."""
+    return next((c for c in deck if unicodedata.category(c) == "Cc" and not c.isspace()), None)
+
+
 def render(notes_: Iterable[AnkiNote], deck: str = DEFAULT_DECK) -> str:
     """The whole file: headers, then one tab-separated line per note."""
-    deck_name = " ".join(deck.split())  # a header is one line
+    # a header is one line, and never carries a raw control character (the CLI refuses those first)
+    deck_name = " ".join("".join(c for c in deck if deck_control_character(c) is None).split())
     lines = [
         "#separator:tab",
         "#html:true",
@@ -120,11 +129,23 @@ def render(notes_: Iterable[AnkiNote], deck: str = DEFAULT_DECK) -> str:
     return "\n".join(lines) + "\n"
 
 
-def export_anki(content: Content, path: Path, deck: str = DEFAULT_DECK, topic: str | None = None) -> int:
-    """Write the export to `path` (whole or not at all); returns the number of notes."""
+def export_anki(
+    content: Content, path: Path, deck: str = DEFAULT_DECK, topic: str | None = None
+) -> tuple[int, bool]:
+    """Write the export to `path` (whole or not at all; `-` is stdout, a read pipe is streamed,
+    a device or folder refused: `atomicfile.write_output`). Returns the number of notes and
+    whether it went to a stream."""
     chosen = notes(content, topic)
-    write_text_atomically(path, render(chosen, deck))
-    return len(chosen)
+    streamed = write_output(path, render(chosen, deck), prefix=".studyapp-anki-")
+    return len(chosen), streamed
 
 
-__all__ = ["DEFAULT_DECK", "AnkiNote", "export_anki", "field_html", "notes", "render"]
+__all__ = [
+    "DEFAULT_DECK",
+    "AnkiNote",
+    "deck_control_character",
+    "export_anki",
+    "field_html",
+    "notes",
+    "render",
+]

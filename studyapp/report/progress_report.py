@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from studyapp.atomicfile import write_text_atomically
+from studyapp.atomicfile import STDOUT, RefusedTarget, write_output
 from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.exercises.registry import discover as discover_exercises
@@ -237,25 +237,38 @@ def to_markdown(data: dict[str, Any], t: Translator, cutoff: float | None = None
 MAX_IMPORT_BYTES = 512 << 20  # a 300 000-answer export is about 80 MB
 
 
-def write_atomically(path: Path, text: str) -> Path:
-    """Write `text` to `path` through a temp file renamed into place; any failure is one line
-    (StudyappError) and leaves neither a half-written file nor the temp file behind."""
-    path = path.expanduser()
-    if path.is_dir():
-        raise StudyappError(f"cannot write {path}: it is a directory; name a file")
-    above = next((p for p in path.parents if os.path.lexists(p)), None)
-    if above is not None and not above.is_dir():  # mkdir would only say "File exists"
-        raise StudyappError(f"cannot write {path}: {above} is a file, not a folder")
+def write_atomically(path: Path, text: str) -> bool:
+    """Write `text` to `path` through a temp file renamed into place (`-` is stdout, a pipe with
+    a reader is streamed into: `atomicfile.write_output`); any failure is one line
+    (StudyappError) and leaves neither a half-written file nor the temp file behind. A device,
+    a folder or a FIFO nobody reads is refused, never replaced. Returns True when the text went
+    to a stream, so the caller confirms on stderr."""
+    if str(path) != STDOUT:
+        path = path.expanduser()
+        if path.is_dir():
+            raise StudyappError(
+                f"cannot write {path}: it is a directory; name a file",
+                key="write.refused.folder",
+                values={"path": path},
+            )
+        above = next((p for p in path.parents if os.path.lexists(p)), None)
+        if above is not None and not above.is_dir():  # mkdir would only say "File exists"
+            raise StudyappError(f"cannot write {path}: {above} is a file, not a folder")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomically(path, text, prefix=".studyapp-export-")
+        if str(path) != STDOUT and not os.path.lexists(path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        return write_output(path, text, prefix=".studyapp-export-")
+    except RefusedTarget as exc:
+        raise StudyappError(
+            f"cannot write {path}: {exc.strerror}", key=exc.key, values={"path": path}
+        ) from None
     except OSError as exc:
         raise StudyappError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
 
 
-def export_file(store: ProgressStore, path: Path) -> Path:
-    """Write all progress as JSON, atomically (a temp file renamed into place)."""
+def export_file(store: ProgressStore, path: Path) -> bool:
+    """Write all progress as JSON, atomically (a temp file renamed into place); True when it
+    went to a stream (`-`, a pipe)."""
     data = export_data(store)
     return write_atomically(path, json.dumps(data, ensure_ascii=False, indent=1))
 
