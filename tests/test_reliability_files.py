@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, InProcessCli, run_cli
+from studyapp.progress.store import ProgressStore
+from studyapp.progress.transfer import export_data
+from tests.conftest import REPO, FakeClock, InProcessCli, run_cli
 
 ESC = "\x1b]0;PWN\x07\x1b[2J"
 
@@ -215,3 +217,39 @@ def test_deck_names_with_control_characters_are_refused(
     folded = studyapp_cli("export", "--anki", str(target), "--deck", "a\tb\nc")  # AK.deck-tabnl still works
     assert folded.returncode == 0
     assert "#deck:a b c\n" in target.read_text(encoding="utf-8")
+
+
+# -- L4: files in a lab run's folder that are not files -----------------------------------------------
+
+
+def test_a_fifo_as_an_imported_running_runs_lock_does_not_hang_lab_list(
+    isolated_home: Path, tmp_path: Path, clock: FakeClock, studyapp_cli: InProcessCli
+) -> None:
+    """IX.labrun-lock-fifo: `lab list` opened ARTIFACT_DIR/.lab-run.lock and blocked on the FIFO
+    there for ever. Now it is not a lock any studyapp holds: the run is marked interrupted."""
+    artifacts = tmp_path / "a"
+    artifacts.mkdir()
+    os.mkfifo(artifacts / ".lab-run.lock")
+    source = ProgressStore(tmp_path / "elsewhere" / "progress.db", clock)  # a day old: past the grace
+    source.start_lab_run("amdahl", str(artifacts))
+    exported = tmp_path / "in.json"
+    exported.write_text(json.dumps(export_data(source)), encoding="utf-8")
+    assert studyapp_cli("progress", "--import-data", str(exported)).returncode == 0
+    result = run_cli("lab", "list")  # a real process: a hang is a TimeoutExpired, not a stuck suite
+    assert result.returncode == 0, result.stderr
+    statuses = ProgressStore(isolated_home / "progress.db").lab_runs()
+    assert [run.status for run in statuses] == ["cancelled"]
+    assert stat.S_ISFIFO(os.lstat(artifacts / ".lab-run.lock").st_mode)
+
+
+def test_lab_out_with_a_fifo_for_its_stderr_log_is_one_line(
+    isolated_home: Path, tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:
+    """`lab NAME --out DIR` opens DIR/lab-stderr.log for writing: a FIFO there used to block."""
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "lab-stderr.log")
+    result = run_cli("lab", "amdahl", "--quick", "--out", str(out))
+    assert result.returncode == 2
+    assert "named pipe that nobody is reading" in one_line(result.stderr)
+    assert stat.S_ISFIFO(os.lstat(out / "lab-stderr.log").st_mode)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import shutil
 import sqlite3
+import stat
 import sys
 import threading
 import time
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from studyapp import locations
+from studyapp.atomicfile import open_regular_for_writing, write_text_atomically
 from studyapp.child import STOPPED_CANCELLED, STOPPED_TIMEOUT, ChildRun, Serving, child_env, run_child
 from studyapp.errors import StudyappError
 from studyapp.labrunner.registry import LabInfo
@@ -99,7 +102,8 @@ def _hold_run_lock(out_dir: Path) -> IO[bytes] | None:
     if fcntl is None:
         return None
     try:
-        handle = (out_dir / RUN_LOCK).open("wb")
+        # never blocks on a FIFO someone put there, never locks a device or follows a link
+        handle = os.fdopen(open_regular_for_writing(out_dir / RUN_LOCK), "wb")
     except OSError:
         return None  # a full or odd file system: the run still runs, only stale detection is lost
     for _ in range(100):  # a sweeper may hold a shared lock for an instant
@@ -127,16 +131,23 @@ def _owner_alive(artifact_dir: str | None) -> bool | None:
         return None
     lock = Path(artifact_dir) / RUN_LOCK
     try:
-        with lock.open("rb") as handle:
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return True
-            return False
-    except FileNotFoundError:
+        # artifact_dir may come from an imported file (review L4): a FIFO there would block a
+        # plain open for ever, and `lab list` with it. A run's own lock is always a regular file.
+        fd = os.open(lock, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
         return False
-    except OSError:
-        return None
+    except OSError as exc:
+        return False if exc.errno == errno.ELOOP else None  # a link: not a lock we made
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        return False
+    finally:
+        os.close(fd)
 
 
 def sweep_stale_runs(
@@ -260,7 +271,7 @@ def run_lab(
     limit = timeout or (info.quick_timeout_s if quick else info.timeout_s)
     report = _LabReport(on_progress)
     try:
-        err = (out_dir / STDERR_LOG).open("wb")
+        err = os.fdopen(open_regular_for_writing(out_dir / STDERR_LOG), "wb")
     except OSError as exc:
         raise OutDirError(f"cannot use --out {out_dir}: {exc.strerror or exc}") from None
     run_lock = _hold_run_lock(out_dir)
@@ -312,8 +323,8 @@ def _lab_outcome(info: LabInfo, run: ChildRun, report: _LabReport, out_dir: Path
         return outcome(STATUS_FAILED, f"{info.id}: stopped after {limit:.0f} s (timeout)", "timeout")
     if code == 0 and result is not None:
         try:
-            (out_dir / "result.json").write_text(
-                json.dumps(result, ensure_ascii=False, indent=2), encoding="utf-8"
+            write_text_atomically(
+                out_dir / "result.json", json.dumps(result, ensure_ascii=False, indent=2), prefix=".result-"
             )
         except OSError as exc:
             return outcome(
