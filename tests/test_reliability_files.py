@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import stat
 import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from studyapp.progress.db import ProgressDB
 from studyapp.progress.store import ProgressStore
 from studyapp.progress.transfer import export_data
 from tests.conftest import REPO, FakeClock, InProcessCli, run_cli
@@ -253,3 +256,116 @@ def test_lab_out_with_a_fifo_for_its_stderr_log_is_one_line(
     assert result.returncode == 2
     assert "named pipe that nobody is reading" in one_line(result.stderr)
     assert stat.S_ISFIFO(os.lstat(out / "lab-stderr.log").st_mode)
+
+
+# -- PERM.modes: the store and the data folder are the learner's alone -------------------------------
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+def test_a_new_data_folder_and_store_are_private(
+    isolated_home: Path, tmp_path: Path, studyapp_cli: InProcessCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PERM.modes: the store was 0644 in a 0755 folder (exports were already 0600)."""
+    monkeypatch.setenv("STUDYAPP_CACHE", str(tmp_path / "cache"))  # not inside the data folder, as by default
+    old_umask = os.umask(0o022)  # the usual umask, whatever the test runner has
+    try:
+        result = studyapp_cli("quiz", "--plain", "--kind", "ox", "--count", "1", input_text="o\nq\n")
+    finally:
+        os.umask(old_umask)
+    assert result.returncode == 0, result.stderr
+    assert mode(isolated_home) == 0o700
+    store_files = [p for p in isolated_home.iterdir() if p.name.startswith("progress.db")]
+    assert store_files and {mode(p) for p in store_files} == {0o600}
+    assert sqlite3.connect(isolated_home / "progress.db").execute(
+        "SELECT count(*) FROM reviews"
+    ).fetchone() == (1,)
+
+
+def test_an_old_world_readable_store_is_tightened_on_open(
+    isolated_home: Path, studyapp_cli: InProcessCli
+) -> None:
+    assert studyapp_cli("progress").returncode == 0
+    (isolated_home / "progress.db").chmod(0o644)
+    isolated_home.chmod(0o755)  # a folder that exists is the owner's choice: left as it is
+    assert studyapp_cli("progress", "--json").returncode == 0
+    assert mode(isolated_home / "progress.db") == 0o600
+    assert mode(isolated_home) == 0o755
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs a file of another user")
+def test_a_store_of_another_user_is_left_as_it_is_and_still_opens(
+    isolated_home: Path, studyapp_cli: InProcessCli
+) -> None:
+    assert studyapp_cli("progress").returncode == 0
+    store = isolated_home / "progress.db"
+    store.chmod(0o644)
+    os.chown(store, 65534, 65534)
+    assert studyapp_cli("progress", "--json").returncode == 0
+    assert mode(store) == 0o644 and os.lstat(store).st_uid == 65534
+
+
+# -- L5: a fresh store on a nearly full disk ------------------------------------------------------------
+
+
+def test_a_fresh_store_that_fills_the_disk_says_disk_full_and_leaves_nothing(
+    isolated_home: Path, studyapp_cli: InProcessCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """EX.W5a, portably: SQLite fails creating the tables with SQLITE_FULL, having rolled the
+    transaction back itself (what it does on a full disk). The app's own ROLLBACK then said
+    "cannot rollback - no transaction is active" and a 4 KB progress.db stayed."""
+    connect = ProgressDB._connect
+
+    class FillsUp(sqlite3.Connection):
+        def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
+            if sql.lstrip().upper().startswith("CREATE TABLE"):
+                super().execute("ROLLBACK")
+                error = sqlite3.OperationalError("database or disk is full")
+                error.sqlite_errorcode = 13  # type: ignore[attr-defined]  # SQLITE_FULL
+                raise error
+            return super().execute(sql, *args)
+
+    def filling_connect(self: ProgressDB) -> sqlite3.Connection:
+        connect(self).close()  # the file as SQLite leaves it: its first page written
+        db = sqlite3.connect(self.path, isolation_level=None, factory=FillsUp, check_same_thread=False)
+        db.execute("PRAGMA journal_mode = WAL")
+        return db
+
+    with monkeypatch.context() as patch:
+        patch.setattr(ProgressDB, "_connect", filling_connect)
+        for command in (("progress",), ("exercise", "start", "amdahl"), ("explain", "--list")):
+            result = studyapp_cli(*command)
+            assert result.returncode == 2
+            line = one_line(result.stderr)
+            assert "is full; free some space" in line and "rollback" not in line, line
+            assert not any(p.name.startswith("progress.db") for p in isolated_home.iterdir())
+    # space again: the store is made
+    assert studyapp_cli("progress", "--json").returncode == 0
+    assert (isolated_home / "progress.db").stat().st_size > 4096
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+def test_a_fresh_store_on_a_real_nearly_full_tmpfs(tmp_path: Path) -> None:
+    """EX.W5a as reported: a 1 MB tmpfs with ~100 KB free, every command, then space freed."""
+    disk = tmp_path / "m"
+    disk.mkdir()
+    if subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)], capture_output=True
+    ).returncode:
+        pytest.skip("no tmpfs mount here")
+    try:
+        filler = disk / "fill"
+        filler.write_bytes(b"\0" * (924 << 10))
+        home = disk / "h"
+        env = {"STUDYAPP_HOME": str(home), "STUDYAPP_LANG": "en", "STUDYAPP_CACHE": str(tmp_path / "cache")}
+        for command in (("progress",), ("explain", "--list")):
+            result = run_cli(*command, env=env)
+            assert result.returncode == 2
+            assert "is full; free some space" in one_line(result.stderr)
+            assert not any(p.name.startswith("progress.db") for p in home.iterdir())
+        filler.unlink()
+        assert run_cli("progress", env=env).returncode == 0
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)

@@ -24,6 +24,7 @@ import functools
 import os
 import shutil
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -181,6 +182,41 @@ def _free_bytes(path: Path) -> int:
         return 1 << 62  # unknown: let SQLite find out
 
 
+_UNFINISHED_MAX_BYTES = 64 << 10  # a new store's tables take a few pages of 4 KB
+
+
+def _store_files(path: Path) -> tuple[Path, ...]:
+    return (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"))
+
+
+def _create_private(path: Path) -> None:
+    """Create an empty store file with mode 0600 before SQLite does (SQLite uses 0644 under the
+    usual umask, and makes its -wal and -shm files with the store's mode). An empty file is a
+    new database to SQLite. Where it cannot be made, SQLite's own open says why."""
+    with suppress(OSError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+
+
+def _keep_private(path: Path) -> None:
+    """A store made by an older studyapp is 0644: take the group's and others' bits away from
+    the files that are ours. Never a reason to fail (a file of another user is left as it is)."""
+    for file in _store_files(path):
+        with suppress(OSError):
+            info = os.lstat(file)
+            if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and info.st_mode & 0o077:
+                os.chmod(file, stat.S_IMODE(info.st_mode) & 0o700)
+
+
+def _remove_unfinished(path: Path) -> None:
+    """Remove a store file this open began and could not finish, with its -wal and -shm. Small
+    only: a bigger one would have been filled by another studyapp meanwhile, and is kept."""
+    with suppress(OSError):
+        if os.lstat(path).st_size > _UNFINISHED_MAX_BYTES:
+            return
+        for file in _store_files(path):
+            file.unlink(missing_ok=True)
+
+
 def _disk_nearly_full(path: Path) -> bool:
     return _free_bytes(path) < _LOW_DISK_BYTES
 
@@ -234,7 +270,9 @@ class ProgressDB:
         self._checkpoint_due = False  # committed writes not yet copied from the -wal
         self._read_only_ok = read_only_ok
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            # 0700: answers, explanations and exercise code are the learner's (review PERM.modes);
+            # a folder that exists already is left as its owner set it
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         except FileExistsError:  # a file, /dev/null
             raise StoreError(
                 f"cannot use data directory {path.parent}: it exists and is not a directory"
@@ -314,6 +352,8 @@ class ProgressDB:
             if self._read_only_ok:
                 return self._open_read_only(problem)
             raise StoreError(problem + "; the file was left untouched")
+        if not existed:
+            _create_private(self.path)
         db: sqlite3.Connection | None = None
         try:
             db = self._connect()
@@ -337,11 +377,16 @@ class ProgressDB:
                     if sqlite_code(exc) not in _BUSY_CODES:  # locked: writable, just busy now
                         raise
             self._checkpoint(db)
+            _keep_private(self.path)
             return db
         except sqlite3.DatabaseError as exc:
             if db is not None:
                 db.close()
             code = sqlite_code(exc)
+            if not existed and code in _NO_SPACE_CODES | _NOT_WRITABLE_CODES:
+                # A store this call began and could not finish (a full disk: review L5) holds
+                # no history; leaving its first page behind would only leave a broken file.
+                _remove_unfinished(self.path)
             # Only a file SQLite itself calls damaged is moved aside. A full disk, a read-only
             # or unreadable file or directory, a lock or an I/O error says nothing about the
             # file: moving a healthy history aside there is how learners lost it (issue 9).
@@ -471,7 +516,11 @@ class ProgressDB:
             db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            # On a full disk SQLite has already rolled back; a ROLLBACK then fails ("no
+            # transaction is active") and would hide the real error (review L5).
+            if db.in_transaction:
+                with suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
             raise
         return version
 
