@@ -19,12 +19,23 @@ from datetime import date, datetime, timedelta, timezone
 
 ENV_NOW = "STUDYAPP_NOW"
 
+# The years a `STUDYAPP_NOW` may name: the importer's earliest (2000) to the exam date's latest
+# (2200). At the calendar's ends (year 1, 9999) date arithmetic overflows (a week back from
+# 0001-01-01, the scheduler's next interval from 9999-12-31): review L2.
+EARLIEST_YEAR, LATEST_YEAR = 2000, 2200
+
 # (the value read, the moment it stands for, time.monotonic() at that first reading)
 _anchor: tuple[str, datetime, float] | None = None
 
 
 class ClockSettingError(ValueError):
-    """`STUDYAPP_NOW` is set to something that is not a date-time."""
+    """`STUDYAPP_NOW` is set to something that is not a date-time, or one outside the supported
+    years. `key`/`values` name the message in the i18n catalogue, where it has one."""
+
+    def __init__(self, message: str, key: str | None = None, **values: object) -> None:
+        super().__init__(message)
+        self.key = key
+        self.values = values
 
 
 def parse_now(text: str) -> datetime:
@@ -36,6 +47,14 @@ def parse_now(text: str) -> datetime:
         raise ClockSettingError(
             f"{ENV_NOW}={text!r} is not an ISO date-time (e.g. 2026-11-02T09:00 or 2026-11-02)"
         ) from None
+    if not EARLIEST_YEAR <= moment.year <= LATEST_YEAR:  # before the offset: 0001-01-01+09:00 overflows
+        raise ClockSettingError(
+            f"{ENV_NOW}={text!r} is outside the years studyapp supports ({EARLIEST_YEAR}–{LATEST_YEAR})",
+            "clock.out_of_range",
+            value=repr(text),
+            first=EARLIEST_YEAR,
+            last=LATEST_YEAR,
+        )
     if moment.tzinfo is None:
         moment = moment.astimezone()  # local time, as typed
     return moment.astimezone(timezone.utc)

@@ -16,6 +16,7 @@ import stat
 import subprocess
 import sys
 import threading
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -369,3 +370,89 @@ def test_a_fresh_store_on_a_real_nearly_full_tmpfs(tmp_path: Path) -> None:
         assert run_cli("progress", env=env).returncode == 0
     finally:
         subprocess.run(["umount", str(disk)], check=True)
+
+
+# -- L2 and the clock minors ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value", ["0001-01-01", "0001-01-02T09:00", "9999-12-31T23:59:59", "9998-06-01T09:00", "1999-12-31T23:00"]
+)
+def test_studyapp_now_outside_the_supported_years_is_one_line(
+    isolated_home: Path, studyapp_cli: InProcessCli, value: str
+) -> None:
+    """NOW.year1, NOW.year9999 (and NOW.answer-0001/-9999/-9998/-1999, whose clocks can no longer
+    be set): `progress --json` ended in an internal ValueError/OverflowError."""
+    for command in (("progress", "--json"), ("quiz", "--plain", "--count", "1")):
+        result = studyapp_cli(*command, env={"STUDYAPP_NOW": value}, input_text="o\nq\n")
+        assert result.returncode == 2
+        assert one_line(result.stderr) == (
+            f"studyapp: STUDYAPP_NOW={value!r} is outside the years studyapp supports (2000–2200)"
+        )
+    assert not (isolated_home / "progress.db").exists()  # refused before anything was written
+    korean = studyapp_cli("--lang", "ko", "progress", env={"STUDYAPP_NOW": value})
+    assert korean.returncode == 2 and "다루는 연도(2000–2200) 밖" in one_line(korean.stderr)
+
+
+def test_the_ends_of_the_supported_years_work(isolated_home: Path, studyapp_cli: InProcessCli) -> None:
+    for value in ("2000-01-01T00:00", "2200-12-31T12:00"):
+        answered = studyapp_cli(
+            "quiz",
+            "--plain",
+            "--kind",
+            "ox",
+            "--count",
+            "1",
+            env={"STUDYAPP_NOW": value},
+            input_text="o\nq\n",
+        )
+        assert answered.returncode == 0, answered.stderr
+        report = studyapp_cli("progress", "--json", env={"STUDYAPP_NOW": value})
+        assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["reviews_total"] == 2
+
+
+def test_answers_saved_under_a_wrong_clock_do_not_spoil_the_learners_own_export(
+    isolated_home: Path, tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:
+    """NOW.answer-1990/-1999/-2100, NOW.backwards-export: answers stored while the clock read
+    before 2000 or later than now made the learner's own --export-data file unimportable whole.
+    Now such rows are left out and counted; everything else comes in."""
+    laptop = tmp_path / "laptop"
+    for moment in (
+        datetime(1990, 1, 1, 9, tzinfo=timezone.utc),
+        datetime(2150, 1, 1, 9, tzinfo=timezone.utc),
+    ):
+        ProgressStore(laptop / "progress.db", FakeClock(moment)).record_answer(
+            "pa-001", answer="O", correct=True
+        )
+    answered = studyapp_cli(
+        "quiz",
+        "--plain",
+        "--kind",
+        "ox",
+        "--count",
+        "1",
+        env={"STUDYAPP_HOME": str(laptop)},
+        input_text="o\nq\n",
+    )
+    assert answered.returncode == 0, answered.stderr
+    run = ProgressStore(laptop / "progress.db", FakeClock(datetime(2120, 5, 1, tzinfo=timezone.utc)))
+    run.start_lab_run("amdahl", None)  # another table, the same rule
+    backup = tmp_path / "backup.json"
+    exported = studyapp_cli("progress", "--export-data", str(backup), env={"STUDYAPP_HOME": str(laptop)})
+    assert exported.returncode == 0, exported.stderr
+    assert len(json.loads(backup.read_text(encoding="utf-8"))["reviews"]) == 3  # the export keeps them all
+
+    imported = studyapp_cli("progress", "--import-data", str(backup))
+    assert imported.returncode == 0, imported.stderr
+    lines = imported.stdout.splitlines()
+    assert lines[0].startswith("imported: 1 answers, 0 lab runs")
+    assert lines[1].startswith("left out: 3 records dated before 2000 or in the future")
+    assert studyapp_cli("progress", "--json").returncode == 0
+    again = studyapp_cli("progress", "--import-data", str(backup))  # idempotent, still says so
+    assert (
+        again.returncode == 0
+        and again.stdout.startswith("imported: 0 answers")
+        and "left out: 3" in again.stdout
+    )

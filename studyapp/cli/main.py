@@ -272,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             clock.check_setting()  # a mistyped STUDYAPP_NOW is one line, before anything is written
         except clock.ClockSettingError as exc:
-            raise StudyappError(str(exc)) from None
+            raise StudyappError(str(exc), key=exc.key, values=exc.values) from None
         if args.command is None:
             return cmd_home(args, t)
         handler = args.handler

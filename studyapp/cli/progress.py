@@ -92,6 +92,8 @@ def cmd_progress(args: argparse.Namespace, t: Translator) -> int:
     if args.import_data:
         added = report.import_file(store, Path(args.import_data))
         print(t("progress.imported", **added))
+        if added.get(report.SKIPPED_OUT_OF_RANGE):
+            print(t("progress.import_skipped_clock", count=added[report.SKIPPED_OUT_OF_RANGE]))
         return EXIT_OK
     if args.export_data:
         streamed = report.export_file(store, Path(args.export_data))

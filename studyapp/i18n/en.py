@@ -491,6 +491,7 @@ STRINGS: dict[str, str] = {
     "progress.exercises": "exercises",
     "progress.exported": "written: {path}",
     "progress.imported": "imported: {reviews} answers, {lab_runs} lab runs, {lab_answers} lab answers, {self_checks} self-checks, {other} exam/explain/exercise records",
+    "progress.import_skipped_clock": "left out: {count} records dated before 2000 or in the future (saved while the clock was wrong); everything else was imported",
     # exam archive
     "exams.title": "Mock exams",
     "exams.none": "No mock exams yet (studyapp quiz --mode exam)",
@@ -653,6 +654,7 @@ STRINGS: dict[str, str] = {
     "stats.exams_none": "No mock exams yet — e on Home starts one",
     "stats.exams_keys": "r: retry the last exam's misses",
     "export.anki_done": "Wrote the Anki file: {path} ({count} notes, deck {deck}). Open it in Anki with File › Import; importing it again updates the same notes.",
+    "clock.out_of_range": "STUDYAPP_NOW={value} is outside the years studyapp supports ({first}–{last})",
     "export.failed": "Could not write {path}: {problem}",
     "write.refused.device": "cannot write {path}: it is a device (like /dev/null or a terminal), not a file; nothing was written (name a file, or - for standard output)",
     "write.refused.folder": "cannot write {path}: it is a folder; name a file",

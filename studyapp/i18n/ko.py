@@ -491,6 +491,7 @@ STRINGS: dict[str, str] = {
     "progress.exercises": "과제",
     "progress.exported": "저장함: {path}",
     "progress.imported": "가져옴: 답 {reviews}개, 실습 기록 {lab_runs}개, 확인 문제 {lab_answers}개, 자기 점검 {self_checks}개, 모의고사·설명·과제 기록 {other}개",
+    "progress.import_skipped_clock": "뺀 것: 2000년 이전이나 미래 날짜의 기록 {count}개 (시계가 틀렸을 때 저장됨); 나머지는 모두 가져왔습니다",
     # exam archive
     "exams.title": "모의고사 기록",
     "exams.none": "모의고사 기록 없음 (studyapp quiz --mode exam)",
@@ -653,6 +654,7 @@ STRINGS: dict[str, str] = {
     "stats.exams_none": "모의고사 기록 없음 — 홈에서 e로 시작합니다",
     "stats.exams_keys": "r: 마지막 모의고사의 틀린 문항 다시",
     "export.anki_done": "Anki 파일을 썼습니다: {path} (노트 {count}개, 덱 {deck}). Anki에서 파일 › 가져오기로 여세요; 다시 가져오면 같은 노트가 갱신됩니다.",
+    "clock.out_of_range": "STUDYAPP_NOW={value}는 studyapp이 다루는 연도({first}–{last}) 밖입니다",
     "export.failed": "{path}에 쓰지 못했습니다: {problem}",
     "write.refused.device": "{path}에 쓰지 못했습니다: 파일이 아니라 장치(/dev/null이나 터미널 같은)입니다; 아무것도 쓰지 않았습니다 (파일 이름을, 표준 출력이면 - 를 주세요)",
     "write.refused.folder": "{path}에 쓰지 못했습니다: 폴더입니다; 파일 이름을 주세요",

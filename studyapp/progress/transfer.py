@@ -4,6 +4,11 @@ An export is plain JSON: every table the learner wrote (`card_state` is derived,
 the schema version and the exam date. An import merges it all or nothing, skipping rows already
 present, and checks every field a later command reads first (`validate_export`), so a file that
 would break `progress`, `quiz` or `lab list` afterwards is refused whole, in one line.
+
+One exception: a row whose date-time is well formed but before 2000 or in the future is left
+out and counted, not a reason to refuse the file. Such rows come from the learner's own clock (a
+wrong `STUDYAPP_NOW`, a board without a real-time clock, time set back), and refusing would make
+their own backup unimportable whole (review 2026-12-second, clock minors).
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ from studyapp.progress.store import ProgressStore, Review, from_iso, to_iso, utc
 from studyapp.safetext import has_control_chars
 
 EXPORT_FORMAT = "studyapp-progress"
+SKIPPED_OUT_OF_RANGE = (
+    "skipped_out_of_range"  # import_data's count of rows dated before 2000 or in the future
+)
 
 
 def export_data(store: ProgressStore) -> dict[str, Any]:
@@ -46,14 +54,25 @@ def export_data(store: ProgressStore) -> dict[str, Any]:
 
 
 def import_data(store: ProgressStore, data: Any) -> dict[str, int]:
-    """Merge an export into `store`, all or nothing; rows already present are skipped.
+    """Merge an export into `store`, all or nothing; rows already present are skipped. Returns
+    the rows added per table (`import_data_counted` also says how many were left out)."""
+    return import_data_counted(store, data)[0]
+
+
+def import_data_counted(store: ProgressStore, data: Any) -> tuple[dict[str, int], int]:
+    """`import_data`, and the number of rows left out for a date-time before 2000 or in the
+    future (see the module's docstring).
 
     Every field a later command reads is checked first (`validate_export`): a file that
     would break `progress`, `quiz` or `lab list` afterwards is refused whole, in one line."""
-    validate_export(data, latest=max(store.clock(), utc_now()) + _IMPORT_CLOCK_SKEW)
+    skip = validate_export(data, latest=max(store.clock(), utc_now()) + _IMPORT_CLOCK_SKEW)
+
+    def rows(name: str) -> list[dict[str, Any]]:
+        return [row for index, row in enumerate(data.get(name, [])) if index not in skip[name]]
+
     added = {name: 0 for name in EXPORT_TABLES}
     with store.transaction() as db:
-        added["reviews"] = store.merge_reviews(db, [_review_from_export(row) for row in data["reviews"]])
+        added["reviews"] = store.merge_reviews(db, [_review_from_export(row) for row in rows("reviews")])
         for name, columns in _PLAIN_TABLES.items():
             names = list(columns)
             if name == "exercise_hints":  # one row per exercise: keep the most revealed
@@ -66,7 +85,7 @@ def import_data(store: ProgressStore, data: Any) -> dict[str, int]:
             insert = (
                 f"INSERT INTO {name}({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) {conflict}"
             )
-            for row in data.get(name, []):
+            for row in rows(name):
                 cursor = db.execute(insert, [_to_sql(row.get(column)) for column in names])
                 added[name] += cursor.rowcount
         if data.get("exam_date") and not store.get_meta("exam_date"):
@@ -74,7 +93,7 @@ def import_data(store: ProgressStore, data: Any) -> dict[str, int]:
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('exam_date', ?)",
                 (_exam_date_value(data["exam_date"]).isoformat(),),
             )
-    return added
+    return added, sum(len(indexes) for indexes in skip.values())
 
 
 def unsaved_export(store: ProgressStore) -> dict[str, Any]:
@@ -176,6 +195,10 @@ class _BadField(Exception):
     pass
 
 
+class _OutOfRange(_BadField):
+    """A well-formed date-time before 2000 or in the future: the row is skipped, not the file."""
+
+
 def _check_field(kind: str, value: Any, latest: datetime) -> None:
     """Raise _BadField(reason) unless `value` is a valid `kind` (see the column kinds above)."""
     optional = kind.endswith("?")
@@ -199,7 +222,7 @@ def _check_field(kind: str, value: Any, latest: datetime) -> None:
             except (ValueError, OverflowError):
                 raise _BadField(f"is not a date and time: {value[:40]!r}") from None
             if not _EARLIEST <= moment <= latest:
-                raise _BadField(f"is out of range (before 2000 or in the future): {value[:40]!r}")
+                raise _OutOfRange(f"is out of range (before 2000 or in the future): {value[:40]!r}")
         if base in ("json", "object"):
             try:
                 parsed = json.loads(value)
@@ -229,8 +252,9 @@ def _check_field(kind: str, value: Any, latest: datetime) -> None:
     raise AssertionError(kind)  # pragma: no cover - a column kind without a check
 
 
-def validate_export(data: Any, latest: datetime | None = None) -> None:
-    """Refuse anything that is not a well-formed export before touching the store."""
+def validate_export(data: Any, latest: datetime | None = None) -> dict[str, set[int]]:
+    """Refuse anything that is not a well-formed export before touching the store. Returns, per
+    table, the rows to leave out: those whose only fault is a date-time out of range."""
     latest = latest or utc_now() + _IMPORT_CLOCK_SKEW
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise StudyappError('not a studyapp progress export (missing "format": "studyapp-progress")')
@@ -240,6 +264,7 @@ def validate_export(data: Any, latest: datetime | None = None) -> None:
     if "reviews" not in data:
         raise StudyappError("progress export: 'reviews' is missing")
     tables = {"reviews": _REVIEW_COLUMNS, **_PLAIN_TABLES}
+    out_of_range: dict[str, set[int]] = {name: set() for name in tables}
     for name, columns in tables.items():
         rows = data.get(name, [])
         if not isinstance(rows, list):
@@ -251,6 +276,8 @@ def validate_export(data: Any, latest: datetime | None = None) -> None:
             for column, kind in columns.items():
                 try:
                     _check_field(kind, row.get(column), latest)
+                except _OutOfRange:
+                    out_of_range[name].add(index)  # the other fields are still checked
                 except _BadField as bad:
                     raise StudyappError(f"progress export: {name}[{index}].{column} {bad}") from None
             if name == "exam_attempts":
@@ -263,6 +290,7 @@ def validate_export(data: Any, latest: datetime | None = None) -> None:
             raise StudyappError(
                 f"progress export: exam_date is not a date (YYYY-MM-DD): {exam!r:.40}"
             ) from None
+    return out_of_range
 
 
 def _check_attempt_shapes(row: dict[str, Any], index: int) -> None:

@@ -25,7 +25,7 @@ from studyapp.labrunner.registry import discover
 from studyapp.progress import exams
 from studyapp.progress.exams import attempt_lines
 from studyapp.progress.store import ProgressStore
-from studyapp.progress.transfer import export_data, import_data
+from studyapp.progress.transfer import EXPORT_TABLES, export_data, import_data_counted
 from studyapp.report import plan, prediction
 from studyapp.report.prediction_text import plan_lines, prediction_lines
 from studyapp.report.readiness import checklist_readiness, overall, step_of_row
@@ -234,6 +234,7 @@ def to_markdown(data: dict[str, Any], t: Translator, cutoff: float | None = None
     return "\n".join(lines) + "\n"
 
 
+SKIPPED_OUT_OF_RANGE = "skipped_out_of_range"  # import_file: rows dated before 2000 or in the future
 MAX_IMPORT_BYTES = 512 << 20  # a 300 000-answer export is about 80 MB
 
 
@@ -300,8 +301,9 @@ def import_file(store: ProgressStore, path: Path) -> dict[str, int]:
     except RecursionError:
         raise StudyappError(f"{path}: not a progress export (JSON nested too deeply)") from None
     try:
-        added = import_data(store, data)
+        added, out_of_range = import_data_counted(store, data)
     except StudyappError as exc:
         raise StudyappError(f"{path}: {exc}") from None
     main = ("reviews", "lab_runs", "lab_answers", "self_checks")
-    return {**added, "other": sum(count for name, count in added.items() if name not in main)}
+    other = sum(added[name] for name in EXPORT_TABLES if name not in main)
+    return {**added, "other": other, SKIPPED_OUT_OF_RANGE: out_of_range}
