@@ -6,7 +6,8 @@ name, so the target is checked first (issue 34, review H2: `export --anki /dev/n
 /dev/null a regular file):
 
 - a new path or a regular file: written by the rename;
-- a symbolic link to a regular file: the file it points at is replaced, the link stays;
+- a symbolic link (of our own) to a regular file: the file it points at is replaced, the link
+  stays;
 - `-` (where a caller allows it): standard output;
 - a pipe that has a reader (a FIFO someone reads, process substitution `>(gzip > deck.gz)`, which
   arrives as /dev/fd/N): streamed into it, since a pipe cannot be renamed onto;
@@ -46,13 +47,14 @@ _REFUSAL_TEXT = {
     "fifo": "it is a named pipe that nobody is reading; nothing was written",
     "socket": "it is a socket, not a file; nothing was written",
     "dangling": "it is a symbolic link to something that does not exist; nothing was written",
+    "foreign_link": "it is a symbolic link made by another user; nothing was written",
     "other": "it is not a regular file; nothing was written",
 }
 
 
 class RefusedTarget(OSError):
     """The path names something a file write must not replace. `what` is a key of the refusal
-    (device, folder, fifo, socket, dangling, other); `key` its i18n catalogue entry."""
+    (device, folder, fifo, socket, dangling, foreign_link, other); `key` its i18n catalogue entry."""
 
     def __init__(self, path: str | os.PathLike[str], what: str) -> None:
         code = errno.EISDIR if what == "folder" else errno.EINVAL
@@ -88,6 +90,10 @@ def file_target(path: Path) -> Path:
     if stat.S_ISREG(info.st_mode):
         return path
     if stat.S_ISLNK(info.st_mode):
+        if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+            # another user's link (planted in /tmp, where unsaved answers may go) could aim the
+            # write at any file of ours: only our own links are followed
+            raise RefusedTarget(path, "foreign_link")
         try:
             info = os.stat(path)
         except FileNotFoundError:

@@ -456,3 +456,36 @@ def test_answers_saved_under_a_wrong_clock_do_not_spoil_the_learners_own_export(
         and again.stdout.startswith("imported: 0 answers")
         and "left out: 3" in again.stdout
     )
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs a link owned by another user")
+def test_another_users_link_is_not_followed(
+    isolated_home: Path, tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:
+    """A link another user planted (in /tmp, where unsaved answers may go) could aim a write at
+    any of our files: only our own links are written through."""
+    ours = tmp_path / "bashrc"
+    ours.write_text("precious")
+    planted = tmp_path / "deck.txt"
+    planted.symlink_to(ours)
+    os.lchown(planted, 65534, 65534)
+    for writer in WRITERS:
+        refused(studyapp_cli, writer, planted, "another user")
+    assert ours.read_text() == "precious" and planted.is_symlink()
+
+
+def test_exercise_start_does_not_write_through_a_dangling_link(
+    isolated_home: Path, tmp_path: Path, studyapp_cli: InProcessCli
+) -> None:
+    """`exercise start` copies the starter files: a link to nothing at one of their names used to
+    be written through (the file made wherever it pointed)."""
+    assert studyapp_cli("exercise", "start", "amdahl").returncode == 0
+    workspace = isolated_home / "exercises" / "amdahl"
+    starter = sorted(p for p in workspace.rglob("*") if p.is_file())[0]
+    starter.unlink()
+    elsewhere = tmp_path / "elsewhere.py"
+    starter.symlink_to(elsewhere)
+    result = studyapp_cli("exercise", "start", "amdahl")
+    assert result.returncode == 2
+    assert "does not exist" in one_line(result.stderr)
+    assert not elsewhere.exists() and starter.is_symlink()

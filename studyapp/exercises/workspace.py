@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from studyapp.atomicfile import file_target
 from studyapp.errors import StudyappError
 from studyapp.exercises.registry import IGNORED_PARTS, ExerciseInfo, ignored
 
@@ -129,6 +130,7 @@ def start(info: ExerciseInfo, path: Path, force: bool = False) -> StartResult:
             if target.exists():
                 continue  # identical to the starter (anything else was an edit, handled above)
             target.parent.mkdir(parents=True, exist_ok=True)
+            file_target(target)  # a link to nothing, another user's link: refused, not written through
             copied.append(relative)  # before the copy: a copy cut short is removed too
             shutil.copy2(info.starter_dir / relative, target)
             target.chmod(target.stat().st_mode | 0o200)  # a read-only install must give a writable copy

@@ -661,6 +661,7 @@ STRINGS: dict[str, str] = {
     "write.refused.fifo": "cannot write {path}: it is a named pipe that nobody is reading; nothing was written",
     "write.refused.socket": "cannot write {path}: it is a socket, not a file; nothing was written",
     "write.refused.dangling": "cannot write {path}: it is a symbolic link to something that does not exist; nothing was written",
+    "write.refused.foreign_link": "cannot write {path}: it is a symbolic link made by another user; nothing was written",
     "write.refused.other": "cannot write {path}: it is not a regular file; nothing was written",
     "export.deck_control": "--deck holds a control character ({char}); use printable text only",
     "serve.listening": "Open in a browser: {url} (Ctrl+C stops)",

@@ -661,6 +661,7 @@ STRINGS: dict[str, str] = {
     "write.refused.fifo": "{path}에 쓰지 못했습니다: 아무도 읽고 있지 않은 이름 있는 파이프(FIFO)입니다; 아무것도 쓰지 않았습니다",
     "write.refused.socket": "{path}에 쓰지 못했습니다: 파일이 아니라 소켓입니다; 아무것도 쓰지 않았습니다",
     "write.refused.dangling": "{path}에 쓰지 못했습니다: 없는 대상을 가리키는 심볼릭 링크입니다; 아무것도 쓰지 않았습니다",
+    "write.refused.foreign_link": "{path}에 쓰지 못했습니다: 다른 사용자가 만든 심볼릭 링크입니다; 아무것도 쓰지 않았습니다",
     "write.refused.other": "{path}에 쓰지 못했습니다: 일반 파일이 아닙니다; 아무것도 쓰지 않았습니다",
     "export.deck_control": "--deck에 제어 문자({char})가 있습니다; 인쇄 가능한 글자만 쓰세요",
     "serve.listening": "브라우저에서 여세요: {url} (Ctrl+C로 끝내기)",
