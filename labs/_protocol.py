@@ -21,12 +21,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
+import io
 import math
+import os
 import re
+import stat
 import sys
+import tempfile
 import traceback
 import unicodedata
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from labs._wire import (
@@ -48,6 +54,36 @@ class LabUsageError(Exception):
 
 class LabDependencyError(Exception):
     """A package the lab needs is missing: reported in one line, exit 3."""
+
+
+def write_artifact(path: Path, text: str) -> str:
+    """Write one file of the lab's output folder whole: a temp file beside it, renamed into place.
+
+    Only a new name or a regular file is written. Anything else there (a FIFO that would block
+    the lab until its time limit, a device, a folder, a link) is refused: `--out` may name any
+    folder of the learner's. Returns the file's absolute path, for the result's `artifacts`."""
+    with contextlib.suppress(FileNotFoundError):
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            raise LabUsageError(
+                f"{path}: 파일이 아닌 것(폴더, 파이프, 장치, 링크)이 있어 쓰지 않았습니다; 다른 --out을 주세요"
+            )
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:  # csv text keeps its \r\n
+            handle.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    return str(path.resolve())
+
+
+def csv_text(rows: Sequence[Sequence[Any]]) -> str:
+    """Rows as CSV text (the csv module's dialect), for `write_artifact`."""
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(rows)
+    return buffer.getvalue()
 
 
 def _protocol_mode() -> bool:

@@ -489,3 +489,35 @@ def test_exercise_start_does_not_write_through_a_dangling_link(
     assert result.returncode == 2
     assert "does not exist" in one_line(result.stderr)
     assert not elsewhere.exists() and starter.is_symlink()
+
+
+# -- lab artifacts -------------------------------------------------------------------------------------
+
+
+def test_a_lab_does_not_write_into_a_fifo_in_its_out_folder(isolated_home: Path, tmp_path: Path) -> None:
+    """A lab wrote its artifacts with open("w"): a FIFO at amdahl.csv in `--out` blocked the lab
+    until its time limit. Labs now write through `labs._protocol.write_artifact`."""
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "amdahl.csv")
+    result = run_cli("lab", "amdahl", "--quick", "--out", str(out))
+    assert result.returncode == 2, result.stderr
+    assert "amdahl.csv: 파일이 아닌 것" in one_line(result.stderr)
+    assert stat.S_ISFIFO(os.lstat(out / "amdahl.csv").st_mode)
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".amdahl.csv")]
+
+
+def test_write_artifact_replaces_a_file_whole_and_refuses_links_and_folders(tmp_path: Path) -> None:
+    from labs._protocol import LabUsageError, csv_text, write_artifact
+
+    old = tmp_path / "table.csv"
+    old.write_text("old")
+    assert write_artifact(old, csv_text([["a", "b"], [1, 2]])) == str(old.resolve())
+    assert old.read_bytes() == b"a,b\r\n1,2\r\n"  # the csv dialect's line ends, untranslated
+    (tmp_path / "link.json").symlink_to(old)
+    (tmp_path / "folder.json").mkdir()
+    for name in ("link.json", "folder.json"):
+        with pytest.raises(LabUsageError):
+            write_artifact(tmp_path / name, "{}")
+    assert old.read_bytes() == b"a,b\r\n1,2\r\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder.json", "link.json", "table.csv"]

@@ -14,7 +14,6 @@ functions in work.py, the report of measure and simulate mode in report.py.
 from __future__ import annotations
 
 import argparse
-import csv
 import multiprocessing
 import os
 import statistics
@@ -24,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from labs._protocol import LabUsageError, bounded_float, bounded_int, progress
+from labs._protocol import LabUsageError, bounded_float, bounded_int, csv_text, progress, write_artifact
 from labs._protocol import parse_args as parse_lab_args
 from labs.amdahl import laws, work
 from labs.amdahl.report import fmt_limit, summarise
@@ -505,8 +504,4 @@ def write_artifacts(out: Path, result: dict[str, Any]) -> dict[str, str]:
     out.mkdir(parents=True, exist_ok=True)
     path = out / "amdahl.csv"
     table = result["tables"][0]
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(table["columns"])
-        writer.writerows(table["rows"])
-    return {"table": str(path.resolve())}
+    return {"table": write_artifact(path, csv_text([table["columns"], *table["rows"]]))}

@@ -26,7 +26,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from labs._protocol import LabDependencyError, LabUsageError, bounded_int, parse_args, progress
+from labs._protocol import (
+    LabDependencyError,
+    LabUsageError,
+    bounded_int,
+    parse_args,
+    progress,
+    write_artifact,
+)
 from labs.benchmark.compare import (
     CONTROL_GROUP,
     MIN_ROUNDS_FOR_SPREAD,
@@ -300,7 +307,7 @@ def add_control(
     run_pytest(SUITE_DIR, control_path, None, settings, 1, own_suite=True, select=[CONTROL_TEST], span=span)
     control = read_report(control_path, SUITE_DIR)["benchmarks"]
     report["benchmarks"] = [b for b in report["benchmarks"] if b.get("group") != CONTROL_GROUP] + control
-    json_path.write_text(json.dumps(report), encoding="utf-8")
+    write_artifact(json_path, json.dumps(report))
 
 
 def read_probe(probe_path: Path) -> dict[str, bool]:

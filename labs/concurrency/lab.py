@@ -28,7 +28,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from labs._protocol import LabUsageError, parse_args, progress
+from labs._protocol import LabUsageError, parse_args, progress, write_artifact
 from labs.concurrency.workloads import cpu_task, io_task, io_task_async, measured, worker_ready
 
 MODELS = ("sequential", "threads", "asyncio", "processes")
@@ -200,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             "cores",
             "usable_cores",
         )
-        path.write_text(json.dumps({k: result[k] for k in keep}, indent=2), encoding="utf-8")
+        write_artifact(path, json.dumps({k: result[k] for k in keep}, indent=2))
         result["artifacts"]["timings"] = str(path)
     result["tables"] = [timing_table(result), how_table(), environment_table(result)]
     result["findings"] = io_findings(result) + cpu_findings(result)

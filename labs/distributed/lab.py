@@ -27,7 +27,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from labs._protocol import LabDependencyError, LabUsageError, bounded_int, parse_args, progress
+from labs._protocol import (
+    LabDependencyError,
+    LabUsageError,
+    bounded_int,
+    parse_args,
+    progress,
+    write_artifact,
+)
 from labs.distributed import analysis, launcher
 
 MAX_WORLD = 16
@@ -229,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         else:
             # The ranks' raw per-step records, to recompute anything here without running again.
             records = out / "rank_records.json"
-            records.write_text(json.dumps(ranks, ensure_ascii=False), encoding="utf-8")
+            write_artifact(records, json.dumps(ranks, ensure_ascii=False))
             result["artifacts"] = {f"trace_rank{r['rank']}": r["profile"]["trace"] for r in ranks}
             result["artifacts"]["records"] = str(records)
     progress("done", 1.0, result["summary"])

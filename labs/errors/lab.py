@@ -16,7 +16,6 @@ With `--data FILE` parts 2 and 3 run on your own predictions (a CSV with true an
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 from collections.abc import Sequence
@@ -24,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from labs._protocol import LabDependencyError, LabUsageError, parse_args, progress
+from labs._protocol import LabDependencyError, LabUsageError, csv_text, parse_args, progress, write_artifact
 from labs.errors.findings import (
     bias_variance_findings,
     confusion_findings,
@@ -642,18 +641,13 @@ def write_artifacts(out_dir: Path, result: dict, extra: dict) -> dict[str, str]:
     files = [(name, table) for name, table in extra["tables"]]
     files += [(name, extra[name]) for name in ("predictions", "label_flips") if name in extra]
     for name, table in files:
-        path = out_dir / f"{name}.csv"
-        with path.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow([_inert_cell(c) for c in table["columns"]])
-            writer.writerows([_inert_cell(c) for c in row] for row in table["rows"])
-        artifacts[name] = str(path.resolve())
+        rows = [[_inert_cell(c) for c in table["columns"]]]
+        rows += [[_inert_cell(c) for c in row] for row in table["rows"]]
+        artifacts[name] = write_artifact(out_dir / f"{name}.csv", csv_text(rows))
     json_path = out_dir / "result.json"
     artifacts["result"] = str(json_path.resolve())
     result["artifacts"] = artifacts
-    json_path.write_text(
-        json.dumps(result, ensure_ascii=False, indent=1, default=_json_default) + "\n", encoding="utf-8"
-    )
+    write_artifact(json_path, json.dumps(result, ensure_ascii=False, indent=1, default=_json_default) + "\n")
     return artifacts
 
 

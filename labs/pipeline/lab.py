@@ -24,7 +24,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
-from labs._protocol import LabUsageError, progress
+from labs._protocol import LabUsageError, progress, write_artifact
 from labs._protocol import parse_args as parse_lab_args
 from labs.pipeline.report import report
 from labs.pipeline.stages import PipelineRun, chrome_trace, predicted_throughput, run_pipeline, stage_stats
@@ -272,5 +272,4 @@ def write_artifacts(out: Path, run: PipelineRun, run_after: PipelineRun) -> dict
     out.mkdir(parents=True, exist_ok=True)
     path = out / "pipeline_trace.json"
     trace = chrome_trace({"before": run, "after": run_after})
-    path.write_text(json.dumps(trace), encoding="utf-8")
-    return {"trace": str(path.resolve())}
+    return {"trace": write_artifact(path, json.dumps(trace))}

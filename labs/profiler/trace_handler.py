@@ -25,7 +25,7 @@ from typing import Any
 
 from torch.autograd import DeviceType
 
-from labs._protocol import progress
+from labs._protocol import progress, write_artifact
 from labs.profiler import trace_analysis
 
 TOP_ROWS = 15
@@ -131,7 +131,7 @@ class StudyTraceHandler:
             )
             stack_rows = _stack_rows(prof.events(), operators)
         table_path = self.out_dir / f"{self.run_name}_cycle{cycle}_key_averages.txt"
-        table_path.write_text("\n\n".join(tables), encoding="utf-8")
+        write_artifact(table_path, "\n\n".join(tables))
 
         # 4. Which steps did this cycle capture? Read them back from the file just written.
         steps = trace_analysis.steps_in_file(str(trace_path))
