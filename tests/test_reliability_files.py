@@ -521,3 +521,25 @@ def test_write_artifact_replaces_a_file_whole_and_refuses_links_and_folders(tmp_
             write_artifact(tmp_path / name, "{}")
     assert old.read_bytes() == b"a,b\r\n1,2\r\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder.json", "link.json", "table.csv"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/null"])
+def test_a_store_path_that_is_not_a_file_is_one_line_and_stays(
+    isolated_home: Path, studyapp_cli: InProcessCli, kind: str
+) -> None:
+    """progress.db as a FIFO or a link to a device: SQLite said "disk I/O error"; it is named now,
+    and the thing is left where it is (a fresh store that fails is removed, never one of these)."""
+    isolated_home.mkdir()
+    store = isolated_home / "progress.db"
+    if kind == "fifo":
+        os.mkfifo(store)
+    else:
+        store.symlink_to("/dev/null")
+    result = studyapp_cli("progress")
+    assert result.returncode == 2
+    assert (
+        one_line(result.stderr)
+        == f"studyapp: cannot use {store}: it is not a regular file; the file was left untouched"
+    )
+    assert os.path.lexists(store) and (stat.S_ISFIFO(os.lstat(store).st_mode) or store.is_symlink())
+    assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)

@@ -189,12 +189,16 @@ def _store_files(path: Path) -> tuple[Path, ...]:
     return (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"))
 
 
-def _create_private(path: Path) -> None:
+def _create_private(path: Path) -> bool:
     """Create an empty store file with mode 0600 before SQLite does (SQLite uses 0644 under the
     usual umask, and makes its -wal and -shm files with the store's mode). An empty file is a
-    new database to SQLite. Where it cannot be made, SQLite's own open says why."""
-    with suppress(OSError):
+    new database to SQLite. Where it cannot be made, SQLite's own open says why. True when this
+    call made the file."""
+    try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+    except OSError:
+        return False
+    return True
 
 
 def _keep_private(path: Path) -> None:
@@ -344,6 +348,10 @@ class ProgressDB:
     def _open(self) -> sqlite3.Connection:
         if self.path.is_dir() or (self.path.is_symlink() and not self.path.exists()):
             return self._move_aside("it is not a readable SQLite database (not a regular file)")
+        if self.path.exists() and not stat.S_ISREG(self.path.stat().st_mode):
+            # a FIFO or a device (a link to /dev/null) read as a "disk I/O error" to SQLite: say
+            # what it is instead, and leave it where it is
+            raise StoreError(f"cannot use {self.path}: it is not a regular file; the file was left untouched")
         existed = self.path.exists() and self.path.stat().st_size > 0
         if existed and not (os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)):
             # SQLite would open it anyway (read-only, silently) and fail at the first answer.
@@ -352,8 +360,7 @@ class ProgressDB:
             if self._read_only_ok:
                 return self._open_read_only(problem)
             raise StoreError(problem + "; the file was left untouched")
-        if not existed:
-            _create_private(self.path)
+        created = not existed and _create_private(self.path)
         db: sqlite3.Connection | None = None
         try:
             db = self._connect()
@@ -383,7 +390,7 @@ class ProgressDB:
             if db is not None:
                 db.close()
             code = sqlite_code(exc)
-            if not existed and code in _NO_SPACE_CODES | _NOT_WRITABLE_CODES:
+            if created and code in _NO_SPACE_CODES | _NOT_WRITABLE_CODES:
                 # A store this call began and could not finish (a full disk: review L5) holds
                 # no history; leaving its first page behind would only leave a broken file.
                 _remove_unfinished(self.path)
