@@ -6,24 +6,35 @@ server listens on 127.0.0.1 unless told otherwise: the page drives the app with 
 data, so it is for this machine, or for an SSH tunnel:
 
     ssh -L 8000:127.0.0.1:8000 study-box   # then, on study-box: studyapp serve
-    # and open http://127.0.0.1:8000 here. Another local port: --public-url http://127.0.0.1:9000
+    # and open the printed address (with its token) here.
 
-`--public-url` is the address the browser uses (the page's websocket URL is built from it).
+127.0.0.1 is every local account's, and any web page in the learner's browser may open a
+websocket to it, so the page and its websocket also need a secret made for this run (printed in
+the address, never logged or passed to a child), and a websocket whose Origin is another site's
+is refused (`origin_allowed`). The server itself is `cli/served.py`, imported only here.
 """
 
 from __future__ import annotations
 
 import argparse
 import ipaddress
+import secrets
 import shlex
+import subprocess
 import sys
 from typing import Any
+from urllib.parse import urlsplit
 
 from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+DEFAULT_MAX_SESSIONS = 4  # tabs at once; each is a studyapp process of ~60 MB
+# A terminal bigger than any screen shows; textual's buffers grow with width × height (a
+# 20000×20000 resize took one session to 2 GB).
+MAX_COLUMNS = 500
+MAX_ROWS = 200
 
 
 def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -35,51 +46,161 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="the address the browser opens, when it differs (an ssh -L tunnel to another local port)",
     )
+    serve.add_argument(
+        "--max-sessions",
+        type=int,
+        default=DEFAULT_MAX_SESSIONS,
+        metavar="N",
+        help=f"browser tabs served at once (default: {DEFAULT_MAX_SESSIONS})",
+    )
     serve.set_defaults(handler=cmd_serve)
 
 
-def app_command(args: argparse.Namespace) -> str:
+def app_command(args: argparse.Namespace, platform: str = sys.platform) -> str:
     """The shell command textual-serve runs for each browser session: this Python, this studyapp,
-    the same data and content and language."""
+    the same data and content and language. textual-serve hands it to the platform's shell, so it
+    is quoted for that shell; on POSIX `exec` makes the session's Python the server's own child
+    (not a shell's), so the session is one process and sees the server's pipes close."""
     command = [sys.executable, "-m", "studyapp"]
     for option, value in (("--data-dir", args.data_dir), ("--content", args.content), ("--lang", args.lang)):
         if value:
             command += [option, str(value)]
-    return shlex.join(command)
+    if platform == "win32":
+        return subprocess.list2cmdline(command)
+    return "exec " + shlex.join(command)
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
+def address_is_loopback(address: str) -> bool:
+    """An address a socket is bound to (as getsockname gives it) reaches this machine only."""
     try:
-        return ipaddress.ip_address(host).is_loopback
+        ip = ipaddress.ip_address(address.split("%", 1)[0])  # an IPv6 scope (fe80::1%eth0)
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped.is_loopback
+    return ip.is_loopback
+
+
+def address_is_wildcard(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address.split("%", 1)[0]).is_unspecified
     except ValueError:
         return False
 
 
+def shown_address(address: str, port: int) -> str:
+    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+
+
 def public_url(host: str, port: int, given: str | None) -> str:
+    """The address to print for the page. For a wildcard bind (0.0.0.0, ::, '') that is this
+    machine's loopback: 0.0.0.0 is not an address a browser can open."""
     if given:
         return given.rstrip("/")
+    if host == "" or address_is_wildcard(host):
+        host = "::1" if host and ":" in host else "127.0.0.1"
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}"
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def token_matches(given: str | None, token: str) -> bool:
+    return given is not None and secrets.compare_digest(given.encode(), token.encode())
+
+
+def origin_of(url: str) -> str:
+    """scheme://host[:port] of a URL, lower-cased, default ports dropped."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    netloc = parts.netloc.lower().rsplit("@", 1)[-1]
+    default_port = {"http": ":80", "https": ":443"}.get(scheme)
+    if default_port and netloc.endswith(default_port):
+        netloc = netloc[: -len(default_port)]
+    return f"{scheme}://{netloc}"
+
+
+def _is_ip_or_localhost(netloc: str) -> bool:
+    host = netloc.rsplit(":", 1)[0] if not netloc.endswith("]") else netloc
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def origin_allowed(origin: str | None, request_host: str | None, fixed_public_url: str | None) -> bool:
+    """Whether a websocket's Origin header is this server's own page.
+
+    No Origin: not a browser (browsers always send one); such a client still needs the token.
+    A browser's Origin must be the page's: the --public-url, or the address the request came
+    to (Host) when that is an IP address or localhost. A name is accepted only as --public-url,
+    so a site that points its own name at 127.0.0.1 (DNS rebinding) is still another origin.
+    """
+    if origin is None:
+        return True
+    seen = origin_of(origin)
+    if fixed_public_url and seen == origin_of(fixed_public_url):
+        return True
+    if not request_host:
+        return False
+    host = request_host.lower()
+    return _is_ip_or_localhost(host) and seen in (origin_of(f"http://{host}"), origin_of(f"https://{host}"))
+
+
+def clamp_size(width: object, height: object) -> tuple[int, int]:
+    """A terminal size from the browser, made sane: integers within 1..MAX (else the default)."""
+
+    def one(value: object, default: int, most: int) -> int:
+        try:
+            number = int(value) if not isinstance(value, bool) else default  # type: ignore[call-overload]
+        except (TypeError, ValueError, OverflowError):
+            number = default
+        return min(max(number, 1), most)
+
+    return one(width, 80, MAX_COLUMNS), one(height, 24, MAX_ROWS)
 
 
 def cmd_serve(args: argparse.Namespace, t: Translator) -> int:
     if not 0 < args.port < 65536:
         raise StudyappError(t("serve.bad_port", port=args.port))
+    if args.max_sessions < 1:
+        raise StudyappError(t("serve.bad_max_sessions", count=args.max_sessions))
     try:  # aiohttp and textual-serve (~150 ms) only for this command
-        from textual_serve.server import Server
+        from studyapp.cli.served import StudyappServer
     except ImportError:
         raise StudyappError(t("serve.missing")) from None
-    url = public_url(args.host, args.port, args.public_url)
-    print(t("serve.listening", url=url), flush=True)
-    if not is_loopback(args.host):
-        print(t("serve.exposed", host=args.host), file=sys.stderr, flush=True)
-    server = Server(app_command(args), host=args.host, port=args.port, title="studyapp", public_url=url)
+    token = new_token()  # only in this process's memory and the address printed below
+
+    def on_listening(bound: list[str]) -> None:
+        """Said once the sockets are bound, so nothing is announced for an address it cannot use."""
+        url = public_url(args.host, args.port, args.public_url)
+        print(t("serve.listening", url=f"{url}/?token={token}"), flush=True)
+        exposed = [address for address in bound if not address_is_loopback(address)]
+        if exposed:
+            shown = ", ".join(shown_address(address, args.port) for address in exposed)
+            print(t("serve.exposed", host=shown), file=sys.stderr, flush=True)
+
+    server = StudyappServer(
+        app_command(args),
+        host=args.host,
+        port=args.port,
+        public_url=args.public_url.rstrip("/") if args.public_url else None,
+        token=token,
+        max_sessions=args.max_sessions,
+        t=t,
+    )
     try:
-        server.serve()
+        server.serve_until_stopped(on_listening)
     except OSError as exc:  # the port is taken, the address is not ours
         raise StudyappError(
             t("serve.cannot_listen", host=args.host, port=args.port, problem=exc.strerror or exc)
         ) from None
+    except KeyboardInterrupt:  # Ctrl+C where signal handlers are not available (Windows)
+        pass
     return EXIT_OK
