@@ -50,6 +50,9 @@ STDERR_CHUNK = 8192  # stderr is read in pieces of at most this many bytes
 DRAIN_S = 1.0  # after the child exits, how long its last lines may take to arrive
 STOP_GRACE_S = 4.0  # between SIGTERM and SIGKILL (the guard needs at most TERM_GRACE_S + SWEEP_LIMIT_S)
 POLL_S = 0.05
+# Every process of a run inherits RUN_MARKER=<a random id> (the learner's code too: labs/_exercise
+# keeps it): the parent's backstop finds by it what a killed guard could not sweep (`_sweep_marked`).
+RUN_MARKER = "STUDYAPP_CHILD_RUN"
 WIND_DOWN_S = 30.0  # a serving child asked to finish: this long to stop its server and report
 GUARD = Path(__file__).with_name("childguard.py")
 GUARD_START_S = 30.0  # how long the guard may take to start the child and say its pid (a busy machine)
@@ -120,6 +123,18 @@ def describe_leftovers(names: list[str], count: int) -> str:
     return shown + (f", … ({count - len(names)} more)" if count > len(names) else "")
 
 
+# `python -c CODE` puts the current folder first on sys.path, so a learner's `statistics.py` there
+# would replace the standard library's in a lab (reliability review M2). `-P` (Python 3.11+) leaves
+# it out; on 3.10 the code itself drops it (`SAFE_PATH_PRELUDE`) before importing anything.
+SAFE_PATH_FLAGS: tuple[str, ...] = ("-P",) if sys.version_info >= (3, 11) else ()
+SAFE_PATH_PRELUDE = "import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
+
+
+def python_code_command(code: str, *args: str) -> list[str]:
+    """`python -c CODE ARGS` that never imports from the current folder (see SAFE_PATH_FLAGS)."""
+    return [sys.executable, *SAFE_PATH_FLAGS, "-c", SAFE_PATH_PRELUDE + code, *args]
+
+
 def child_env(pythonpath: Sequence[str], **settings: str) -> dict[str, str]:
     """This process's environment for a Python child: `pythonpath` first, unbuffered output,
     torch's C++ log quiet unless the learner set it, and `settings` on top."""
@@ -136,6 +151,7 @@ def stop_process_group(process: subprocess.Popen[bytes]) -> None:
     """Stop a child started in its own process group, and everything it started (workers too)."""
     if process.poll() is not None:
         return
+    _continue(process.pid)  # a stopped guard (learner code can SIGSTOP it) must run to sweep
     try:
         os.killpg(process.pid, signal.SIGTERM)
     except (ProcessLookupError, PermissionError):
@@ -148,6 +164,42 @@ def stop_process_group(process: subprocess.Popen[bytes]) -> None:
         except (ProcessLookupError, PermissionError):
             process.kill()
         process.wait()
+
+
+def _continue(group: int) -> None:
+    """SIGCONT to a process group: learner code may have stopped the guard (SIGSTOP), which would
+    then neither notice its child's end nor sweep what it left (reliability review L1)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError, AttributeError):
+        os.killpg(group, signal.SIGCONT)
+
+
+def _sweep_marked(marker: str) -> None:
+    """Kill every process whose environment carries this run's marker (Linux, /proc).
+
+    The backstop when the guard died before its own sweep (learner code can SIGKILL it): what the
+    guard had adopted went to init, out of every group studyapp knows, but it still carries the
+    environment it inherited. Rounds of SIGKILL until none is left, 1 s at most (it may fork).
+    """
+    needle = f"{RUN_MARKER}={marker}".encode()
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline:
+        try:
+            entries = [entry for entry in os.listdir("/proc") if entry.isdigit()]
+        except OSError:
+            return  # no /proc: nothing to read the marker from
+        found = 0
+        for entry in entries:
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if needle not in handle.read().split(b"\0"):
+                        continue
+                os.kill(int(entry), signal.SIGKILL)
+                found += 1
+            except (OSError, ValueError):
+                continue  # ended meanwhile, or another user's
+        if not found:
+            return
+        time.sleep(0.01)
 
 
 def _sweep_leftovers(process: subprocess.Popen[bytes], command_pid: int | None) -> None:
@@ -168,6 +220,7 @@ class _GuardReport:
         self.buffer = b""
         self.command_pid: int | None = None
         self.start_error: str | None = None
+        self.swept = False  # the guard reported its final sweep (it was not killed before it)
 
     def _read_available(self, timeout: float) -> bool:
         """Read what is there (waiting up to `timeout`); False at end of file."""
@@ -201,6 +254,7 @@ class _GuardReport:
         entries = message.get("stopped")
         if not isinstance(entries, list):
             return [], 0
+        self.swept = True
         names = [
             f"{entry.get('name')} (pid {entry.get('pid')})" for entry in entries if isinstance(entry, dict)
         ]
@@ -274,6 +328,7 @@ def run_child(
     if not (math.isfinite(limit) and limit > 0):  # a NaN limit is never passed: the run would be unbounded
         raise ValueError(f"a child's time limit must be a positive number of seconds, not {limit!r}")
     started = time.monotonic()
+    marker = os.urandom(8).hex()
     lifeline_read, lifeline_write = os.pipe()  # studyapp holds the only write end: EOF = studyapp gone
     report_read, report_write = os.pipe()
     guarded = [
@@ -293,7 +348,7 @@ def run_child(
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=dict(env),
+                env={**env, RUN_MARKER: marker},
                 start_new_session=True,  # its own session and group: one stop reaches all it started
                 pass_fds=(lifeline_read, report_write),
             )
@@ -310,9 +365,12 @@ def run_child(
         if report.start_error is not None:
             process.wait()
             raise ChildStartError(report.start_error)
-        return _read_child(
+        run = _read_child(
             process, report, started, limit, on_message, cancel, stderr_log, max_line_bytes, serving
         )
+        if not report.swept:  # the guard was killed (or stopped for good) before its sweep
+            _sweep_marked(marker)
+        return run
     finally:
         if process.poll() is None:  # only when something above raised
             stop_process_group(process)
@@ -385,6 +443,7 @@ def _read_child(
                 try:
                     raw = lines.get(timeout=POLL_S)
                 except queue.Empty:
+                    _continue(process.pid)  # the guard is kept running, whatever the learner's code sends it
                     # A process the child left behind may hold stdout open after the child exited:
                     # the child's exit, not the end of the pipe, ends the run (after a short drain).
                     if process.poll() is not None:

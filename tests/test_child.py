@@ -226,3 +226,39 @@ def test_the_child_stops_when_its_parent_dies(tmp_path: Path) -> None:
         assert not still_touched(marker), "the child outlived its parent"
     finally:
         parent.kill()
+
+
+def _attacking_the_guard(daemon: Path, signal_name: str) -> str:
+    """Python source that starts a setsid daemon, then sends `signal_name` to the child guard (found
+    as reliability review L1 did: the first ancestor whose command line names childguard)."""
+    return (
+        "import os, signal, sys\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        f"        os.execv(sys.executable, [sys.executable, '-c', {touching(daemon)!r}])\n"
+        "    os._exit(0)\n"
+        f"while not os.path.exists({str(daemon)!r}): pass\n"
+        "pid = os.getppid()\n"
+        "while b'childguard' not in open(f'/proc/{pid}/cmdline', 'rb').read():\n"
+        "    pid = int(open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[1])\n"
+        f"os.kill(pid, signal.{signal_name})\n" + note("done")
+    )
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the guard through /proc")
+def test_a_guard_stopped_by_the_childs_code_is_continued_and_sweeps(tmp_path: Path) -> None:
+    """review L1: SIGSTOP to the guard held the run to its time limit and the daemon ran on."""
+    daemon = tmp_path / "daemon"
+    run, seen = run_python(_attacking_the_guard(daemon, "SIGSTOP"), limit=20)
+    assert run.stopped_for == "" and [m["text"] for m in seen] == ["done"]  # not held to the limit
+    assert not still_touched(daemon)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the guard through /proc")
+def test_what_a_killed_guard_left_is_still_stopped(tmp_path: Path) -> None:
+    """review L1: SIGKILL to the guard: its adopted daemon went to init and ran on."""
+    daemon = tmp_path / "daemon"
+    run, _ = run_python(_attacking_the_guard(daemon, "SIGKILL"), limit=60)
+    assert run.exit_code == -9  # the guard's own end, as studyapp saw it
+    assert not still_touched(daemon)

@@ -22,7 +22,15 @@ from pathlib import Path
 from typing import IO, Any
 
 from studyapp import locations
-from studyapp.child import STOPPED_CANCELLED, STOPPED_TIMEOUT, ChildRun, Serving, child_env, run_child
+from studyapp.child import (
+    STOPPED_CANCELLED,
+    STOPPED_TIMEOUT,
+    ChildRun,
+    Serving,
+    child_env,
+    python_code_command,
+    run_child,
+)
 from studyapp.errors import StudyappError
 from studyapp.labrunner.registry import LabInfo
 from studyapp.safetext import printable, printable_data
@@ -180,13 +188,15 @@ def default_out_dir(lab: str, data_dir: Path | None = None) -> Path:
 
 
 # `python -m labs.NAME` would look in the current directory first; this puts the labs root first
-# so the lab that runs is the one the registry found, whatever directory the learner is in.
-_LAUNCH = "import runpy, sys; sys.path.insert(0, {root!r}); runpy.run_module({module!r}, run_name='__main__', alter_sys=True)"
+# so the lab that runs is the one the registry found, whatever directory the learner is in, and
+# `python_code_command` keeps the current directory off sys.path: a learner's `statistics.py` there
+# must not replace the standard library's in the lab (reliability review M2).
+_LAUNCH = "import runpy; sys.path.insert(0, {root!r}); runpy.run_module({module!r}, run_name='__main__', alter_sys=True)"
 
 
 def lab_command(info: LabInfo, lab_args: Sequence[str], quick: bool, out_dir: Path) -> list[str]:
     launch = _LAUNCH.format(root=str(info.path.parent.parent), module=f"labs.{info.id}")
-    command = [sys.executable, "-c", launch, *lab_args, "--out", str(out_dir)]
+    command = [*python_code_command(launch, *lab_args), "--out", str(out_dir)]
     if quick:
         command.append("--quick")
     return command
