@@ -262,3 +262,35 @@ def test_what_a_killed_guard_left_is_still_stopped(tmp_path: Path) -> None:
     run, _ = run_python(_attacking_the_guard(daemon, "SIGKILL"), limit=60)
     assert run.exit_code == -9  # the guard's own end, as studyapp saw it
     assert not still_touched(daemon)
+
+
+class _FakeKernel32:
+    """The two Windows calls `labs._parent` makes, faked at their boundary."""
+
+    WAIT_TIMEOUT, WAIT_OBJECT_0 = 0x102, 0
+
+    def __init__(self, handle: int) -> None:
+        self.handle, self.alive = handle, True
+        self.opened: list[tuple[int, bool, int]] = []
+
+    def OpenProcess(self, access: int, inherit: bool, pid: int) -> int:  # the Windows names
+        self.opened.append((access, inherit, pid))
+        return self.handle
+
+    def WaitForSingleObject(self, handle: int, milliseconds: int) -> int:
+        assert handle == self.handle and milliseconds == 0  # asked, never waited on
+        return self.WAIT_TIMEOUT if self.alive else self.WAIT_OBJECT_0
+
+
+def test_the_windows_parent_watch_asks_a_handle_not_getppid() -> None:
+    """On Windows getppid never changes when the parent dies (issue 30): the learner's runner and the
+    distributed lab's ranks watch a handle to the parent instead."""
+    from labs._parent import _windows_probe
+
+    kernel32 = _FakeKernel32(handle=77)
+    alive = _windows_probe(4242, kernel32)
+    assert kernel32.opened == [(0x00100000, False, 4242)]  # SYNCHRONIZE, not inherited
+    assert alive() is True
+    kernel32.alive = False
+    assert alive() is False
+    assert _windows_probe(4242, _FakeKernel32(handle=0))() is False  # the parent was gone already

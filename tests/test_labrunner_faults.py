@@ -151,17 +151,21 @@ def test_a_run_of_a_killed_studyapp_is_not_running_for_ever(
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 20
+        # Under load (two suites at once) studyapp may take long to start: wait for its record, and
+        # say so if it never came, instead of going on to read a run that is not there yet.
+        deadline = time.monotonic() + 90
         runs: list[object] = []
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and process.poll() is None:
             runs = (
                 ProgressStore.in_dir(isolated_home).lab_runs()
                 if (isolated_home / "progress.db").exists()
                 else []
             )
-            if runs and (Path(runs[0].artifact_dir) / runner.RUN_LOCK).exists():  # type: ignore[attr-defined]
+            if runs:  # a recorded run holds its lock already (runner.run_and_record)
+                assert (Path(runs[0].artifact_dir) / runner.RUN_LOCK).exists()  # type: ignore[attr-defined]
                 break
             time.sleep(0.1)
+        assert runs, "studyapp lab hang never recorded its run"
         listing = json.loads(studyapp_cli("lab", "list", "--json").stdout)
         assert {row["id"]: row["last_status"] for row in listing}["hang"] == "running"  # alive: left alone
         process.send_signal(signal.SIGKILL)

@@ -304,12 +304,14 @@ def _child_main(request_path: str, response_path: str) -> None:
 
 def _watch_parent() -> None:
     """Exit when the checker dies without stopping us (SIGKILL): no orphan keeps computing."""
-    parent = os.getppid()
+    from labs._parent import parent_alive_probe
+
+    parent_alive = parent_alive_probe(os.getppid())  # getppid alone never changes on Windows
 
     def watch() -> None:
         while True:
             time.sleep(0.5)
-            if os.getppid() != parent:
+            if not parent_alive():
                 os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="studyapp-parent-watch").start()

@@ -263,8 +263,11 @@ def run_lab(
     on_progress: Callable[[ProgressEvent], None] | None = None,
     cancel: threading.Event | None = None,
     data_dir: Path | None = None,
+    run_lock: IO[bytes] | None = None,
 ) -> LabOutcome:
-    """Run a lab to the end (or until cancelled / timed out). Blocking; call from a thread in a UI."""
+    """Run a lab to the end (or until cancelled / timed out). Blocking; call from a thread in a UI.
+
+    `run_lock`: the run's lock (`_hold_run_lock`) when the caller took it already; released here."""
     out_dir = out_dir or default_out_dir(info.id)
     prepare_out_dir(out_dir)
     limit = timeout or (info.quick_timeout_s if quick else info.timeout_s)
@@ -272,8 +275,10 @@ def run_lab(
     try:
         err = (out_dir / STDERR_LOG).open("wb")
     except OSError as exc:
+        _release_run_lock(run_lock, out_dir)
         raise OutDirError(f"cannot use --out {out_dir}: {exc.strerror or exc}") from None
-    run_lock = _hold_run_lock(out_dir)
+    if run_lock is None:
+        run_lock = _hold_run_lock(out_dir)
     try:
         with err:
             run = run_child(
@@ -387,10 +392,20 @@ def run_and_record(store: Any, info: LabInfo, lab_args: Sequence[str] = (), **kw
     """Run a lab and record the run (start, end, status, summary, artifacts) in the progress store."""
     out_dir = kwargs.pop("out_dir", None) or default_out_dir(info.id, store.path.parent)
     prepare_out_dir(out_dir)  # before the run is recorded: an unusable --out leaves no record behind
-    run_uid = store.start_lab_run(info.id, str(out_dir))
+    # The lock is held before the run is recorded: a studyapp killed in between used to leave a
+    # "running" record without a lock, which `sweep_stale_runs` leaves alone for STALE_GRACE (the
+    # CI flake of test_a_run_of_a_killed_studyapp_is_not_running_for_ever under load).
+    run_lock = _hold_run_lock(out_dir)
+    try:
+        run_uid = store.start_lab_run(info.id, str(out_dir))
+    except BaseException:
+        _release_run_lock(run_lock, out_dir)
+        raise
     outcome: LabOutcome | None = None
     try:
-        outcome = run_lab(info, lab_args, out_dir=out_dir, data_dir=store.path.parent, **kwargs)
+        outcome = run_lab(
+            info, lab_args, out_dir=out_dir, data_dir=store.path.parent, run_lock=run_lock, **kwargs
+        )
     except OutDirError as exc:  # e.g. the disk filled between creating the folder and its log
         store.finish_lab_run(run_uid, STATUS_FAILED, str(exc), None)
         raise
