@@ -23,6 +23,7 @@ import argparse
 import contextlib
 import math
 import re
+import signal
 import sys
 import traceback
 import unicodedata
@@ -69,8 +70,11 @@ def serving(url: str | None, seconds: float | None) -> None:
 
     Under studyapp the lab's time limit stops here (`seconds`, if given, bounds the rest), and
     Ctrl+C (or cancel in the TUI) reaches the lab as SIGINT: a KeyboardInterrupt the lab catches
-    to end this phase and still send its result.
+    to end this phase and still send its result. On Windows studyapp sends CTRL_BREAK instead
+    (SIGINT cannot be sent to one process there): it is made the same KeyboardInterrupt.
     """
+    if hasattr(signal, "SIGBREAK"):
+        signal.signal(signal.SIGBREAK, signal.default_int_handler)
     if _protocol_mode():
         emit("serving", url=url, seconds=seconds)
 

@@ -294,3 +294,80 @@ def test_the_windows_parent_watch_asks_a_handle_not_getppid() -> None:
     kernel32.alive = False
     assert alive() is False
     assert _windows_probe(4242, _FakeKernel32(handle=0))() is False  # the parent was gone already
+
+
+class _FakeJobKernel32:
+    """The Job Object calls of studyapp/winjob.py, faked at their boundary: it keeps what was asked."""
+
+    def __init__(self, running: list[int]) -> None:
+        self.calls: list[str] = []
+        self.flags = 0
+        self.running = running
+
+    def CreateJobObjectW(self, attributes: object, name: object) -> int:  # the Windows names
+        self.calls.append("create")
+        return 5
+
+    def SetInformationJobObject(self, job: int, kind: int, info: Any, size: int) -> int:
+        self.calls.append(f"set {kind}")
+        self.flags = info._obj.BasicLimitInformation.LimitFlags
+        return 1
+
+    def AssignProcessToJobObject(self, job: int, process: int) -> int:
+        self.calls.append(f"assign {process}")
+        return 1
+
+    def QueryInformationJobObject(self, job: int, kind: int, info: Any, size: int, returned: object) -> int:
+        listing = info._obj
+        listing.NumberOfAssignedProcesses = listing.NumberOfProcessIdsInList = len(self.running)
+        for index, pid in enumerate(self.running):
+            listing.ProcessIdList[index] = pid
+        return 1
+
+    def TerminateJobObject(self, job: int, code: int) -> int:
+        self.calls.append("terminate")
+        self.running = []
+        return 1
+
+    def CloseHandle(self, handle: int) -> int:
+        self.calls.append("close")
+        return 1
+
+
+def test_the_windows_branch_holds_the_guard_in_a_kill_on_close_job_and_reports_what_it_left() -> None:
+    """issue 30: on Windows every guard is put in a Job Object (kill on job close); after the guard
+    exits, what still runs in the job was left by the learner's code: it is listed and ended."""
+    from studyapp import child
+    from studyapp.winjob import JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+
+    kernel32 = _FakeJobKernel32(running=[7001, 7002])
+
+    class _Guard:
+        pid, _handle = 4321, 99
+
+    job = child._hold_in_job(_Guard(), kernel32)  # type: ignore[arg-type]
+    assert job is not None and child._JOBS[4321] is job
+    assert kernel32.calls == ["create", "set 9", "assign 99"]
+    assert kernel32.flags & JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+    run = ChildRun("", 0, 0)
+    child._end_job(job, run)
+    assert run.leftover_count == 2 and run.leftovers == ["process (pid 7001)", "process (pid 7002)"]
+    assert kernel32.calls[-1] == "terminate"
+    job.close()
+    child._JOBS.pop(4321)
+    assert kernel32.calls[-1] == "close"
+
+
+def test_a_job_that_cannot_be_made_leaves_the_run_to_the_guard() -> None:
+    """A machine where the job cannot be made: no job, the run goes on (the machine's limit)."""
+    from studyapp import child
+
+    class _Refusing(_FakeJobKernel32):
+        def CreateJobObjectW(self, attributes: object, name: object) -> int:
+            return 0
+
+    class _Guard:
+        pid, _handle = 4322, 98
+
+    assert child._hold_in_job(_Guard(), _Refusing([])) is None  # type: ignore[arg-type]
+    assert 4322 not in child._JOBS
