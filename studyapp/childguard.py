@@ -59,11 +59,12 @@ def become_subreaper() -> bool:
 
 
 def process_table() -> dict[int, tuple[int, str, str]] | None:
-    """pid → (parent pid, state, name) of every process, read from /proc; None without /proc."""
+    """pid → (parent pid, state, name) of every process, read from /proc, else from `ps` (macOS and
+    the BSDs have no /proc); None where neither answers (Windows: the Job Object holds the tree)."""
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return None
+        return ps_table()
     table: dict[int, tuple[int, str, str]] = {}
     for entry in entries:
         if not entry.isdigit():
@@ -81,6 +82,29 @@ def process_table() -> dict[int, tuple[int, str, str]] | None:
         name = data[data.find(b"(") + 1 : end].decode("utf-8", errors="replace")
         table[int(entry)] = (int(fields[1]), fields[0].decode("ascii", errors="replace"), name)
     return table
+
+
+def ps_table() -> dict[int, tuple[int, str, str]] | None:
+    """The same table from POSIX `ps` (state: its first letter, Z for a zombie)."""
+    if os.name != "posix":
+        return None
+    try:
+        ps = subprocess.Popen(
+            ["ps", "-A", "-o", "pid=", "-o", "ppid=", "-o", "stat=", "-o", "comm="],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        listing, _ = ps.communicate(timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    table: dict[int, tuple[int, str, str]] = {}
+    for line in listing.decode("utf-8", errors="replace").splitlines():
+        fields = line.split(None, 3)
+        if len(fields) == 4 and fields[0].isdigit() and fields[1].isdigit():
+            table[int(fields[0])] = (int(fields[1]), fields[2][:1], os.path.basename(fields[3]))
+    table.pop(ps.pid, None)  # ps itself, a child of the guard, ended by now
+    return table or None
 
 
 def descendants(root: int, table: dict[int, tuple[int, str, str]]) -> list[int]:

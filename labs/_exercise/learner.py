@@ -157,7 +157,9 @@ def _run_child(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=learner_env(dict(os.environ), env),
-            start_new_session=True,  # its own group: a timeout stops its workers too
+            # its own group: a timeout stops its workers too (Windows has no groups: the Job Object
+            # studyapp holds the check in ends them with the check)
+            start_new_session=hasattr(os, "setsid"),
         )
         # Pipes drained by threads that keep only the first OUTPUT_LIMIT bytes: a learner's loop
         # printing without end can neither block the child nor fill the disk.
@@ -210,7 +212,7 @@ def _run_child(
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    if os.name == "posix":
+    if hasattr(os, "killpg") and hasattr(os, "setsid"):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
     with contextlib.suppress(OSError):
