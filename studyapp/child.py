@@ -2,7 +2,8 @@
 
 One set of rules for both, so they cannot drift apart:
 
-- the child gets its own process group (`start_new_session`): a stop reaches everything it started;
+- the child gets its own process group (`start_new_session`; a Job Object on Windows): a stop
+  reaches everything it started;
 - stdout is read as JSON objects, one per line, each with a string `type`; a line that is not one,
   or longer than `max_line_bytes`, is counted as unreadable (a child cannot fill studyapp's memory);
 - `cancel` (or Ctrl+C) and the time `limit` stop the whole group: SIGTERM, then SIGKILL;
@@ -15,9 +16,12 @@ One set of rules for both, so they cannot drift apart:
 
 Every child runs under `childguard.py` (a tiny process of its own), which makes sure nothing the
 child starts outlives the run, even what left the process group (`setsid`, a double fork, issue 25):
-it is a child subreaper, kills every descendant still alive when the child exits, and stops the
-whole tree when studyapp dies (a lifeline pipe reaches end of file). What it had to stop comes back
-in `ChildRun.leftovers`.
+it is a child subreaper (Linux), kills every descendant still alive when the child exits, and stops
+the whole tree when studyapp dies (its stdin, a pipe only studyapp writes to, reaches end of file).
+What it had to stop comes back in `ChildRun.leftovers`. Nothing is passed by inherited descriptor
+(its report is a file), so the same runner works on Linux, macOS and Windows; on Windows each guard
+is also held in a Job Object (`studyapp/winjob.py`, kill on job close) that ends its whole tree.
+What a platform lacks is looked up, not assumed (`_SESSIONS`, `_WINDOWS`): README, "Platforms".
 """
 
 from __future__ import annotations

@@ -13,7 +13,11 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO, InProcessCli
+
+pytestmark = pytest.mark.slow  # real checkers, as the other tests/exercises/ files
 
 EXERCISES = REPO / "labs" / "errors" / "exercises"
 
