@@ -28,6 +28,15 @@ EMULATIONS = ("nonposix", "macos")
 CONFUSION = REPO / "labs" / "errors" / "exercises" / "confusion" / "solution"
 
 
+# The Windows-like leg also has what a Korean Windows has: a cp949 console and a home folder with a
+# Korean name and a space (issue 30, "Text and paths"); its output is read back as cp949.
+CONSOLE = {"nonposix": "cp949", "macos": "utf-8"}
+
+
+def _home(tmp_path: Path) -> Path:
+    return tmp_path / "홍길동" / "My Study"
+
+
 def _studyapp(emulation: str, home: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     folder = REPO / "tests" / "emulation" / emulation
     env = {name: value for name, value in os.environ.items() if not name.startswith("STUDYAPP_")}
@@ -37,13 +46,14 @@ def _studyapp(emulation: str, home: Path, *args: str, cwd: Path) -> subprocess.C
         STUDYAPP_LANG="en",
         PYTHONPATH=os.pathsep.join([str(folder), str(REPO)]),
         STUDYAPP_TEST_EMULATION=str(folder / "sitecustomize.py"),
+        PYTHONIOENCODING=CONSOLE[emulation],
     )
     return subprocess.run(
         [sys.executable, "-m", "studyapp", *args],
         env=env,
         cwd=cwd,
         capture_output=True,
-        text=True,
+        encoding=CONSOLE[emulation],  # strict: what the console cannot read fails the test
         timeout=180,
     )
 
@@ -71,18 +81,18 @@ def test_the_emulation_takes_its_facilities_away(emulation: str, tmp_path: Path)
 
 @pytest.mark.parametrize("emulation", EMULATIONS)
 def test_a_lab_runs_quick(emulation: str, tmp_path: Path) -> None:
-    result = _studyapp(emulation, tmp_path / "home", "lab", "amdahl", "--quick", cwd=tmp_path)
+    result = _studyapp(emulation, _home(tmp_path), "lab", "amdahl", "--quick", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize("emulation", EMULATIONS)
 def test_an_exercise_reference_solution_passes(emulation: str, tmp_path: Path) -> None:
-    workspace = tmp_path / "confusion"
+    workspace = _home(tmp_path).parent / "작업 폴더"
     shutil.copytree(CONFUSION, workspace)
     result = _studyapp(
         emulation,
-        tmp_path / "home",
+        _home(tmp_path),
         "exercise",
         "check",
         "confusion",
@@ -110,7 +120,7 @@ def _still_touched(marker: Path) -> bool:
 def test_learner_code_that_spawns_escapes_and_hangs_is_ended_and_reported(
     emulation: str, tmp_path: Path
 ) -> None:
-    workspace = tmp_path / "confusion"
+    workspace = _home(tmp_path).parent / "작업 폴더"
     shutil.copytree(CONFUSION, workspace)
     child, orphan = tmp_path / "child-alive", tmp_path / "orphan-alive"
     hostile = (
@@ -126,7 +136,7 @@ def test_learner_code_that_spawns_escapes_and_hangs_is_ended_and_reported(
     module.write_text(module.read_text(encoding="utf-8") + hostile, encoding="utf-8")
     result = _studyapp(
         emulation,
-        tmp_path / "home",
+        _home(tmp_path),
         "exercise",
         "check",
         "confusion",
