@@ -346,7 +346,7 @@ def run_child(
         raise ValueError(f"a child's time limit must be a positive number of seconds, not {limit!r}")
     started = time.monotonic()
     marker = os.urandom(8).hex()
-    with tempfile.TemporaryDirectory(prefix="studyapp-guard-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="studyapp-guard-", ignore_cleanup_errors=True) as scratch:
         report = _GuardReport(Path(scratch) / REPORT_FILE)
         guarded = [
             sys.executable,

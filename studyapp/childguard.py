@@ -138,7 +138,9 @@ class Guard:
         self.stop_asked = True
 
     def on_interrupt(self, signum: int, frame: object) -> None:
-        if self.child is not None and self.status is None:
+        # Not on Windows: os.kill with SIGINT is TerminateProcess there (studyapp's CTRL_BREAK
+        # reaches COMMAND directly, and the guard's group gets no console Ctrl+C).
+        if self.child is not None and self.status is None and os.name != "nt":
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.child.pid, signal.SIGINT)
 
