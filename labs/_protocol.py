@@ -26,6 +26,7 @@ import io
 import math
 import os
 import re
+import signal
 import stat
 import sys
 import tempfile
@@ -105,8 +106,11 @@ def serving(url: str | None, seconds: float | None) -> None:
 
     Under studyapp the lab's time limit stops here (`seconds`, if given, bounds the rest), and
     Ctrl+C (or cancel in the TUI) reaches the lab as SIGINT: a KeyboardInterrupt the lab catches
-    to end this phase and still send its result.
+    to end this phase and still send its result. On Windows studyapp sends CTRL_BREAK instead
+    (SIGINT cannot be sent to one process there): it is made the same KeyboardInterrupt.
     """
+    if hasattr(signal, "SIGBREAK"):
+        signal.signal(signal.SIGBREAK, signal.default_int_handler)
     if _protocol_mode():
         emit("serving", url=url, seconds=seconds)
 

@@ -2,7 +2,8 @@
 
 One set of rules for both, so they cannot drift apart:
 
-- the child gets its own process group (`start_new_session`): a stop reaches everything it started;
+- the child gets its own process group (`start_new_session`; a Job Object on Windows): a stop
+  reaches everything it started;
 - stdout is read as JSON objects, one per line, each with a string `type`; a line that is not one,
   or longer than `max_line_bytes`, is counted as unreadable (a child cannot fill studyapp's memory);
 - `cancel` (or Ctrl+C) and the time `limit` stop the whole group: SIGTERM, then SIGKILL;
@@ -15,9 +16,12 @@ One set of rules for both, so they cannot drift apart:
 
 Every child runs under `childguard.py` (a tiny process of its own), which makes sure nothing the
 child starts outlives the run, even what left the process group (`setsid`, a double fork, issue 25):
-it is a child subreaper, kills every descendant still alive when the child exits, and stops the
-whole tree when studyapp dies (a lifeline pipe reaches end of file). What it had to stop comes back
-in `ChildRun.leftovers`.
+it is a child subreaper (Linux), kills every descendant still alive when the child exits, and stops
+the whole tree when studyapp dies (its stdin, a pipe only studyapp writes to, reaches end of file).
+What it had to stop comes back in `ChildRun.leftovers`. Nothing is passed by inherited descriptor
+(its report is a file), so the same runner works on Linux, macOS and Windows; on Windows each guard
+is also held in a Job Object (`studyapp/winjob.py`, kill on job close) that ends its whole tree.
+What a platform lacks is looked up, not assumed (`_SESSIONS`, `_WINDOWS`): README, "Platforms".
 """
 
 from __future__ import annotations
@@ -30,10 +34,10 @@ import json
 import math
 import os
 import queue
-import select
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -50,10 +54,23 @@ STDERR_CHUNK = 8192  # stderr is read in pieces of at most this many bytes
 DRAIN_S = 1.0  # after the child exits, how long its last lines may take to arrive
 STOP_GRACE_S = 4.0  # between SIGTERM and SIGKILL (the guard needs at most TERM_GRACE_S + SWEEP_LIMIT_S)
 POLL_S = 0.05
+# Every process of a run inherits RUN_MARKER=<a random id> (the learner's code too: labs/_exercise
+# keeps it): the parent's backstop finds by it what a killed guard could not sweep (`_sweep_marked`).
+RUN_MARKER = "STUDYAPP_CHILD_RUN"
 WIND_DOWN_S = 30.0  # a serving child asked to finish: this long to stop its server and report
 GUARD = Path(__file__).with_name("childguard.py")
 GUARD_START_S = 30.0  # how long the guard may take to start the child and say its pid (a busy machine)
 LEFTOVERS_SHOWN = 100  # processes listed by name in `ChildRun.leftovers` (the count is always whole)
+REPORT_FILE = "guard-report.jsonl"
+
+# What this platform offers to hold a process tree (read at import: the test emulations of other
+# platforms, tests/emulation/, take facilities away before studyapp is imported):
+# - POSIX: a session of its own for the guard, so one killpg reaches the guard's group;
+# - Windows: a Job Object per run (studyapp/winjob.py), which holds the whole tree;
+# - neither (an emulated platform): the guard alone, which still kills what it can find.
+_WINDOWS = sys.platform == "win32"
+_SESSIONS = not _WINDOWS and hasattr(os, "setsid") and hasattr(os, "killpg")
+KILL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows: os.kill(SIGTERM) is TerminateProcess
 
 
 class _Mark(enum.Enum):
@@ -120,6 +137,18 @@ def describe_leftovers(names: list[str], count: int) -> str:
     return shown + (f", … ({count - len(names)} more)" if count > len(names) else "")
 
 
+# `python -c CODE` puts the current folder first on sys.path, so a learner's `statistics.py` there
+# would replace the standard library's in a lab (reliability review M2). `-P` (Python 3.11+) leaves
+# it out; on 3.10 the code itself drops it (`SAFE_PATH_PRELUDE`) before importing anything.
+SAFE_PATH_FLAGS: tuple[str, ...] = ("-P",) if sys.version_info >= (3, 11) else ()
+SAFE_PATH_PRELUDE = "import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
+
+
+def python_code_command(code: str, *args: str) -> list[str]:
+    """`python -c CODE ARGS` that never imports from the current folder (see SAFE_PATH_FLAGS)."""
+    return [sys.executable, *SAFE_PATH_FLAGS, "-c", SAFE_PATH_PRELUDE + code, *args]
+
+
 def child_env(pythonpath: Sequence[str], **settings: str) -> dict[str, str]:
     """This process's environment for a Python child: `pythonpath` first, unbuffered output,
     torch's C++ log quiet unless the learner set it, and `settings` on top."""
@@ -133,21 +162,66 @@ def child_env(pythonpath: Sequence[str], **settings: str) -> dict[str, str]:
 
 
 def stop_process_group(process: subprocess.Popen[bytes]) -> None:
-    """Stop a child started in its own process group, and everything it started (workers too)."""
+    """Stop a child started in its own process group (or job), and everything it started."""
     if process.poll() is not None:
         return
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        process.terminate()
+    _continue(process.pid)  # a stopped guard (learner code can SIGSTOP it) must run to sweep
+    if not _signal_group(process.pid, signal.SIGTERM):
+        process.terminate()  # the guard stops its command and what it finds (Windows: the job does)
     try:
         process.wait(timeout=STOP_GRACE_S)
     except subprocess.TimeoutExpired:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
+        if not _signal_group(process.pid, KILL):
             process.kill()
         process.wait()
+    job = _JOBS.get(process.pid)
+    if job is not None:
+        job.terminate()
+
+
+def _signal_group(group: int, signum: int) -> bool:
+    """Signal a process group; False where there are none (Windows, an emulated platform)."""
+    if not _SESSIONS:
+        return False
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signum)
+    return True
+
+
+def _continue(group: int) -> None:
+    """SIGCONT to a process group: learner code may have stopped the guard (SIGSTOP), which would
+    then neither notice its child's end nor sweep what it left (reliability review L1)."""
+    if hasattr(signal, "SIGCONT"):
+        _signal_group(group, signal.SIGCONT)
+
+
+def _sweep_marked(marker: str) -> None:
+    """Kill every process whose environment carries this run's marker (Linux, /proc).
+
+    The backstop when the guard died before its own sweep (learner code can SIGKILL it): what the
+    guard had adopted went to init, out of every group studyapp knows, but it still carries the
+    environment it inherited. Rounds of SIGKILL until none is left, 1 s at most (it may fork).
+    """
+    needle = f"{RUN_MARKER}={marker}".encode()
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline:
+        try:
+            entries = [entry for entry in os.listdir("/proc") if entry.isdigit()]
+        except OSError:
+            return  # no /proc: nothing to read the marker from
+        found = 0
+        for entry in entries:
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if needle not in handle.read().split(b"\0"):
+                        continue
+                os.kill(int(entry), KILL)
+                found += 1
+            except (OSError, ValueError):
+                continue  # ended meanwhile, or another user's
+        if not found:
+            return
+        time.sleep(0.01)
 
 
 def _sweep_leftovers(process: subprocess.Popen[bytes], command_pid: int | None) -> None:
@@ -156,51 +230,48 @@ def _sweep_leftovers(process: subprocess.Popen[bytes], command_pid: int | None) 
     that left both groups)."""
     for group in (process.pid, command_pid):
         if group is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(group, signal.SIGKILL)
+            _signal_group(group, KILL)
 
 
 class _GuardReport:
-    """The guard's side channel: the child's pid first, what it stopped at the end (JSON lines)."""
+    """The guard's side channel, a file (no inherited descriptor: the same on every platform): the
+    child's pid first, then what the guard stopped at the end (JSON lines)."""
 
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.buffer = b""
+    def __init__(self, path: Path) -> None:
+        self.path = path
         self.command_pid: int | None = None
         self.start_error: str | None = None
+        self.swept = False  # the guard reported its final sweep (it was not killed before it)
 
-    def _read_available(self, timeout: float) -> bool:
-        """Read what is there (waiting up to `timeout`); False at end of file."""
-        ready, _, _ = select.select([self.fd], [], [], timeout)
-        if not ready:
-            return True
-        chunk = os.read(self.fd, 65536)
-        self.buffer += chunk
-        return bool(chunk)
+    def _lines(self) -> list[bytes]:
+        try:
+            return self.path.read_bytes()[: 1024 * 1024].splitlines(keepends=True)
+        except OSError:
+            return []
 
-    def wait_for_start(self) -> None:
+    def wait_for_start(self, process: subprocess.Popen[bytes]) -> None:
         deadline = time.monotonic() + GUARD_START_S
-        while b"\n" not in self.buffer and time.monotonic() < deadline:
-            if not self._read_available(max(0.0, deadline - time.monotonic())):
+        lines = self._lines()
+        while not (lines and lines[0].endswith(b"\n")) and time.monotonic() < deadline:
+            if process.poll() is not None:
+                lines = self._lines()
                 break
-        first, _, self.buffer = self.buffer.partition(b"\n")
-        message = _json_object(first)
+            time.sleep(0.005)
+            lines = self._lines()
+        message = _json_object(lines[0]) if lines else {}
         pid = message.get("pid")
         self.command_pid = pid if isinstance(pid, int) and pid > 0 else None
         if "pid" in message and self.command_pid is None:
             self.start_error = str(message.get("error") or "the child could not be started")
 
     def stopped(self) -> tuple[list[str], int]:
-        """What the guard stopped (read once the guard has exited: nobody else holds the write end)."""
-        os.set_blocking(self.fd, False)
-        with contextlib.suppress(OSError):
-            while len(self.buffer) < 1024 * 1024 and (chunk := os.read(self.fd, 65536)):
-                self.buffer += chunk
-        last = self.buffer.strip().rsplit(b"\n", 1)[-1] if self.buffer.strip() else b""
-        message = _json_object(last)
+        """What the guard stopped (read once the guard has exited)."""
+        lines = [line for line in self._lines() if line.strip()]
+        message = _json_object(lines[-1]) if len(lines) > 1 else {}
         entries = message.get("stopped")
         if not isinstance(entries, list):
             return [], 0
+        self.swept = True
         names = [
             f"{entry.get('name')} (pid {entry.get('pid')})" for entry in entries if isinstance(entry, dict)
         ]
@@ -274,52 +345,95 @@ def run_child(
     if not (math.isfinite(limit) and limit > 0):  # a NaN limit is never passed: the run would be unbounded
         raise ValueError(f"a child's time limit must be a positive number of seconds, not {limit!r}")
     started = time.monotonic()
-    lifeline_read, lifeline_write = os.pipe()  # studyapp holds the only write end: EOF = studyapp gone
-    report_read, report_write = os.pipe()
-    guarded = [
-        sys.executable,
-        "-I",  # isolated: the learner's PYTHON* variables and site-packages do not reach the guard
-        "-S",
-        str(GUARD),
-        str(lifeline_read),
-        str(report_write),
-        *command,
-    ]
-    try:
-        with _LIVE_LOCK:  # a sweep of another run never sees this child before it is listed
-            process = subprocess.Popen(
-                guarded,
-                cwd=cwd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=dict(env),
-                start_new_session=True,  # its own session and group: one stop reaches all it started
-                pass_fds=(lifeline_read, report_write),
+    marker = os.urandom(8).hex()
+    with tempfile.TemporaryDirectory(prefix="studyapp-guard-", ignore_cleanup_errors=True) as scratch:
+        report = _GuardReport(Path(scratch) / REPORT_FILE)
+        guarded = [
+            sys.executable,
+            "-I",  # isolated: the learner's PYTHON* variables and site-packages do not reach the guard
+            "-S",
+            str(GUARD),
+            str(report.path),
+            *command,
+        ]
+        try:
+            with _LIVE_LOCK:  # a sweep of another run never sees this child before it is listed
+                process = subprocess.Popen(
+                    guarded,
+                    cwd=cwd,
+                    stdin=subprocess.PIPE,  # the lifeline: studyapp holds the only write end, EOF = gone
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env={**env, RUN_MARKER: marker},
+                    **_popen_options(),
+                )
+                _LIVE.add(process)
+        except OSError as exc:
+            raise ChildStartError(str(exc)) from exc
+        job = _hold_in_job(process)
+        try:
+            report.wait_for_start(process)
+            if report.start_error is not None:
+                process.wait()
+                raise ChildStartError(report.start_error)
+            run = _read_child(
+                process, report, started, limit, on_message, cancel, stderr_log, max_line_bytes, serving
             )
-            _LIVE.add(process)
-    except OSError as exc:
-        for fd in (lifeline_read, lifeline_write, report_read, report_write):
-            os.close(fd)
-        raise ChildStartError(str(exc)) from exc
-    os.close(lifeline_read)
-    os.close(report_write)
-    report = _GuardReport(report_read)
+            if not report.swept:  # the guard was killed (or stopped for good) before its sweep
+                _sweep_marked(marker)
+            if job is not None:
+                _end_job(job, run)
+            return run
+        finally:
+            if process.poll() is None:  # only when something above raised
+                stop_process_group(process)
+            with _LIVE_LOCK:
+                _LIVE.discard(process)
+            if job is not None:
+                job.close()  # kill on job close: nothing of the tree is left
+                _JOBS.pop(process.pid, None)
+            with contextlib.suppress(OSError):
+                process.stdin.close()  # type: ignore[union-attr]
+
+
+def _popen_options() -> dict[str, Any]:
+    """How the guard starts: its own session (POSIX), its own console group for CTRL_BREAK (Windows)."""
+    if _WINDOWS:
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}  # type: ignore[attr-defined]
+    return {"start_new_session": True} if _SESSIONS else {}
+
+
+# Windows: each live guard's Job Object, by the guard's pid (stop_process_group ends the job too).
+_JOBS: dict[int, Any] = {}
+
+
+def _hold_in_job(process: subprocess.Popen[bytes], kernel32: Any | None = None) -> Any | None:
+    """Windows: put the guard in a Job Object (kill-on-job-close), so its whole tree is held.
+
+    None elsewhere, or where the job cannot be made: the run goes on with the guard alone — a
+    limit of the machine, never reported as the learner's fault. `kernel32`: a fake, in tests."""
+    if not _WINDOWS and kernel32 is None:
+        return None
+    from studyapp.winjob import JobObject
+
     try:
-        report.wait_for_start()
-        if report.start_error is not None:
-            process.wait()
-            raise ChildStartError(report.start_error)
-        return _read_child(
-            process, report, started, limit, on_message, cancel, stderr_log, max_line_bytes, serving
-        )
-    finally:
-        if process.poll() is None:  # only when something above raised
-            stop_process_group(process)
-        with _LIVE_LOCK:
-            _LIVE.discard(process)
-        os.close(lifeline_write)
-        os.close(report_read)
+        job = JobObject(kernel32)
+        if not job.assign(int(process._handle)):  # type: ignore[attr-defined]
+            job.close()
+            return None
+    except OSError:
+        return None
+    _JOBS[process.pid] = job
+    return job
+
+
+def _end_job(job: Any, run: ChildRun) -> None:
+    """After the guard's exit: what still runs in the job was left by the child; stop and count it."""
+    pids, count = job.pids()
+    job.terminate()
+    if count:
+        run.leftovers = [*run.leftovers, *(f"process (pid {pid})" for pid in pids)][:LEFTOVERS_SHOWN]
+        run.leftover_count += count
 
 
 def _read_child(
@@ -355,8 +469,12 @@ def _read_child(
         nonlocal asked_to_finish_at
         if served is None or asked_to_finish_at is not None:
             return False
-        with contextlib.suppress(ProcessLookupError):
-            process.send_signal(signal.SIGINT)
+        with contextlib.suppress(ProcessLookupError, OSError):
+            # Windows: CTRL_BREAK reaches the guard's console group (labs/_protocol makes it a
+            # KeyboardInterrupt); POSIX: SIGINT to the guard, which passes it on.
+            process.send_signal(
+                getattr(signal, "CTRL_BREAK_EVENT", signal.SIGINT) if _WINDOWS else signal.SIGINT
+            )
         asked_to_finish_at = time.monotonic()
         return True
 
@@ -385,6 +503,7 @@ def _read_child(
                 try:
                     raw = lines.get(timeout=POLL_S)
                 except queue.Empty:
+                    _continue(process.pid)  # the guard is kept running, whatever the learner's code sends it
                     # A process the child left behind may hold stdout open after the child exited:
                     # the child's exit, not the end of the pipe, ends the run (after a short drain).
                     if process.poll() is not None:

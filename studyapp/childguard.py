@@ -1,24 +1,28 @@
 """Stand between studyapp and a child it runs (a lab, a checker), so nothing the child starts outlives it.
 
-`studyapp.child.run_child` runs `python -I -S childguard.py LIFELINE_FD REPORT_FD COMMAND...` in a
-session of its own. Standard library only, and no studyapp import: it starts in milliseconds.
+`studyapp.child.run_child` runs `python -I -S childguard.py REPORT_FILE COMMAND...` in a session of
+its own (POSIX) or a Job Object (Windows), with a pipe on its stdin. Standard library only, and no
+studyapp import: it starts in milliseconds. No inherited descriptors beyond the standard three, so
+the same guard runs on Linux, macOS and Windows; what a platform lacks, it does without:
 
 - The guard is a child subreaper (Linux, `prctl(PR_SET_CHILD_SUBREAPER)`): a process COMMAND starts
   that leaves its process group or session (`Popen(start_new_session=True)`, a double fork with
   `setsid`) is re-parented to the guard when its parent dies, not to init, so it stays a
   descendant of the guard and can be found.
-- COMMAND runs in a process group of its own: a command that kills its own group (learner code
-  can) does not kill the guard with it.
-- When COMMAND exits, every descendant still alive is killed (SIGKILL) and reaped, and what was
-  stopped is written as JSON to REPORT_FD (the first line there is COMMAND's pid).
-- LIFELINE_FD is the read end of a pipe whose write end only studyapp holds: end of file means
-  studyapp is gone (kill -9, a crash, a closed terminal). The guard then stops COMMAND and all it
-  started: SIGTERM, then SIGKILL after `TERM_GRACE_S`. SIGTERM or SIGHUP to the guard does the same.
-- SIGINT is passed on to COMMAND alone: a lab that serves something (TensorBoard) ends serving
-  and still sends its report.
+- COMMAND runs in a process group of its own where there are groups: a command that kills its own
+  group (learner code can) does not kill the guard with it.
+- When COMMAND exits, every descendant still alive is killed and reaped (found through /proc; the
+  process group where there is no /proc; on Windows studyapp's Job Object does it), and what was
+  stopped is written as JSON to REPORT_FILE (the first line there is COMMAND's pid).
+- stdin is a pipe whose write end only studyapp holds: end of file means studyapp is gone (kill -9,
+  a crash, a closed terminal). The guard then stops COMMAND and all it started: SIGTERM, then
+  SIGKILL after `TERM_GRACE_S`. SIGTERM or SIGHUP to the guard does the same.
+- SIGINT (CTRL_BREAK on Windows, sent by studyapp to the whole console group) is passed on to
+  COMMAND alone: a lab that serves something (TensorBoard) ends serving and still sends its report.
 - The guard exits with COMMAND's status (dying of the same signal, if COMMAND did).
 
-Without /proc (not Linux) descendants cannot be listed: COMMAND's process group is killed instead.
+Where the platform's facilities are emulated away for tests (tests/emulation/), the guard loads the
+same emulation: `STUDYAPP_TEST_EMULATION` names its sitecustomize (`-I` would skip PYTHONPATH).
 """
 
 from __future__ import annotations
@@ -27,11 +31,15 @@ import contextlib
 import ctypes
 import json
 import os
-import select
+import runpy
 import signal
 import subprocess
 import sys
+import threading
 import time
+
+# SIGKILL and SIGHUP are POSIX; on Windows os.kill with SIGTERM is TerminateProcess, as final as it gets.
+KILL = getattr(signal, "SIGKILL", signal.SIGTERM)
 
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 TERM_GRACE_S = 1.5  # below studyapp's STOP_GRACE_S: the guard finishes its sweep before studyapp kills it
@@ -51,11 +59,12 @@ def become_subreaper() -> bool:
 
 
 def process_table() -> dict[int, tuple[int, str, str]] | None:
-    """pid → (parent pid, state, name) of every process, read from /proc; None without /proc."""
+    """pid → (parent pid, state, name) of every process, read from /proc, else from `ps` (macOS and
+    the BSDs have no /proc); None where neither answers (Windows: the Job Object holds the tree)."""
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return None
+        return ps_table()
     table: dict[int, tuple[int, str, str]] = {}
     for entry in entries:
         if not entry.isdigit():
@@ -75,6 +84,29 @@ def process_table() -> dict[int, tuple[int, str, str]] | None:
     return table
 
 
+def ps_table() -> dict[int, tuple[int, str, str]] | None:
+    """The same table from POSIX `ps` (state: its first letter, Z for a zombie)."""
+    if os.name != "posix":
+        return None
+    try:
+        ps = subprocess.Popen(
+            ["ps", "-A", "-o", "pid=", "-o", "ppid=", "-o", "stat=", "-o", "comm="],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        listing, _ = ps.communicate(timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    table: dict[int, tuple[int, str, str]] = {}
+    for line in listing.decode("utf-8", errors="replace").splitlines():
+        fields = line.split(None, 3)
+        if len(fields) == 4 and fields[0].isdigit() and fields[1].isdigit():
+            table[int(fields[0])] = (int(fields[1]), fields[2][:1], os.path.basename(fields[3]))
+    table.pop(ps.pid, None)  # ps itself, a child of the guard, ended by now
+    return table or None
+
+
 def descendants(root: int, table: dict[int, tuple[int, str, str]]) -> list[int]:
     children: dict[int, list[int]] = {}
     for pid, (parent, _, _) in table.items():
@@ -89,14 +121,16 @@ def descendants(root: int, table: dict[int, tuple[int, str, str]]) -> list[int]:
 
 
 class Guard:
-    def __init__(self, command: list[str], lifeline: int, report: int) -> None:
+    def __init__(self, command: list[str], report: str) -> None:
         self.command = command
-        self.lifeline: int | None = lifeline
         self.report = report
         self.child: subprocess.Popen[bytes] | None = None
         self.status: int | None = None  # COMMAND's wait status, once reaped
         self.stop_asked = False
         self.stopped: dict[int, str] = {}
+        self.exit_code: int | None = None  # COMMAND's, as Popen gives it (-N: killed by signal N)
+        self.own_group = False  # COMMAND leads a process group of its own
+        self.parent_gone_at_eof = threading.Event()
 
     # ---------------------------------------------------------------- signals
 
@@ -104,7 +138,9 @@ class Guard:
         self.stop_asked = True
 
     def on_interrupt(self, signum: int, frame: object) -> None:
-        if self.child is not None and self.status is None:
+        # Not on Windows: os.kill with SIGINT is TerminateProcess there (studyapp's CTRL_BREAK
+        # reaches COMMAND directly, and the guard's group gets no console Ctrl+C).
+        if self.child is not None and self.status is None and os.name != "nt":
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.child.pid, signal.SIGINT)
 
@@ -112,6 +148,11 @@ class Guard:
 
     def reap(self) -> None:
         """Collect every child that ended (COMMAND's status among them): no zombie stays behind."""
+        if not hasattr(os, "WNOHANG"):  # Windows: no waitpid(-1); COMMAND is the guard's one child
+            if self.child is not None and self.status is None and self.child.poll() is not None:
+                self.status = 0  # reaped; Windows has no wait status to keep
+                self.exit_code = self.child.returncode
+            return
         while True:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
@@ -123,15 +164,19 @@ class Guard:
                 return
             if self.child is not None and pid == self.child.pid:
                 self.status = status
-                self.child.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait again
+                self.exit_code = os.waitstatus_to_exitcode(status)
+                self.child.returncode = self.exit_code  # Popen must not wait again
 
     def signal_all(self, signum: int) -> None:
         """Send `signum` to COMMAND and every descendant of the guard (its group, where /proc is missing)."""
         table = process_table()
         if table is None:
             if self.child is not None:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(self.child.pid, signum)
+                with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+                    if hasattr(os, "killpg") and self.own_group:
+                        os.killpg(self.child.pid, signum)
+                    elif self.status is None:
+                        os.kill(self.child.pid, signum)  # no groups here (Windows): the job does the rest
             return
         for pid in descendants(os.getpid(), table):
             _, state, name = table[pid]
@@ -139,7 +184,7 @@ class Guard:
                 continue  # already dead, only not reaped yet
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signum)
-                if signum == signal.SIGKILL and (self.child is None or pid != self.child.pid):
+                if signum == KILL and (self.child is None or pid != self.child.pid):
                     self.stopped.setdefault(pid, name)
 
     def sweep(self) -> None:
@@ -149,14 +194,14 @@ class Guard:
             self.reap()
             table = process_table()
             if table is None:
-                self.signal_all(signal.SIGKILL)
+                self.signal_all(KILL)
                 self.reap()
                 return
             alive = [p for p in descendants(os.getpid(), table) if table[p][1] not in ("Z", "X")]
             if not alive or time.monotonic() > deadline:
                 self.reap()
                 return
-            self.signal_all(signal.SIGKILL)
+            self.signal_all(KILL)
             time.sleep(0.01)  # let the killed die and their orphans reach the guard
 
     def stop_everything(self) -> None:
@@ -170,64 +215,72 @@ class Guard:
 
     # ---------------------------------------------------------------- the run
 
-    def parent_gone(self) -> bool:
-        if self.lifeline is None:
-            return False
-        try:
-            ready, _, _ = select.select([self.lifeline], [], [], POLL_S)
-            if ready and not os.read(self.lifeline, 512):
-                return True  # end of file: the only write end, studyapp's, is closed
-        except OSError:
-            self.lifeline = None  # not a pipe after all: no lifeline, the rest still works
-        return False
+    def watch_lifeline(self) -> None:
+        """A thread: stdin reaches end of file when studyapp's write end closes (studyapp is gone).
+        A thread, not select(): Windows cannot select on a pipe."""
+        with contextlib.suppress(OSError, ValueError):
+            while os.read(0, 512):
+                pass
+        self.parent_gone_at_eof.set()
 
     def write_report(self, text: str) -> None:
-        with contextlib.suppress(OSError):
-            os.write(self.report, text.encode("utf-8"))
+        with contextlib.suppress(OSError), open(self.report, "a", encoding="utf-8") as handle:
+            handle.write(text)  # closed at once: studyapp reads the file while the guard runs
+
+    def start_command(self) -> subprocess.Popen[bytes]:
+        options: dict[str, object] = {}
+        if hasattr(os, "setpgid") and sys.version_info >= (3, 11):
+            options["process_group"] = 0  # a group of its own (setpgid in the child, no Python code there)
+        elif hasattr(os, "setpgrp"):
+            options["preexec_fn"] = os.setpgrp  # 3.10; the lifeline thread is not started yet: safe
+        self.own_group = bool(options)
+        return subprocess.Popen(self.command, stdin=subprocess.DEVNULL, **options)  # type: ignore[call-overload]
 
     def run(self) -> int:
         signal.signal(signal.SIGTERM, self.on_stop)
-        signal.signal(signal.SIGHUP, self.on_stop)
+        if hasattr(signal, "SIGHUP"):
+            signal.signal(signal.SIGHUP, self.on_stop)
         signal.signal(signal.SIGINT, self.on_interrupt)
+        if hasattr(signal, "SIGBREAK"):  # Windows: studyapp's "finish serving" reaches COMMAND itself
+            signal.signal(signal.SIGBREAK, signal.SIG_IGN)
         subreaper = become_subreaper()
         try:
-            self.child = subprocess.Popen(
-                self.command, preexec_fn=os.setpgrp
-            )  # the guard has no threads: preexec_fn is safe
+            self.child = self.start_command()
         except OSError as exc:
             self.write_report(json.dumps({"pid": None, "error": str(exc)}) + "\n")
             return 127
         self.write_report(json.dumps({"pid": self.child.pid}) + "\n")
+        threading.Thread(target=self.watch_lifeline, daemon=True).start()
         while self.status is None:
-            if self.stop_asked or self.parent_gone():
+            if self.stop_asked or self.parent_gone_at_eof.is_set():
                 self.stop_everything()
                 break
-            if self.lifeline is None:
-                time.sleep(POLL_S)
+            time.sleep(POLL_S)
             self.reap()
         self.sweep()
         stopped = [{"pid": pid, "name": name} for pid, name in sorted(self.stopped.items())]
         report = {"stopped": stopped[:REPORTED], "count": len(stopped), "subreaper": subreaper}
         self.write_report(json.dumps(report) + "\n")
-        with contextlib.suppress(OSError):
-            os.close(self.report)
         return self.status if self.status is not None else 0
 
 
 def main(argv: list[str]) -> None:
-    lifeline, report, command = int(argv[1]), int(argv[2]), argv[3:]
-    guard = Guard(command, lifeline, report)
+    emulation = os.environ.get("STUDYAPP_TEST_EMULATION")
+    if emulation:  # tests only (see the module's docstring)
+        runpy.run_path(emulation)
+    report, command = argv[1], argv[2:]
+    guard = Guard(command, report)
     status = guard.run()
-    if guard.child is None or guard.status is None:
+    if guard.child is None or guard.status is None or guard.exit_code is None:
         sys.exit(status)
-    if os.WIFSIGNALED(status):  # die as COMMAND died, so studyapp sees the same -N
-        number = os.WTERMSIG(status)
+    if guard.exit_code < 0 and hasattr(os, "WIFSIGNALED"):  # die as COMMAND died: studyapp sees the same -N
+        number = -guard.exit_code
         with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP keep their default anyway
             signal.signal(number, signal.SIG_DFL)
         os.kill(os.getpid(), number)
         time.sleep(1)  # SIGSTOP and the like do not end a process: fall through to an exit code
         sys.exit(128 + number)
-    sys.exit(os.waitstatus_to_exitcode(status))
+    sys.exit(guard.exit_code)
 
 
 if __name__ == "__main__":

@@ -226,3 +226,148 @@ def test_the_child_stops_when_its_parent_dies(tmp_path: Path) -> None:
         assert not still_touched(marker), "the child outlived its parent"
     finally:
         parent.kill()
+
+
+def _attacking_the_guard(daemon: Path, signal_name: str) -> str:
+    """Python source that starts a setsid daemon, then sends `signal_name` to the child guard (found
+    as reliability review L1 did: the first ancestor whose command line names childguard)."""
+    return (
+        "import os, signal, sys\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        f"        os.execv(sys.executable, [sys.executable, '-c', {touching(daemon)!r}])\n"
+        "    os._exit(0)\n"
+        f"while not os.path.exists({str(daemon)!r}): pass\n"
+        "pid = os.getppid()\n"
+        "while b'childguard' not in open(f'/proc/{pid}/cmdline', 'rb').read():\n"
+        "    pid = int(open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[1])\n"
+        f"os.kill(pid, signal.{signal_name})\n" + note("done")
+    )
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the guard through /proc")
+def test_a_guard_stopped_by_the_childs_code_is_continued_and_sweeps(tmp_path: Path) -> None:
+    """review L1: SIGSTOP to the guard held the run to its time limit and the daemon ran on."""
+    daemon = tmp_path / "daemon"
+    run, seen = run_python(_attacking_the_guard(daemon, "SIGSTOP"), limit=20)
+    assert run.stopped_for == "" and [m["text"] for m in seen] == ["done"]  # not held to the limit
+    assert not still_touched(daemon)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the guard through /proc")
+def test_what_a_killed_guard_left_is_still_stopped(tmp_path: Path) -> None:
+    """review L1: SIGKILL to the guard: its adopted daemon went to init and ran on."""
+    daemon = tmp_path / "daemon"
+    run, _ = run_python(_attacking_the_guard(daemon, "SIGKILL"), limit=60)
+    assert run.exit_code == -9  # the guard's own end, as studyapp saw it
+    assert not still_touched(daemon)
+
+
+class _FakeKernel32:
+    """The two Windows calls `labs._parent` makes, faked at their boundary."""
+
+    WAIT_TIMEOUT, WAIT_OBJECT_0 = 0x102, 0
+
+    def __init__(self, handle: int) -> None:
+        self.handle, self.alive = handle, True
+        self.opened: list[tuple[int, bool, int]] = []
+
+    def OpenProcess(self, access: int, inherit: bool, pid: int) -> int:  # the Windows names
+        self.opened.append((access, inherit, pid))
+        return self.handle
+
+    def WaitForSingleObject(self, handle: int, milliseconds: int) -> int:
+        assert handle == self.handle and milliseconds == 0  # asked, never waited on
+        return self.WAIT_TIMEOUT if self.alive else self.WAIT_OBJECT_0
+
+
+def test_the_windows_parent_watch_asks_a_handle_not_getppid() -> None:
+    """On Windows getppid never changes when the parent dies (issue 30): the learner's runner and the
+    distributed lab's ranks watch a handle to the parent instead."""
+    from labs._parent import _windows_probe
+
+    kernel32 = _FakeKernel32(handle=77)
+    alive = _windows_probe(4242, kernel32)
+    assert kernel32.opened == [(0x00100000, False, 4242)]  # SYNCHRONIZE, not inherited
+    assert alive() is True
+    kernel32.alive = False
+    assert alive() is False
+    assert _windows_probe(4242, _FakeKernel32(handle=0))() is False  # the parent was gone already
+
+
+class _FakeJobKernel32:
+    """The Job Object calls of studyapp/winjob.py, faked at their boundary: it keeps what was asked."""
+
+    def __init__(self, running: list[int]) -> None:
+        self.calls: list[str] = []
+        self.flags = 0
+        self.running = running
+
+    def CreateJobObjectW(self, attributes: object, name: object) -> int:  # the Windows names
+        self.calls.append("create")
+        return 5
+
+    def SetInformationJobObject(self, job: int, kind: int, info: Any, size: int) -> int:
+        self.calls.append(f"set {kind}")
+        self.flags = info._obj.BasicLimitInformation.LimitFlags
+        return 1
+
+    def AssignProcessToJobObject(self, job: int, process: int) -> int:
+        self.calls.append(f"assign {process}")
+        return 1
+
+    def QueryInformationJobObject(self, job: int, kind: int, info: Any, size: int, returned: object) -> int:
+        listing = info._obj
+        listing.NumberOfAssignedProcesses = listing.NumberOfProcessIdsInList = len(self.running)
+        for index, pid in enumerate(self.running):
+            listing.ProcessIdList[index] = pid
+        return 1
+
+    def TerminateJobObject(self, job: int, code: int) -> int:
+        self.calls.append("terminate")
+        self.running = []
+        return 1
+
+    def CloseHandle(self, handle: int) -> int:
+        self.calls.append("close")
+        return 1
+
+
+def test_the_windows_branch_holds_the_guard_in_a_kill_on_close_job_and_reports_what_it_left() -> None:
+    """issue 30: on Windows every guard is put in a Job Object (kill on job close); after the guard
+    exits, what still runs in the job was left by the learner's code: it is listed and ended."""
+    from studyapp import child
+    from studyapp.winjob import JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+
+    kernel32 = _FakeJobKernel32(running=[7001, 7002])
+
+    class _Guard:
+        pid, _handle = 4321, 99
+
+    job = child._hold_in_job(_Guard(), kernel32)  # type: ignore[arg-type]
+    assert job is not None and child._JOBS[4321] is job
+    assert kernel32.calls == ["create", "set 9", "assign 99"]
+    assert kernel32.flags & JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+    run = ChildRun("", 0, 0)
+    child._end_job(job, run)
+    assert run.leftover_count == 2 and run.leftovers == ["process (pid 7001)", "process (pid 7002)"]
+    assert kernel32.calls[-1] == "terminate"
+    job.close()
+    child._JOBS.pop(4321)
+    assert kernel32.calls[-1] == "close"
+
+
+def test_a_job_that_cannot_be_made_leaves_the_run_to_the_guard() -> None:
+    """A machine where the job cannot be made: no job, the run goes on (the machine's limit)."""
+    from studyapp import child
+
+    class _Refusing(_FakeJobKernel32):
+        def CreateJobObjectW(self, attributes: object, name: object) -> int:
+            return 0
+
+    class _Guard:
+        pid, _handle = 4322, 98
+
+    assert child._hold_in_job(_Guard(), _Refusing([])) is None  # type: ignore[arg-type]
+    assert 4322 not in child._JOBS

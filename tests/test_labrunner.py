@@ -179,3 +179,19 @@ def test_missing_torch_is_one_line_and_recorded(
     assert result.returncode == 2
     assert result.stderr.strip() == "studyapp: profiler: the profiler lab needs PyTorch: pip install torch"
     assert [r.status for r in ProgressStore.in_dir(isolated_home).lab_runs()] == ["failed"]
+
+
+def test_a_lab_never_imports_the_learners_files_from_the_current_folder(
+    tmp_path: Path, isolated_home: Path, studyapp_cli: InProcessCli
+) -> None:
+    """A learner's `statistics.py` (or `runpy.py`) where they type `studyapp lab` must not replace
+    the standard library's in the lab (issue 34, reliability review M2): the real amdahl lab."""
+    folder = tmp_path / "my files"
+    folder.mkdir()
+    for name in ("statistics", "runpy", "queue", "json"):
+        (folder / f"{name}.py").write_text(
+            f'raise SystemExit("the learner\'s {name}.py ran")\n', encoding="utf-8"
+        )
+    result = studyapp_cli("lab", "amdahl", "--quick", cwd=folder)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ".py ran" not in result.stdout + result.stderr

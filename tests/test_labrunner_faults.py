@@ -151,17 +151,21 @@ def test_a_run_of_a_killed_studyapp_is_not_running_for_ever(
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 20
+        # Under load (two suites at once) studyapp may take long to start: wait for its record, and
+        # say so if it never came, instead of going on to read a run that is not there yet.
+        deadline = time.monotonic() + 90
         runs: list[object] = []
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and process.poll() is None:
             runs = (
                 ProgressStore.in_dir(isolated_home).lab_runs()
                 if (isolated_home / "progress.db").exists()
                 else []
             )
-            if runs and (Path(runs[0].artifact_dir) / runner.RUN_LOCK).exists():  # type: ignore[attr-defined]
+            if runs:  # a recorded run holds its lock already (runner.run_and_record)
+                assert (Path(runs[0].artifact_dir) / runner.RUN_LOCK).exists()  # type: ignore[attr-defined]
                 break
             time.sleep(0.1)
+        assert runs, "studyapp lab hang never recorded its run"
         listing = json.loads(studyapp_cli("lab", "list", "--json").stdout)
         assert {row["id"]: row["last_status"] for row in listing}["hang"] == "running"  # alive: left alone
         process.send_signal(signal.SIGKILL)
@@ -304,3 +308,24 @@ def test_a_lab_run_by_hand_prints_no_control_characters(fake_labs: Path) -> None
         assert result.returncode == code, result.stderr
         assert "\x1b" not in result.stdout + result.stderr
         assert "\\x1b]0;PWNED" in result.stdout + result.stderr
+
+
+def test_a_recorded_run_holds_its_lock_from_the_moment_it_is_recorded(
+    fake_labs: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    """The CI flake above: a studyapp killed between recording its run and taking the run's lock
+    left a lockless "running" record, which the sweep leaves alone for STALE_GRACE. The lock now
+    comes first: at the moment the run is recorded, a sweep already sees a live owner."""
+    store = ProgressStore.in_dir(isolated_home)
+    seen_at_record: list[bool | None] = []
+    record = store.start_lab_run
+
+    def start_lab_run(lab: str, artifact_dir: str) -> str:
+        seen_at_record.append(runner._owner_alive(artifact_dir))
+        return record(lab, artifact_dir)
+
+    store.start_lab_run = start_lab_run  # type: ignore[method-assign]
+    info = registry.get("crash")  # any lab: this one ends at once
+    runner.run_and_record(store, info, out_dir=tmp_path / "out", quick=True)
+    assert seen_at_record == [True]
+    assert runner._owner_alive(str(tmp_path / "out")) is False  # released when the run ended

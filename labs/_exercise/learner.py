@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from labs._exercise.checker import PROTOCOL_ENV, one_line
+from labs._exercise.checker import one_line
 from labs._exercise.messages import say
 
 OUTPUT_LIMIT = 64_000  # bytes of the learner's stdout/stderr kept
@@ -90,14 +90,45 @@ def run_learner_script(
     return _run_child(Path(workspace), request, timeout_s, env)
 
 
-def _child_env(extra: dict[str, str] | None) -> dict[str, str]:
-    env = dict(os.environ)
+# What the learner's code keeps of the checker's environment: what programs need to run and find
+# things, nothing else: no tokens or keys studyapp happened to be started with, no STUDYAPP_HOME (it
+# is not told where the progress store is). Windows needs its system variables to start Python.
+# Names are compared in upper case (Windows ignores case).
+ENV_ALLOWED = frozenset(
+    {
+        "PATH", "HOME", "USER", "LOGNAME", "USERNAME", "SHELL", "TERM", "TZ", "LANG", "LANGUAGE",
+        "TMPDIR", "TMP", "TEMP", "PYTHONPATH", "VIRTUAL_ENV", "PYTHONIOENCODING", "PYTHONUTF8",
+        "PYTHONHASHSEED", "LD_LIBRARY_PATH", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "TORCH_CPP_LOG_LEVEL",
+        "STUDYAPP_LANG",  # the language of the messages the child side writes (messages.say)
+        "STUDYAPP_CHILD_RUN",  # studyapp finds by it what escaped a killed guard (studyapp/child.py)
+        "SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT", "USERPROFILE", "APPDATA",
+        "LOCALAPPDATA", "HOMEDRIVE", "HOMEPATH", "PROGRAMDATA", "PROGRAMFILES",
+        "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE",
+    }
+)  # fmt: skip
+ENV_ALLOWED_PREFIXES = ("LC_",)
+
+
+def learner_env(environ: dict[str, str], extra: dict[str, str] | None) -> dict[str, str]:
+    """The environment the learner's code runs with: the allow-listed part of `environ`, plus what
+    the checker passes on purpose (`extra`)."""
+    env = {
+        name: value
+        for name, value in environ.items()
+        if name.upper() in ENV_ALLOWED or name.upper().startswith(ENV_ALLOWED_PREFIXES)
+    }
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # the learner's folder stays free of __pycache__
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
-    env.pop(PROTOCOL_ENV, None)  # the learner's code is not a checker
     env.update(extra or {})
     return env
+
+
+# `-c` would put the working directory (the workspace) first on sys.path before this module's own
+# imports: `-P` (3.11+) or the first statement keeps it off; `_child_main` adds the workspace back
+# in front once the harness is loaded, for the learner's own imports.
+_SAFE_PATH_FLAGS = ("-P",) if sys.version_info >= (3, 11) else ()
 
 
 def _run_child(
@@ -114,18 +145,21 @@ def _run_child(
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
             raise ValueError(f"arguments for the learner's code must be picklable: {exc}") from exc
         code = (
-            f"import sys; sys.path.insert(0, {_LABS_PARENT!r}); "
+            "import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
+            f"sys.path.insert(0, {_LABS_PARENT!r}); "
             "from labs._exercise.learner import _child_main; "
             f"_child_main({str(request_path)!r}, {str(response_path)!r})"
         )
         process = subprocess.Popen(
-            [sys.executable, "-c", code],
+            [sys.executable, *_SAFE_PATH_FLAGS, "-c", code],
             cwd=workspace,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=_child_env(env),
-            start_new_session=True,  # its own group: a timeout stops its workers too
+            env=learner_env(dict(os.environ), env),
+            # its own group: a timeout stops its workers too (Windows has no groups: the Job Object
+            # studyapp holds the check in ends them with the check)
+            start_new_session=hasattr(os, "setsid"),
         )
         # Pipes drained by threads that keep only the first OUTPUT_LIMIT bytes: a learner's loop
         # printing without end can neither block the child nor fill the disk.
@@ -178,7 +212,7 @@ def _run_child(
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    if os.name == "posix":
+    if hasattr(os, "killpg") and hasattr(os, "setsid"):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
     with contextlib.suppress(OSError):
@@ -272,12 +306,14 @@ def _child_main(request_path: str, response_path: str) -> None:
 
 def _watch_parent() -> None:
     """Exit when the checker dies without stopping us (SIGKILL): no orphan keeps computing."""
-    parent = os.getppid()
+    from labs._parent import parent_alive_probe
+
+    parent_alive = parent_alive_probe(os.getppid())  # getppid alone never changes on Windows
 
     def watch() -> None:
         while True:
             time.sleep(0.5)
-            if os.getppid() != parent:
+            if not parent_alive():
                 os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="studyapp-parent-watch").start()

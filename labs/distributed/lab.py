@@ -22,6 +22,7 @@ import importlib.util
 import json
 import os
 import statistics
+import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -204,6 +205,11 @@ def make_plan(args: argparse.Namespace, trace_dir: Path) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parse_args(build_parser(), argv)
+    if sys.platform == "win32":  # the machine's limit (issue 30), said before any rank starts
+        raise LabDependencyError(
+            "the distributed lab does not run on Windows (PyTorch's Windows build has no libuv TCPStore, and the "
+            "lab hands its store a listening socket): run it under WSL2, Linux or macOS"
+        )
     # Only the ranks import torch (1–2 s each, in parallel); the parent just looks it up.
     if importlib.util.find_spec("torch") is None:
         raise LabDependencyError("the distributed lab needs PyTorch: pip install torch")

@@ -24,6 +24,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from labs._parent import parent_alive_probe
 from labs.distributed.analysis import decompose_step
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -51,13 +52,14 @@ def die_with_parent(parent_pid: int) -> None:
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL(None, use_errno=True)
             armed = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-    if os.getppid() != parent_pid:  # the parent died before prctl took effect
+    parent_alive = parent_alive_probe(parent_pid)  # getppid alone never changes on Windows
+    if not parent_alive():  # the parent died before prctl took effect
         os._exit(1)
     if armed:  # no polling thread then: it would take the GIL from the timed steps 4 times a second
         return
 
     def watch() -> None:
-        while os.getppid() == parent_pid:
+        while parent_alive():
             time.sleep(0.25)
         os._exit(1)
 

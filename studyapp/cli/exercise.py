@@ -258,11 +258,19 @@ def check_and_record(
 ) -> Any:
     """Run the checker and store the check (all but refused runs: a missing dependency is no check)."""
 
+    passed_before = exercise_store.passed_check_uids(store)  # a pass written meanwhile is not counted
     outcome = run_check(info, path, quick=quick, on_event=on_event, cancel=cancel, timeout=timeout, lang=lang)
     if outcome.verdict != USAGE:
-        exercise_store.record_check(
-            store, info.id, info.checker_hash(), outcome.verdict, outcome.details(), outcome.duration_s
+        recorded = exercise_store.record_check(
+            store,
+            info.id,
+            info.checker_hash(),
+            outcome.verdict,
+            outcome.details(),
+            outcome.duration_s,
+            passed_before,
         )
+        outcome.forged_passes = recorded.forged_passes
     return outcome
 
 
@@ -284,6 +292,8 @@ def _print_verdict(
     if outcome.stopped_count:
         names = describe_leftovers(outcome.stopped_processes, outcome.stopped_count)
         print(t("ex.leftovers", count=outcome.stopped_count, names=names))
+    if outcome.forged_passes:
+        print(t("ex.forged", count=outcome.forged_passes))
     if outcome.verdict == PASSED:
         print(t("ex.passed.next", id=info.id))
         if following is not None:

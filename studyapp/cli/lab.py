@@ -83,7 +83,7 @@ def show_lab_help(info: registry.LabInfo) -> int:
     import os
     import subprocess
 
-    command = [*lab_command(info, [], quick=False, out_dir=Path(os.devnull))[:3], "--help"]
+    command = [*lab_command(info, [], quick=False, out_dir=Path(os.devnull))[:-2], "--help"]  # not --out
     env = {k: v for k, v in os.environ.items() if k != "STUDYAPP_LAB_PROTOCOL"}
     completed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
     print(completed.stdout or completed.stderr, end="")

@@ -78,6 +78,8 @@ class CheckOutcome:
     # What the learner's code left running after the check, stopped by studyapp (studyapp.child).
     stopped_processes: list[str] = field(default_factory=list)
     stopped_count: int = 0
+    # Passes that appeared in the store while this check ran, not counted (exercise_store.record_check).
+    forged_passes: int = 0
 
     @property
     def passed(self) -> bool:
@@ -187,7 +189,7 @@ def checker_env(info: ExerciseInfo, lang: str | None = None) -> dict[str, str]:
     # The labs root that holds this exercise's lab (so `from labs._exercise import ...` works).
     root = str(info.path.parent.parent.parent.parent)
     paths = [root] if str(locations.labs_root()) == root else [root, str(locations.labs_root())]
-    return child_env(
+    env = child_env(
         paths,
         STUDYAPP_EXERCISE_PROTOCOL="jsonl",
         PYTHONDONTWRITEBYTECODE="1",  # keep the learner's folder free of __pycache__
@@ -195,6 +197,15 @@ def checker_env(info: ExerciseInfo, lang: str | None = None) -> dict[str, str]:
         # (labs/_exercise/messages.py); English when none is given
         STUDYAPP_LANG=lang or "en",
     )
+    # A checker does not need to know where the learner's data is, and the learner's code under it
+    # must not be told (it cannot forge a check in a store it is not shown); labs/_exercise/learner.py
+    # gives that code only an allow-listed environment.
+    for name in _DATA_LOCATIONS:
+        env.pop(name, None)
+    return env
+
+
+_DATA_LOCATIONS = ("STUDYAPP_HOME", "STUDYAPP_CACHE", "STUDYAPP_CONTENT", "STUDYAPP_NOW")
 
 
 @dataclass

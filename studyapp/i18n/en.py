@@ -322,6 +322,7 @@ STRINGS: dict[str, str] = {
     "ex.solution.locked": "the solution opens after you pass: studyapp exercise check {id} (or --force to see it now)",
     "ex.solution.path": "reference solution: {path}",
     "ex.interrupted": "interrupted",
+    "ex.forged": "{count} passed check(s) appeared in the progress store while your code ran; they were not counted (check those exercises again)",
     "ex.leftovers": "stopped {count} process(es) your code left running after the check: {names}",
     "key.exercises": "Exercises",
     "cmd.exercises": "Exercises",

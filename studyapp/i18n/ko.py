@@ -322,6 +322,7 @@ STRINGS: dict[str, str] = {
     "ex.solution.locked": "모범 답안은 통과한 뒤에 볼 수 있습니다: studyapp exercise check {id} (지금 보려면 --force)",
     "ex.solution.path": "모범 답안: {path}",
     "ex.interrupted": "중단됨",
+    "ex.forged": "코드가 실행되는 동안 진행 기록에 통과한 검사 {count}개가 생겼습니다; 세지 않았습니다 (그 연습 문제를 다시 검사하세요)",
     "ex.leftovers": "검사가 끝난 뒤에도 코드가 남겨 둔 프로세스 {count}개를 멈췄습니다: {names}",
     "key.exercises": "과제",
     "cmd.exercises": "과제",

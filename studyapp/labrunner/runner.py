@@ -25,7 +25,15 @@ from typing import IO, Any
 
 from studyapp import locations
 from studyapp.atomicfile import open_regular_for_writing, write_text_atomically
-from studyapp.child import STOPPED_CANCELLED, STOPPED_TIMEOUT, ChildRun, Serving, child_env, run_child
+from studyapp.child import (
+    STOPPED_CANCELLED,
+    STOPPED_TIMEOUT,
+    ChildRun,
+    Serving,
+    child_env,
+    python_code_command,
+    run_child,
+)
 from studyapp.errors import StudyappError
 from studyapp.labrunner.registry import LabInfo
 from studyapp.safetext import printable, printable_data
@@ -191,13 +199,15 @@ def default_out_dir(lab: str, data_dir: Path | None = None) -> Path:
 
 
 # `python -m labs.NAME` would look in the current directory first; this puts the labs root first
-# so the lab that runs is the one the registry found, whatever directory the learner is in.
-_LAUNCH = "import runpy, sys; sys.path.insert(0, {root!r}); runpy.run_module({module!r}, run_name='__main__', alter_sys=True)"
+# so the lab that runs is the one the registry found, whatever directory the learner is in, and
+# `python_code_command` keeps the current directory off sys.path: a learner's `statistics.py` there
+# must not replace the standard library's in the lab (reliability review M2).
+_LAUNCH = "import runpy; sys.path.insert(0, {root!r}); runpy.run_module({module!r}, run_name='__main__', alter_sys=True)"
 
 
 def lab_command(info: LabInfo, lab_args: Sequence[str], quick: bool, out_dir: Path) -> list[str]:
     launch = _LAUNCH.format(root=str(info.path.parent.parent), module=f"labs.{info.id}")
-    command = [sys.executable, "-c", launch, *lab_args, "--out", str(out_dir)]
+    command = [*python_code_command(launch, *lab_args), "--out", str(out_dir)]
     if quick:
         command.append("--quick")
     return command
@@ -264,8 +274,11 @@ def run_lab(
     on_progress: Callable[[ProgressEvent], None] | None = None,
     cancel: threading.Event | None = None,
     data_dir: Path | None = None,
+    run_lock: IO[bytes] | None = None,
 ) -> LabOutcome:
-    """Run a lab to the end (or until cancelled / timed out). Blocking; call from a thread in a UI."""
+    """Run a lab to the end (or until cancelled / timed out). Blocking; call from a thread in a UI.
+
+    `run_lock`: the run's lock (`_hold_run_lock`) when the caller took it already; released here."""
     out_dir = out_dir or default_out_dir(info.id)
     prepare_out_dir(out_dir)
     limit = timeout or (info.quick_timeout_s if quick else info.timeout_s)
@@ -273,8 +286,10 @@ def run_lab(
     try:
         err = os.fdopen(open_regular_for_writing(out_dir / STDERR_LOG), "wb")
     except OSError as exc:
+        _release_run_lock(run_lock, out_dir)
         raise OutDirError(f"cannot use --out {out_dir}: {exc.strerror or exc}") from None
-    run_lock = _hold_run_lock(out_dir)
+    if run_lock is None:
+        run_lock = _hold_run_lock(out_dir)
     try:
         with err:
             run = run_child(
@@ -388,10 +403,20 @@ def run_and_record(store: Any, info: LabInfo, lab_args: Sequence[str] = (), **kw
     """Run a lab and record the run (start, end, status, summary, artifacts) in the progress store."""
     out_dir = kwargs.pop("out_dir", None) or default_out_dir(info.id, store.path.parent)
     prepare_out_dir(out_dir)  # before the run is recorded: an unusable --out leaves no record behind
-    run_uid = store.start_lab_run(info.id, str(out_dir))
+    # The lock is held before the run is recorded: a studyapp killed in between used to leave a
+    # "running" record without a lock, which `sweep_stale_runs` leaves alone for STALE_GRACE (the
+    # CI flake of test_a_run_of_a_killed_studyapp_is_not_running_for_ever under load).
+    run_lock = _hold_run_lock(out_dir)
+    try:
+        run_uid = store.start_lab_run(info.id, str(out_dir))
+    except BaseException:
+        _release_run_lock(run_lock, out_dir)
+        raise
     outcome: LabOutcome | None = None
     try:
-        outcome = run_lab(info, lab_args, out_dir=out_dir, data_dir=store.path.parent, **kwargs)
+        outcome = run_lab(
+            info, lab_args, out_dir=out_dir, data_dir=store.path.parent, run_lock=run_lock, **kwargs
+        )
     except OutDirError as exc:  # e.g. the disk filled between creating the folder and its log
         store.finish_lab_run(run_uid, STATUS_FAILED, str(exc), None)
         raise

@@ -7,6 +7,7 @@ All access goes through `ProgressStore.transaction()`, so these rows follow the 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,6 +32,14 @@ class ExerciseCheck:
     details: dict[str, Any] | None
     duration_s: float | None
     checked_at: datetime
+    forged_passes: int = 0  # passes that appeared in the store while this check ran (record_check)
+
+
+def passed_check_uids(store: ProgressStore) -> frozenset[str]:
+    """The uids of every passed check now in the store: taken before the learner's code runs, so
+    `record_check` can tell a pass that appeared meanwhile from one studyapp recorded."""
+    with store.transaction() as db:
+        return frozenset(row[0] for row in db.execute("SELECT uid FROM exercise_checks WHERE passed = 1"))
 
 
 def record_check(
@@ -40,7 +49,16 @@ def record_check(
     verdict: str,
     details: dict[str, Any] | None,
     duration_s: float | None,
+    passed_before: frozenset[str] | None = None,
 ) -> ExerciseCheck:
+    """Store one check, as the checker's verdict came to studyapp.
+
+    `passed_before` (from `passed_check_uids` before the check ran): a pass that is in the store now
+    but was not then was written while the learner's code ran — that code runs as the learner and
+    can open the store — so it is not counted: it becomes an `error` check (`forged_passes` counts
+    them). A check another studyapp recorded at that very moment is caught too; checking that
+    exercise again counts it.
+    """
     check = ExerciseCheck(
         uid=new_id(),
         exercise_id=exercise_id,
@@ -66,6 +84,19 @@ def record_check(
                 to_iso(check.checked_at),
             ),
         )
+        if passed_before is not None:
+            appeared = [
+                uid
+                for (uid,) in db.execute(
+                    "SELECT uid FROM exercise_checks WHERE passed = 1 AND uid != ?", (check.uid,)
+                )
+                if uid not in passed_before
+            ]
+            db.executemany(
+                "UPDATE exercise_checks SET passed = 0, verdict = 'error' WHERE uid = ?",
+                [(u,) for u in appeared],
+            )
+            check = dataclasses.replace(check, forged_passes=len(appeared))
     return check
 
 

@@ -90,6 +90,7 @@ class ExercisesScreen(StudyScreen):
         self.exercises: dict[str, Any] = {k: v for k, v in found.items() if lab is None or v.lab == lab}
         self.lab = lab
         self.selected: str | None = select if select in self.exercises else next(iter(self.exercises), None)
+        self.passed_before: frozenset[str] | None = None  # passed checks when the running check began
         self.pushed = pushed
         self.quick = quick  # smaller checker settings (tests)
         self.run_panel = RunPanel(id="exs-run")
@@ -288,6 +289,8 @@ class ExercisesScreen(StudyScreen):
         self.query_one("#exs-results", Vertical).remove_children()
         self.query_one("#exs-title", TitleBar).set(right=self.t("exs.checking", id=info.id))
         quick = self.quick
+        # A pass that appears in the store while the learner's code runs is not counted (record_check).
+        self.passed_before = exercise_store.passed_check_uids(self.study.store)
 
         def job(report: Callable[[Any], None], cancel: threading.Event) -> Any:
             return run_check(info, path, quick=quick, on_event=report, cancel=cancel)
@@ -328,6 +331,7 @@ class ExercisesScreen(StudyScreen):
                     outcome.verdict,
                     outcome.details(),
                     outcome.duration_s,
+                    self.passed_before,
                 )
             )
         self._finish_ui()
