@@ -531,6 +531,7 @@ STRINGS: dict[str, str] = {
     "prediction.no_date": "No exam date yet: studyapp progress --exam-date YYYY-MM-DD",
     "prediction.past": "The exam date {date} has passed",
     "prediction.calibration": "Checked on your {answers} answers: Brier {brier}, log loss {log_loss} (0.25 and 0.69 = coin flips)",
+    "prediction.damaged": "{count} damaged answers in the progress file (a rating no answer can have) were left out",
     "prediction.calibration_none": "Checked on your answers: none yet",
     "prediction.dday": "D-{days}",
     "prediction.dday_today": "D-day",

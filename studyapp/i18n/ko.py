@@ -531,6 +531,7 @@ STRINGS: dict[str, str] = {
     "prediction.no_date": "시험일이 없습니다: studyapp progress --exam-date YYYY-MM-DD",
     "prediction.past": "시험일 {date}이 지났습니다",
     "prediction.calibration": "내 답 {answers}개로 검증: Brier {brier}, 로그 손실 {log_loss} (동전 던지기는 0.25와 0.69)",
+    "prediction.damaged": "진도 파일의 손상된 답 {count}개(있을 수 없는 평점)는 빼고 계산했습니다",
     "prediction.calibration_none": "내 답으로 검증: 아직 답이 없음",
     "prediction.dday": "D-{days}",
     "prediction.dday_today": "D-day",

@@ -389,12 +389,16 @@ class Prediction:
     model: RecallModel
     knowledge_today: Knowledge
     knowledge_exam_day: Knowledge | None
+    answers: int = 0  # the answers the prediction rests on
+    damaged_reviews: int = 0  # stored answers left out: a value no answer can have
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "today": self.today.to_dict(),
             "exam_day": self.exam_day.to_dict() if self.exam_day else None,
             "exam_date": self.exam_date.isoformat() if self.exam_date else None,
+            "answers": self.answers,
+            "damaged_reviews": self.damaged_reviews,
         }
 
 
@@ -418,7 +422,15 @@ def predict(
         exam_knowledge = state.knowledge(moment)
         exam_day = pool_forecast(content, exam_knowledge, mark, cutoff)
     return Prediction(
-        today, exam_day, exam_date, state.calibration, state.model, today_knowledge, exam_knowledge
+        today,
+        exam_day,
+        exam_date,
+        state.calibration,
+        state.model,
+        today_knowledge,
+        exam_knowledge,
+        state.fitted.answers,
+        state.fitted.damaged,
     )
 
 

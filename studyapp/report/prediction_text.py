@@ -59,6 +59,9 @@ def prediction_lines(
             questions=forecast["today"]["questions"],
         )
     )
+    damaged = forecast.get("damaged_reviews") or 0
+    if damaged:
+        lines.append(t("prediction.damaged", count=damaged))
     calibration = data.get("calibration") or {}
     if calibration.get("answers") and calibration.get("brier") is not None:
         lines.append(

@@ -82,6 +82,11 @@ MIN_ANSWERS = 50  # O/X answers before anything is fitted
 CALIBRATION_BLOCKS = 5
 RELIABILITY_BINS = 10
 CLIP = 1e-4
+# The reviews of one item the tracer reads: its first FIRST_TRACED and its newest ones, at most
+# MAX_TRACED in all (`bounded`): 10⁶ reviews of one item cost what 200 do.
+MAX_TRACED = 200
+FIRST_TRACED = 20
+RATINGS = frozenset(int(grade) for grade in Grade)
 
 DEFAULT_GUESS = 0.25  # a stored kind that no longer exists: priced like four options
 
@@ -197,16 +202,41 @@ class Exposures:
         return np.array([self.before(topic, moment, pace) for pace in PACE_GRID])
 
 
+def bounded(history: Sequence[Review]) -> Sequence[Review]:
+    """An item's first `FIRST_TRACED` and last `MAX_TRACED − FIRST_TRACED` reviews. The first
+    ones say what the learner knew on first sight (the `prior`), the last ones what they know
+    now; the tracer's state forgets the middle of a long history anyway, so leaving it out
+    keeps the time and memory of a fit bounded by the bank's size, whatever the store holds."""
+    if len(history) <= MAX_TRACED:
+        return history
+    return [*history[:FIRST_TRACED], *history[len(history) - (MAX_TRACED - FIRST_TRACED) :]]
+
+
+def usable(reviews: Iterable[Review]) -> tuple[list[Review], int]:
+    """The reviews whose rating FSRS can read, and how many were left out: a hand-damaged row
+    (a rating of -1 or 99) is skipped and counted, so the report can say so, rather than
+    ending the report with an internal error."""
+    kept: list[Review] = []
+    damaged = 0
+    for review in reviews:
+        if review.rating in RATINGS:
+            kept.append(review)
+        else:
+            damaged += 1
+    return kept, damaged
+
+
 def item_logs(
     histories: Mapping[str, Sequence[Review]],
     items: Iterable[str],
     exposures: Exposures | None = None,
     topic_of: Mapping[str, str] | None = None,
 ) -> dict[str, ItemLog]:
-    """Every reviewed item of `items`, replayed through FSRS once."""
+    """Every reviewed item of `items`, replayed through FSRS once (at most `MAX_TRACED` reviews
+    of each: see `bounded`)."""
     logs: dict[str, ItemLog] = {}
     for item_id in items:
-        history = histories.get(item_id)
+        history = bounded(histories.get(item_id) or ())
         if not history:
             continue
         steps: list[Step] = []
@@ -316,9 +346,13 @@ class Trace:
     log_likelihood_before: list[Any] = field(default_factory=list)
 
 
-def trace(logs: Iterable[ItemLog], params: Params, bounds: Sequence[datetime] = ()) -> Trace:
+def trace(
+    logs: Iterable[ItemLog], params: Params, bounds: Sequence[datetime] = (), keep_answers: bool = True
+) -> Trace:
     """Run the three-state tracer (known; unknown but teachable; unknown and not taught by
-    feedback) over every item's log with `params`."""
+    feedback) over every item's log with `params`. Over the grid only the likelihoods are
+    needed: `keep_answers=False` keeps no per-answer state (an array of the grid's size, ~7 KB,
+    for every answer otherwise)."""
     log = np.log if isinstance(params.learn, np.ndarray) else math.log
     result = Trace()
     sums: list[Any] = [0.0] * (len(bounds) + 1)
@@ -332,7 +366,8 @@ def trace(logs: Iterable[ItemLog], params: Params, bounds: Sequence[datetime] = 
                 right = (1 - SLIP) if step.correct else SLIP
                 if_known = right * (UNSURE_KNOWN if step.unsure else 1 - UNSURE_KNOWN)
                 if_unknown = GUESS_OX * (params.unsure if step.unsure else 1 - params.unsure)
-                result.answers.append(TracedAnswer(step.at, item.item_id, step.correct, known))
+                if keep_answers:
+                    result.answers.append(TracedAnswer(step.at, item.item_id, step.correct, known))
             elif not step.correct:
                 if_known, if_unknown = SLIP, CHOICE_WRONG_UNKNOWN
             elif step.unsure:
@@ -340,7 +375,14 @@ def trace(logs: Iterable[ItemLog], params: Params, bounds: Sequence[datetime] = 
             else:
                 if_known = (1 - SLIP) * (1 - UNSURE_KNOWN)
                 if_unknown = CHOICE_RIGHT_UNKNOWN * (1 - params.unsure)
-            evidence = known * if_known + (1 - known) * if_unknown
+            # The three states are renormalised at every answer: the update is exact only while
+            # they sum to 1, and rounding drift grows at every surprising answer (a known item
+            # missed multiplies it by ~10), so after a few thousand answers to one item the
+            # evidence went negative and log() failed. With the sum held at 1 the evidence is at
+            # least min(if_known, if_unknown) > 0: every term of the log-likelihood is bounded.
+            total = known + teachable + other
+            known, teachable, other = known / total, teachable / total, other / total
+            evidence = known * if_known + (teachable + other) * if_unknown
             slot = bisect_right(bounds, step.at) if bounds else 0
             sums[slot] = sums[slot] + log(evidence)
             known = known * if_known / evidence
@@ -493,6 +535,8 @@ class Fitted:
     calibration: Calibration
     exposures: Exposures | None = None
     topic_of: Mapping[str, str] = field(default_factory=dict)
+    damaged: int = 0  # reviews left out: a rating no FSRS grade has (a hand-edited store)
+    answers: int = 0  # the answers read (of every kind)
 
     def knows(self, item_id: str, moment: datetime) -> float:
         """Calibrated P(the learner knows `item_id`) at `moment`, with no more study before it."""
@@ -510,13 +554,21 @@ def fit_learner(histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str
     """Fit the learner's tracer parameters (MAP over the grid) and calibration on their answers to
     the items of `topic_of` (item id → topic); score the calibration prequentially (each block of
     answers by a fit on the blocks before it)."""
+    clean: dict[str, list[Review]] = {}
+    damaged = 0
+    for item_id, entries in histories.items():
+        kept, left_out = usable(entries)
+        damaged += left_out
+        if kept:
+            clean[item_id] = kept
+    histories = clean
     exposures = Exposures((r for entries in histories.values() for r in entries), topic_of)
     logs = list(item_logs(histories, topic_of, exposures, topic_of).values())
     answer_times = sorted(step.at for log in logs for step in log.steps if step.ox)
     size = max(1, math.ceil(len(answer_times) / CALIBRATION_BLOCKS))
     bounds = [answer_times[n] for n in range(size, len(answer_times), size)]
     grid = Params.grid()
-    over_grid = trace(logs, grid, bounds)
+    over_grid = trace(logs, grid, bounds, keep_answers=False)
     log_prior = grid.log_prior()
 
     def fitted_before(slot: int | None) -> tuple[RecallModel, Trace]:
@@ -549,4 +601,6 @@ def fit_learner(histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str
         score_predictions(predicted, outcome),
         exposures,
         topic_of,
+        damaged,
+        sum(len(log.steps) for log in logs),
     )
