@@ -40,6 +40,7 @@ from studyapp.progress.exam_aim import exam_moment
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import local_tz
 from studyapp.quiz.exam import DEFAULT_COUNT, DEFAULT_PASS_MARK, KIND_CHOICE, KIND_OX, ExamQuestion, exam_pool
+from studyapp.quiz.pass_rule import questions_needed
 from studyapp.report.recall_model import Calibration, Fitted, RecallModel, by_item, fit_learner, guess_rate
 
 INTERVAL = (0.10, 0.90)  # the central 80 % of the score distribution
@@ -78,11 +79,6 @@ def drawn_sum(probabilities: Sequence[float], draws: int) -> np.ndarray:
     return state[draws]
 
 
-def _at_least(count: int, share: float) -> int:
-    """Questions right needed to reach `share` of `count` (as the exam grades: ≥ share − 1e-9)."""
-    return max(0, math.ceil(share * count - 1e-9))
-
-
 @dataclass(frozen=True)
 class Outlook:
     """The predicted score of one exam: its distribution and what follows from it."""
@@ -116,20 +112,23 @@ def _quantile(distribution: np.ndarray, level: float) -> int:
 def outlook(
     topic_distributions: Mapping[str, np.ndarray], pass_mark: float, cutoff: float | None = None
 ) -> Outlook:
-    """Combine per-topic score distributions into the exam's (independent topics)."""
+    """Combine per-topic score distributions into the exam's (independent topics). The pass
+    probability is P(`pass_rule.verdict` passes): each topic's distribution is cut below the
+    cutoff's `questions_needed` (과락) before the convolution, and the total must reach the pass
+    mark's — the mock exam's own rule, summed over every outcome."""
     total = np.array([1.0])
     passing = np.array([1.0])  # every topic at or above its cutoff
     topic_pass: dict[str, float] = {}
     for topic, distribution in topic_distributions.items():
         total = np.convolve(total, distribution)
         if cutoff is not None:
-            needed = _at_least(len(distribution) - 1, cutoff)
+            needed = questions_needed(len(distribution) - 1, cutoff)
             truncated = distribution.copy()
             truncated[:needed] = 0.0
             topic_pass[topic] = float(truncated.sum())
             passing = np.convolve(passing, truncated)
     count = len(total) - 1
-    needed = _at_least(count, pass_mark)
+    needed = questions_needed(count, pass_mark)
     source = passing if cutoff is not None else total
     shares = np.arange(count + 1) / max(count, 1)
     return Outlook(
