@@ -35,13 +35,22 @@ from typing import Any
 import numpy as np
 
 from studyapp.content.model import Content, Item
-from studyapp.progress import goals
+from studyapp.progress import exams, goals
 from studyapp.progress.exam_aim import exam_moment
-from studyapp.progress.store import ProgressStore
+from studyapp.progress.scheduler import Grade
+from studyapp.progress.store import ProgressStore, Review
 from studyapp.quiz.engine import local_tz
 from studyapp.quiz.exam import DEFAULT_COUNT, DEFAULT_PASS_MARK, KIND_CHOICE, KIND_OX, ExamQuestion, exam_pool
 from studyapp.quiz.pass_rule import questions_needed
-from studyapp.report.recall_model import Calibration, Fitted, RecallModel, by_item, fit_learner, guess_rate
+from studyapp.report.recall_model import (
+    THIN_EVIDENCE,
+    Calibration,
+    Fitted,
+    RecallModel,
+    by_item,
+    fit_learner,
+    guess_rate,
+)
 
 INTERVAL = (0.10, 0.90)  # the central 80 % of the score distribution
 DISTRACTORS = 3  # of a 4-choice question
@@ -220,17 +229,62 @@ class LearnerState:
 _cached: tuple[tuple[Any, ...], LearnerState] | None = None
 
 
+def exam_answers(attempts: Iterable[exams.ExamAttempt]) -> list[Review]:
+    """A finished mock exam's answers as evidence, each at its kind's guess rate: the key item of
+    each answered question, right or wrong (sure: the exam has no unsure mark). An exam sat with
+    `--schedule` stored its answers as reviews already and is not counted twice. Rows that do not
+    read as a question (an old or damaged archive) are skipped."""
+    answers: list[Review] = []
+    for attempt in attempts:
+        if attempt.finished_at is None or attempt.settings.get("schedule"):
+            continue
+        for number, row in enumerate(attempt.questions):
+            if not isinstance(row, dict) or row.get("response") is None:
+                continue
+            ids = [i for i in row.get("item_ids") or () if isinstance(i, str)]
+            kind = row.get("kind")
+            if not ids or not isinstance(kind, str):
+                continue
+            key = ids[0]
+            if len(ids) > 1:  # options: the key is the one the answer names
+                answer = str(row.get("answer", ""))
+                index = int(answer) - 1 if answer.isdigit() else -1
+                if not 0 <= index < len(ids):
+                    continue
+                key = ids[index]
+            correct = bool(row.get("correct"))
+            answers.append(
+                Review(
+                    f"{attempt.uid}:{number}",
+                    key,
+                    kind,
+                    str(row.get("response")),
+                    correct,
+                    False,
+                    int(Grade.from_answer(correct, False)),
+                    "exam",
+                    attempt.uid,
+                    attempt.finished_at,
+                    None,
+                    None,
+                )
+            )
+    return answers
+
+
 def learner_state(content: Content, store: ProgressStore) -> LearnerState:
     """Read the log, fit the learner's model on their answers, score its calibration. The last
     fit is reused while the log is unchanged (same file, same number of reviews and newest row):
     Home, the report and the exam ask for it in turn."""
     global _cached
     row = store.query("SELECT count(*), max(id) FROM reviews")[0]
-    key = (id(content), str(store.path), row[0], row[1])
+    sat = store.query("SELECT count(*), max(finished_at) FROM exam_attempts WHERE finished_at IS NOT NULL")[0]
+    key = (id(content), str(store.path), row[0], row[1], sat[0], sat[1])
     if _cached is not None and _cached[0] == key:
         return _cached[1]
     topic_of = {item.id: item.topic for item in content.items.values()}
-    state = LearnerState(content, fit_learner(by_item(store.reviews()), topic_of))
+    answers = [*store.reviews(), *exam_answers(exams.attempts(store))]
+    state = LearnerState(content, fit_learner(by_item(answers), topic_of))
     _cached = (key, state)
     return state
 
@@ -397,6 +451,7 @@ class Prediction:
             "exam_day": self.exam_day.to_dict() if self.exam_day else None,
             "exam_date": self.exam_date.isoformat() if self.exam_date else None,
             "answers": self.answers,
+            "thin_evidence": self.answers < THIN_EVIDENCE,
             "damaged_reviews": self.damaged_reviews,
         }
 

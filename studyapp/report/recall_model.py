@@ -20,8 +20,8 @@ Projected to a day, an item is known with P(known after its last review) × FSRS
 on that day.
 
 `learn`, `prior` and `unsure` are the learner's own: the maximum a posteriori point of a small
-grid (weak Beta priors) on the likelihood of all their answers, once there are `MIN_ANSWERS` O/X
-answers (the defaults before). On top, a logistic calibration of recall → correct,
+grid (weak Beta priors) on the likelihood of all their answers of every kind, from the first
+answer on (no floor: the priors keep a thin history honest). On top, a logistic calibration,
 
     P(right on a question with guess rate g) = g + (1 − g) · σ(a + b · logit P(known)),
 
@@ -49,6 +49,7 @@ import numpy as np
 from studyapp.progress.scheduler import Grade, recall_after, recall_curve, replay_states
 from studyapp.progress.store import Review
 from studyapp.quiz.kinds import kind_of
+from studyapp.quiz.kinds.base import INPUT_PICK
 
 SLIP = 0.05  # a known item answered wrong anyway
 UNSURE_KNOWN = 0.05  # a known item marked unsure
@@ -57,17 +58,18 @@ GUESS_OX = 0.5
 # elimination this often when the key is not known; a missed key or a wrong pick (Again) is wrong
 # this often for an item not known; a Hard credit (every distractor of a right answer, or the key
 # answered unsure) says nothing about the item itself.
-CHOICE_RIGHT_UNKNOWN = 0.4
-CHOICE_WRONG_UNKNOWN = 0.6
+# Right by elimination 1.6 × the blind rate (0.4 with four options), wrong the rest (0.6).
+ELIMINATION = 1.6
+GUESS_FLOOR = 0.02
 CHOICE_OPTIONS = 4
 SKIM_SHARE = 0.5  # an option shown but not credited teaches half as often as a feedback on the item
 FIRST_STABILITY = 2.3065  # days: FSRS-6's default stability after a first sure answer (w[2])
 
 HARD_LEARN = 0.02  # an item feedback does not teach this learner, learnt anyway
-# The grid the learner's parameters are chosen from, and the defaults used before MIN_ANSWERS.
+# The grid the learner's parameters are chosen from, and the defaults (block 0 of the prequential check).
 LEARNABLE_GRID = (0.15, 0.35, 0.55, 0.75, 0.95)
 LEARN_GRID = (0.3, 0.6, 0.9)
-PRIOR_GRID = (0.02, 0.07, 0.15, 0.3)
+PRIOR_GRID = (0.02, 0.07, 0.15, 0.3, 0.5, 0.7, 0.85)  # up to a learner who studied before the app
 UNSURE_GRID = (0.05, 0.3, 0.6)
 PACE_GRID = (1.0, 2.0, 4.0, 8.0, 16.0)
 DEFAULT_LEARNABLE, DEFAULT_LEARN, DEFAULT_PRIOR, DEFAULT_UNSURE, DEFAULT_PACE = 0.75, 0.6, 0.07, 0.3, 1.0
@@ -78,7 +80,9 @@ DEFAULT_LEARNABLE, DEFAULT_LEARN, DEFAULT_PRIOR, DEFAULT_UNSURE, DEFAULT_PACE = 
 PACE_PRIOR_SD = 1.5
 BETA_PRIORS = {"learnable": (2.0, 2.0), "learn": (2.0, 2.0), "prior": (1.5, 8.0), "unsure": (2.0, 3.0)}
 CALIBRATION_PRIOR = (np.array([0.0, 1.0]), 0.5)  # (a, b) means, one standard deviation
-MIN_ANSWERS = 50  # O/X answers before anything is fitted
+# Fewer answers than this: the prediction says how few it rests on ("answers so far: N"). The
+# model is fitted from the first answer on (weak priors keep it honest), there is no floor.
+THIN_EVIDENCE = 50
 CALIBRATION_BLOCKS = 5
 RELIABILITY_BINS = 10
 CLIP = 1e-4
@@ -89,6 +93,15 @@ FIRST_TRACED = 20
 RATINGS = frozenset(int(grade) for grade in Grade)
 
 DEFAULT_GUESS = 0.25  # a stored kind that no longer exists: priced like four options
+
+
+def picks(kind: str) -> bool:
+    """Whether `kind`'s stored reviews are credits of a pick among options (the kind's input),
+    read as evidence with elimination, rather than direct answers."""
+    try:
+        return kind_of(kind).input == INPUT_PICK
+    except ValueError:
+        return False
 
 
 def guess_rate(kind: str) -> float:
@@ -120,7 +133,8 @@ class Step:
     at: datetime
     elapsed: float  # days since the previous review (0 for the first)
     stability: float | None  # FSRS stability after the previous review (None for the first)
-    ox: bool  # a direct O/X answer (else a 4-choice credit or another kind)
+    guess: float  # how often a blind guess at this kind is right (its kind's guess_rate)
+    pick: bool  # a credit of a pick-one-option answer (4-choice, glossary), else a direct answer
     correct: bool
     unsure: bool
 
@@ -251,7 +265,8 @@ def item_logs(
                     review.reviewed_at,
                     max(0.0, elapsed),
                     stability,
-                    review.kind == "ox",
+                    guess_rate(review.kind),
+                    picks(review.kind),
                     review.correct,
                     review.unsure,
                 )
@@ -333,6 +348,7 @@ class TracedAnswer:
     item_id: str
     correct: bool
     known: Any  # P(known) just before the answer (per grid point, or one float)
+    guess: float = GUESS_OX  # the answer's blind-guess rate
 
 
 @dataclass
@@ -362,19 +378,23 @@ def trace(
             keep = 1.0 if step.stability is None else recall_curve(step.stability, step.elapsed * params.pace)
             forgotten = known * (1 - keep)  # forgotten items were learnt: teachable again
             known, teachable = known - forgotten, teachable + forgotten
-            if step.ox:
+            if not step.pick:
+                # a direct answer of any kind, at its own guess rate (½ O/X, a typed number
+                # almost never: GUESS_FLOOR keeps a lucky one from being impossible)
+                guess = min(1 - GUESS_FLOOR, max(GUESS_FLOOR, step.guess))
                 right = (1 - SLIP) if step.correct else SLIP
                 if_known = right * (UNSURE_KNOWN if step.unsure else 1 - UNSURE_KNOWN)
-                if_unknown = GUESS_OX * (params.unsure if step.unsure else 1 - params.unsure)
+                lucky = guess if step.correct else 1 - guess
+                if_unknown = lucky * (params.unsure if step.unsure else 1 - params.unsure)
                 if keep_answers:
-                    result.answers.append(TracedAnswer(step.at, item.item_id, step.correct, known))
+                    result.answers.append(TracedAnswer(step.at, item.item_id, step.correct, known, guess))
             elif not step.correct:
-                if_known, if_unknown = SLIP, CHOICE_WRONG_UNKNOWN
+                if_known, if_unknown = SLIP, 1 - min(1.0, ELIMINATION * step.guess)
             elif step.unsure:
                 if_known = if_unknown = 1.0
             else:
                 if_known = (1 - SLIP) * (1 - UNSURE_KNOWN)
-                if_unknown = CHOICE_RIGHT_UNKNOWN * (1 - params.unsure)
+                if_unknown = min(1.0, ELIMINATION * step.guess) * (1 - params.unsure)
             # The three states are renormalised at every answer: the update is exact only while
             # they sum to 1, and rounding drift grows at every surprising answer (a known item
             # missed multiplies it by ~10), so after a few thousand answers to one item the
@@ -413,7 +433,13 @@ class RecallModel:
 
     @property
     def fitted(self) -> bool:
-        return self.answers >= MIN_ANSWERS
+        """Fitted on at least one answer (with none, the priors' own MAP point)."""
+        return self.answers > 0
+
+    @property
+    def thin(self) -> bool:
+        """Too few answers for the prediction to say much beyond the priors."""
+        return self.answers < THIN_EVIDENCE
 
     def calibrate(self, known: np.ndarray | float) -> Any:
         """P(known) as the tracer says → the calibrated probability that the item is known."""
@@ -429,16 +455,19 @@ class RecallModel:
         }
 
 
-def fit_calibration(known: np.ndarray, correct: np.ndarray, iterations: int = 25) -> tuple[float, float]:
-    """MAP (a, b) of P(right) = ½ + ½·σ(a + b·logit known) on O/X answers."""
+def fit_calibration(
+    known: np.ndarray, correct: np.ndarray, guess: np.ndarray | float = GUESS_OX, iterations: int = 25
+) -> tuple[float, float]:
+    """MAP (a, b) of P(right) = g + (1 − g)·σ(a + b·logit known) on direct answers, g each
+    answer's blind-guess rate."""
     mean, sd = CALIBRATION_PRIOR
     design = np.column_stack([np.ones(len(known)), _logit(known)])
     weights = mean.copy()
     precision = 1.0 / sd**2
     for _ in range(iterations):
         z = _sigmoid(design @ weights)
-        p = np.clip(GUESS_OX + (1 - GUESS_OX) * z, 1e-6, 1 - 1e-6)
-        slope = (1 - GUESS_OX) * z * (1 - z)
+        p = np.clip(guess + (1 - guess) * z, 1e-6, 1 - 1e-6)
+        slope = (1 - guess) * z * (1 - z)
         gradient = design.T @ ((correct - p) / (p * (1 - p)) * slope) - precision * (weights - mean)
         information = (design * (slope**2 / (p * (1 - p)))[:, None]).T @ design + precision * np.eye(2)
         step = np.linalg.solve(information, gradient)
@@ -450,16 +479,15 @@ def fit_calibration(known: np.ndarray, correct: np.ndarray, iterations: int = 25
 
 def _model_for(logs: Sequence[ItemLog], params: Params, until: datetime | None) -> tuple[RecallModel, Trace]:
     """The model with tracer `params` and a calibration fitted on the O/X answers before `until`
-    (all: None), with its trace. Below MIN_ANSWERS answers: the defaults."""
+    (all: None), with its trace. With no answers: the calibration's prior (identity)."""
     traced = trace(logs, params)
     chosen = [a for a in traced.answers if until is None or a.at < until]
-    if len(chosen) < MIN_ANSWERS:
-        if params != DEFAULT_PARAMS:
-            traced = trace(logs, DEFAULT_PARAMS)
-        return RecallModel(answers=len(chosen)), traced
+    if not chosen:
+        return RecallModel(params, answers=0), traced
     known = np.array([a.known for a in chosen])
     correct = np.array([float(a.correct) for a in chosen])
-    return RecallModel(params, fit_calibration(known, correct), answers=len(chosen)), traced
+    guess = np.array([a.guess for a in chosen])
+    return RecallModel(params, fit_calibration(known, correct, guess), answers=len(chosen)), traced
 
 
 # ---------------------------------------------------------------------------------------------
@@ -563,8 +591,10 @@ def fit_learner(histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str
             clean[item_id] = kept
     histories = clean
     exposures = Exposures((r for entries in histories.values() for r in entries), topic_of)
-    logs = list(item_logs(histories, topic_of, exposures, topic_of).values())
-    answer_times = sorted(step.at for log in logs for step in log.steps if step.ox)
+    # every answered thing, not only the bank's items: a glossary term or a drill answered says
+    # what this learner knew on first sight and how they learn, at its kind's guess rate
+    logs = list(item_logs(histories, histories, exposures, topic_of).values())
+    answer_times = sorted(step.at for log in logs for step in log.steps if not step.pick)
     size = max(1, math.ceil(len(answer_times) / CALIBRATION_BLOCKS))
     bounds = [answer_times[n] for n in range(size, len(answer_times), size)]
     grid = Params.grid()
@@ -574,9 +604,6 @@ def fit_learner(histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str
     def fitted_before(slot: int | None) -> tuple[RecallModel, Trace]:
         """Chosen on the reviews before bounds[slot] (None: on all of them)."""
         until = None if slot is None else bounds[slot]
-        earlier = sum(1 for t in answer_times if until is None or t < until)
-        if earlier < MIN_ANSWERS:
-            return _model_for(logs, DEFAULT_PARAMS, until)
         likelihood = over_grid.log_likelihood_before[len(bounds) if slot is None else slot]
         return _model_for(logs, grid.point(int(np.argmax(log_prior + likelihood))), until)
 
@@ -591,7 +618,8 @@ def fit_learner(histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str
         )
         for answer in block_trace.answers:
             if (start is None or answer.at >= start) and (end is None or answer.at < end):
-                predicted.append(float(GUESS_OX + (1 - GUESS_OX) * block_model.calibrate(answer.known)))
+                guess = answer.guess
+                predicted.append(float(guess + (1 - guess) * block_model.calibrate(answer.known)))
                 outcome.append(answer.correct)
     known_after = {item_id: float(value) for item_id, value in traced.known_after.items()}
     return Fitted(
