@@ -78,7 +78,7 @@ DEFAULT_LEARNABLE, DEFAULT_LEARN, DEFAULT_PRIOR, DEFAULT_UNSURE, DEFAULT_PACE = 
 # guess unsure. The forgetting pace (how much faster than FSRS's default curve this learner
 # forgets) has a log-normal prior around 1 (`PACE_PRIOR_SD` in ln units).
 PACE_PRIOR_SD = 1.5
-BETA_PRIORS = {"learnable": (2.0, 2.0), "learn": (2.0, 2.0), "prior": (1.5, 8.0), "unsure": (2.0, 3.0)}
+BETA_PRIORS = {"learnable": (2.0, 2.0), "learn": (2.0, 2.0), "prior": (1.2, 3.0), "unsure": (2.0, 3.0)}
 CALIBRATION_PRIOR = (np.array([0.0, 1.0]), 0.5)  # (a, b) means, one standard deviation
 # Fewer answers than this: the prediction says how few it rests on ("answers so far: N"). The
 # model is fitted from the first answer on (weak priors keep it honest), there is no floor.
@@ -87,9 +87,9 @@ CALIBRATION_BLOCKS = 5
 RELIABILITY_BINS = 10
 CLIP = 1e-4
 # The reviews of one item the tracer reads: its first FIRST_TRACED and its newest ones, at most
-# MAX_TRACED in all (`bounded`): 10⁶ reviews of one item cost what 200 do.
-MAX_TRACED = 200
-FIRST_TRACED = 20
+# MAX_TRACED in all (`bounded`): 10⁶ reviews of one item cost what 64 do.
+MAX_TRACED = 64
+FIRST_TRACED = 16
 RATINGS = frozenset(int(grade) for grade in Grade)
 
 DEFAULT_GUESS = 0.25  # a stored kind that no longer exists: priced like four options
@@ -300,6 +300,15 @@ class Params:
         points = np.array(list(product(LEARNABLE_GRID, LEARN_GRID, PRIOR_GRID, UNSURE_GRID, PACE_GRID)))
         return cls(*(points[:, n] for n in range(5)))
 
+    def posterior_mean(self, log_posterior: np.ndarray) -> Params:
+        """The posterior mean over the grid (the pace's in log space): it moves a little with each
+        answer, where the grid's best point jumps from one grid value to the next."""
+        weights = np.exp(log_posterior - np.max(log_posterior))
+        weights = weights / weights.sum()
+        means = [float(np.dot(weights, getattr(self, name))) for name in PARAM_NAMES[:-1]]
+        pace = float(np.exp(np.dot(weights, np.log(self.pace))))
+        return Params(*means, pace=pace)
+
     def point(self, index: int) -> Params:
         return Params(*(float(getattr(self, name)[index]) for name in PARAM_NAMES))
 
@@ -326,7 +335,8 @@ def _exposures_for(params: Params, exposures: np.ndarray | None) -> Any:
         return 0.0
     if isinstance(params.pace, np.ndarray):
         return exposures[np.searchsorted(PACE_GRID, params.pace)]
-    return float(exposures[min(len(PACE_GRID) - 1, int(np.searchsorted(PACE_GRID, params.pace)))])
+    # one point (a posterior mean): between the grid's paces, in log pace
+    return float(np.interp(math.log(params.pace), np.log(PACE_GRID), exposures))
 
 
 def initial_state(params: Params, exposures: Any) -> tuple[Any, Any, Any]:
@@ -605,7 +615,7 @@ def fit_learner(histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str
         """Chosen on the reviews before bounds[slot] (None: on all of them)."""
         until = None if slot is None else bounds[slot]
         likelihood = over_grid.log_likelihood_before[len(bounds) if slot is None else slot]
-        return _model_for(logs, grid.point(int(np.argmax(log_prior + likelihood))), until)
+        return _model_for(logs, grid.posterior_mean(log_prior + likelihood), until)
 
     model, traced = fitted_before(None)
     predicted: list[float] = []
