@@ -128,3 +128,20 @@ def test_a_damaged_rating_is_left_out_with_a_note(tmp_path: Path, studyapp_cli: 
     text = studyapp_cli("progress", env=env)
     assert text.returncode == 0, text.stderr
     assert "2 damaged answers" in text.stdout and "internal error" not in text.stderr
+
+
+def test_the_prediction_reads_each_items_first_and_last_reviews_only(tmp_path: Path) -> None:
+    from studyapp.progress.store import ProgressStore
+    from studyapp.report.recall_model import FIRST_TRACED
+
+    store = ProgressStore.in_dir(tmp_path / "data", clock=lambda: END)
+    many = one_item_reviews(MAX_TRACED + 100, 0.7, 3)
+    for review in many:
+        store.save_answer(review)
+    store.record_answer("pa-002", answer="O", correct=True)
+    read = store.reviews_bounded(FIRST_TRACED, MAX_TRACED - FIRST_TRACED)
+    assert [r.uid for r in read if r.item_id == "pa-001"] == [
+        r.uid for r in [*many[:FIRST_TRACED], *many[-(MAX_TRACED - FIRST_TRACED) :]]
+    ]
+    assert [r.item_id for r in read].count("pa-002") == 1
+    assert [r.reviewed_at for r in read] == sorted(r.reviewed_at for r in read)

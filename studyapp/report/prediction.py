@@ -43,6 +43,8 @@ from studyapp.quiz.engine import local_tz
 from studyapp.quiz.exam import DEFAULT_COUNT, DEFAULT_PASS_MARK, KIND_CHOICE, KIND_OX, ExamQuestion, exam_pool
 from studyapp.quiz.pass_rule import questions_needed
 from studyapp.report.recall_model import (
+    FIRST_TRACED,
+    MAX_TRACED,
     THIN_EVIDENCE,
     Calibration,
     Fitted,
@@ -283,7 +285,10 @@ def learner_state(content: Content, store: ProgressStore) -> LearnerState:
     if _cached is not None and _cached[0] == key:
         return _cached[1]
     topic_of = {item.id: item.topic for item in content.items.values()}
-    answers = [*store.reviews(), *exam_answers(exams.attempts(store))]
+    # only what the tracer reads of each item (its first and last reviews): a heavy store is not
+    # loaded whole (10⁶ reviews: ~6 s and ~1 GB before)
+    stored = store.reviews_bounded(FIRST_TRACED, MAX_TRACED - FIRST_TRACED)
+    answers = [*stored, *exam_answers(exams.attempts(store))]
     state = LearnerState(content, fit_learner(by_item(answers), topic_of))
     _cached = (key, state)
     return state
