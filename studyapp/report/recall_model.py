@@ -19,7 +19,7 @@ over its review log, and FSRS only supplies the forgetting:
 Projected to a day, an item is known with P(known after its last review) × FSRS retrievability
 on that day.
 
-`learn`, `prior` and `unsure` are the learner's own: the maximum a posteriori point of a small
+`learn`, `prior`, `unsure` and `pace` are the learner's own: the posterior mean over a small
 grid (weak Beta priors) on the likelihood of all their answers of every kind, from the first
 answer on (no floor: the priors keep a thin history honest). On top, a logistic calibration,
 
