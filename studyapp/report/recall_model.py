@@ -181,7 +181,7 @@ class Exposures:
         for review in reviews:
             # one quiz answer's credits share the session and the moment; an exam's share one
             # moment for all its questions, so they cannot be told apart and are left out
-            if review.kind == "choice" and review.mode != "exam" and review.item_id in topic_of:
+            if picks(review.kind) and review.mode != "exam" and review.item_id in topic_of:
                 groups[(review.session_id, review.reviewed_at)].append(review.item_id)
         events: dict[str, list[tuple[datetime, float]]] = defaultdict(list)
         for (_, moment), credited in groups.items():
