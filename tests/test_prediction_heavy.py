@@ -145,3 +145,19 @@ def test_the_prediction_reads_each_items_first_and_last_reviews_only(tmp_path: P
     ]
     assert [r.item_id for r in read].count("pa-002") == 1
     assert [r.reviewed_at for r in read] == sorted(r.reviewed_at for r in read)
+
+
+@pytest.mark.slow  # a million reviews built in memory: ~10 s
+def test_a_million_reviews_in_all_give_a_bounded_fit() -> None:
+    rng = random.Random(5)
+    moments = [END - timedelta(minutes=n) for n in range(2000)]  # shared: memory for the test only
+    items = [f"it-{n:03d}" for n in range(500)]
+    reviews = [
+        Review(f"{n:032x}", items[n % 500], "ox", "O", ok, False, 3 if ok else 1, "due", None,
+               moments[n % 2000], None, None)
+        for n, ok in ((n, rng.random() < 0.8) for n in range(1_000_000))
+    ]  # fmt: skip
+    fitted = fit_learner(by_item(reviews), {item: "t" for item in items})
+    assert fitted.answers == 500 * MAX_TRACED  # what is read is bounded by the bank
+    assert all(0.0 <= fitted.knows(item, END) <= 1.0 for item in items)
+    assert fitted.calibration.brier is not None and math.isfinite(fitted.calibration.brier)
