@@ -45,6 +45,10 @@ PLANS = (
     (20, 30, 0),
     (14, 30, 7),
 )  # (study days, answers a day, days without study before the exam)
+# Learners in their first 100 answers (3 days of 30, mixed O/X and 4-choice), some of whom studied
+# before the app (PRIOR_KNOWN: the share of their learnable items known on day 0).
+EARLY_PLAN = (3, 30, 0)
+EARLY_PRIOR_KNOWN = (0.25, 0.8)
 
 
 @dataclass
@@ -60,7 +64,13 @@ class LearnerRun:
 
 
 def run_learner(
-    content: Content, folder: Path, share: float, plan: tuple[int, int, int], seed: int, exams: int
+    content: Content,
+    folder: Path,
+    share: float,
+    plan: tuple[int, int, int],
+    seed: int,
+    exams: int,
+    prior_known: float = 0.25,
 ) -> LearnerRun:
     started = time.perf_counter()
     days, per_day, gap = plan
@@ -68,7 +78,7 @@ def run_learner(
     store = open_store(folder, clock)
     exam_date = (START + timedelta(days=days + gap)).date()
     store.set_exam_date(exam_date)
-    learner = Learner.create(content, share, seed)
+    learner = Learner.create(content, share, seed, prior_known)
     answers = 0
     for day in range(days):
         clock.now = START + timedelta(days=day)
@@ -202,9 +212,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--learners", type=int, default=4, help="learners per share and plan")
     parser.add_argument("--exams", type=int, default=6, help="mock exams each learner sits")
     parser.add_argument("--quick", action="store_true", help="one plan, two learners per share")
+    parser.add_argument("--early-only", action="store_true", help="only the first-100-answers row")
     args = parser.parse_args(argv)
     content = load_content(locations.content_dir(None))
-    plans = PLANS[:1] if args.quick else PLANS
+    plans = () if args.early_only else PLANS[:1] if args.quick else PLANS
     learners = 2 if args.quick else args.learners
     runs: list[LearnerRun] = []
     started = time.perf_counter()
@@ -221,13 +232,26 @@ def main(argv: list[str] | None = None) -> int:
                         file=sys.stderr,
                     )
                     seed += 1
-    rows = [summarise(f"{share:.0%}", [r for r in runs if r.share == share]) for share in SHARES]
-    rows.append(summarise("all", runs))
+        early: list[LearnerRun] = []
+        for share in SHARES:
+            for prior_known in EARLY_PRIOR_KNOWN:
+                for _ in range(max(1, learners // 2)):
+                    folder = Path(tmp) / f"l{seed}"
+                    run = run_learner(content, folder, share, EARLY_PLAN, seed, args.exams, prior_known)
+                    early.append(run)
+                    print(
+                        f"  early learner {seed}: knows {share:.0%}, {run.answers} answers", file=sys.stderr
+                    )
+                    seed += 1
+    rows = [summarise(f"{share:.0%}", [r for r in runs if r.share == share]) for share in SHARES if runs]
+    if runs:
+        rows.append(summarise("all", runs))
+    rows.append(summarise("first 90 answers", early))
     print(f"Exam prediction against simulated learners ({time.perf_counter() - started:.0f} s)")
     print()
     print_table(rows)
     projection_table(runs)
-    reliability_table(runs)
+    reliability_table(runs + early)
     return 0
 
 

@@ -189,11 +189,24 @@ def test_sure_right_answers_are_knowledge_and_unsure_lucky_guesses_are_not(store
     assert 0 <= fitted.calibration.brier < 0.25
 
 
-def test_before_enough_answers_the_priors_are_used(store, fake_clock) -> None:
-    store.record_answer("a", answer="O", correct=True)
-    fitted = fit_learner(prediction.by_item(store.reviews()), {"a": "t", "b": "t"})
-    assert not fitted.model.fitted and fitted.model.answers == 1
-    assert 0 < fitted.knows("b", fake_clock()) < 0.3  # never seen: the prior
+def test_a_few_answers_move_an_honest_prior(store, fake_clock) -> None:
+    """No floor of 50 O/X answers: with none the priors speak, and each answer moves them."""
+    topics = {f"i{n}": "t" for n in range(40)}
+    nothing = fit_learner({}, topics)
+    assert nothing.model.answers == 0 and nothing.model.thin
+    unseen_before = nothing.knows("i39", fake_clock())
+    assert 0 < unseen_before < 0.3  # never seen, nothing answered: the prior
+    store.record_answer("i0", answer="O", correct=True)
+    one = fit_learner(prediction.by_item(store.reviews()), topics)
+    assert one.model.fitted and one.model.answers == 1 and one.model.thin
+    assert 0 < one.knows("i39", fake_clock()) < 0.3  # one answer is not a verdict
+    for n in range(1, 30):  # sure and right on first sight, 29 more items
+        fake_clock.advance(seconds=20)
+        store.record_answer(f"i{n}", answer="O", correct=True)
+    many = fit_learner(prediction.by_item(store.reviews()), topics)
+    assert many.model.answers == 30
+    # a learner right on first sight 30 times knows the items not asked yet, too
+    assert many.knows("i39", fake_clock()) > unseen_before + 0.3
 
 
 def test_brier_and_log_loss() -> None:

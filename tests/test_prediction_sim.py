@@ -56,3 +56,47 @@ def test_predicted_scores_track_what_simulated_learners_score(tmp_path: Path) ->
         assert forecast.exam_day is not None
         assert abs(forecast.exam_day.expected - forecast.today.expected) < 0.1
         assert forecast.calibration.answers > 100 and forecast.model.fitted
+
+
+def test_a_learner_who_studied_before_is_seen_from_the_first_answers(tmp_path: Path) -> None:
+    """tui M3: 42 answers at ~88 % and a mock exam at 80 % gave "34 % · pass 0 %" (a floor that
+    waited for 50 O/X answers). Now every answer and the mock exam are evidence."""
+    content = load_content(content_dir(None))
+    clock = SimClock()
+    store = open_store(tmp_path / "early", clock)
+    learner = Learner.create(content, 0.9, 1, prior_known=0.9)  # studied before the app
+    for day in range(2):
+        clock.now = START + timedelta(days=day)
+        study_day(content, store, learner, clock, 21, 100 + day)
+    before = prediction.predict(content, store, clock())
+    mock = sit_exam(content, store, learner, clock, 31, before.today)
+    clock.advance(minutes=30)
+    after = prediction.predict(content, store, clock())
+    assert after.answers > before.answers  # the mock exam's answers count
+    assert after.today.expected > before.today.expected  # and it scored well
+    later = [sit_exam(content, store, learner, clock, 31 + n, after.today) for n in range(1, 4)]
+    actual = statistics.mean(s.score for s in [mock, *later])
+    # measured: 83 % predicted, 70 % over its four mocks (before: 34 %): high, but no longer blind
+    assert abs(after.today.expected - actual) < 0.15, (after.today.expected, actual)
+    assert after.today.pass_probability > 0.5 and actual >= 0.6
+
+
+def test_early_learners_in_their_first_hundred_answers(tmp_path: Path) -> None:
+    """The benchmark's "first 90 answers" row, small: three days of 30 mixed answers."""
+    errors = []
+    for seed, (share, before) in enumerate(((0.3, 0.25), (0.6, 0.8), (0.9, 0.8)), start=11):
+        content = load_content(content_dir(None))
+        clock = SimClock()
+        store = open_store(tmp_path / f"early-{seed}", clock)
+        learner = Learner.create(content, share, seed, prior_known=before)
+        for day in range(3):
+            clock.now = START + timedelta(days=day)
+            study_day(content, store, learner, clock, 30, seed * 100 + day)
+        forecast = prediction.predict(content, store, clock())
+        assert forecast.answers <= 100 + 30  # credits of 4-choice answers count one a credit
+        sittings = [sit_exam(content, store, learner, clock, seed * 31 + n, forecast.today) for n in range(3)]
+        errors.append(abs(forecast.today.expected - statistics.mean(s.score for s in sittings)))
+    # measured: 3, 10 and 15 points. The worst is the learner who knew 80 % beforehand: the
+    # simulator's prior knowledge has been fading for weeks before day 0, the model holds an
+    # unseen item's prior constant (docs/READINESS.md, known limits)
+    assert max(errors) < 0.2 and statistics.mean(errors) < 0.1, errors

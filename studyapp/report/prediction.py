@@ -35,12 +35,24 @@ from typing import Any
 import numpy as np
 
 from studyapp.content.model import Content, Item
-from studyapp.progress import goals
+from studyapp.progress import exams, goals
 from studyapp.progress.exam_aim import exam_moment
-from studyapp.progress.store import ProgressStore
+from studyapp.progress.scheduler import Grade
+from studyapp.progress.store import ProgressStore, Review
 from studyapp.quiz.engine import local_tz
 from studyapp.quiz.exam import DEFAULT_COUNT, DEFAULT_PASS_MARK, KIND_CHOICE, KIND_OX, ExamQuestion, exam_pool
-from studyapp.report.recall_model import Calibration, Fitted, RecallModel, by_item, fit_learner, guess_rate
+from studyapp.quiz.pass_rule import questions_needed
+from studyapp.report.recall_model import (
+    FIRST_TRACED,
+    MAX_TRACED,
+    THIN_EVIDENCE,
+    Calibration,
+    Fitted,
+    RecallModel,
+    by_item,
+    fit_learner,
+    guess_rate,
+)
 
 INTERVAL = (0.10, 0.90)  # the central 80 % of the score distribution
 DISTRACTORS = 3  # of a 4-choice question
@@ -78,11 +90,6 @@ def drawn_sum(probabilities: Sequence[float], draws: int) -> np.ndarray:
     return state[draws]
 
 
-def _at_least(count: int, share: float) -> int:
-    """Questions right needed to reach `share` of `count` (as the exam grades: ≥ share − 1e-9)."""
-    return max(0, math.ceil(share * count - 1e-9))
-
-
 @dataclass(frozen=True)
 class Outlook:
     """The predicted score of one exam: its distribution and what follows from it."""
@@ -116,20 +123,23 @@ def _quantile(distribution: np.ndarray, level: float) -> int:
 def outlook(
     topic_distributions: Mapping[str, np.ndarray], pass_mark: float, cutoff: float | None = None
 ) -> Outlook:
-    """Combine per-topic score distributions into the exam's (independent topics)."""
+    """Combine per-topic score distributions into the exam's (independent topics). The pass
+    probability is P(`pass_rule.verdict` passes): each topic's distribution is cut below the
+    cutoff's `questions_needed` (과락) before the convolution, and the total must reach the pass
+    mark's — the mock exam's own rule, summed over every outcome."""
     total = np.array([1.0])
     passing = np.array([1.0])  # every topic at or above its cutoff
     topic_pass: dict[str, float] = {}
     for topic, distribution in topic_distributions.items():
         total = np.convolve(total, distribution)
         if cutoff is not None:
-            needed = _at_least(len(distribution) - 1, cutoff)
+            needed = questions_needed(len(distribution) - 1, cutoff)
             truncated = distribution.copy()
             truncated[:needed] = 0.0
             topic_pass[topic] = float(truncated.sum())
             passing = np.convolve(passing, truncated)
     count = len(total) - 1
-    needed = _at_least(count, pass_mark)
+    needed = questions_needed(count, pass_mark)
     source = passing if cutoff is not None else total
     shares = np.arange(count + 1) / max(count, 1)
     return Outlook(
@@ -221,17 +231,65 @@ class LearnerState:
 _cached: tuple[tuple[Any, ...], LearnerState] | None = None
 
 
+def exam_answers(attempts: Iterable[exams.ExamAttempt]) -> list[Review]:
+    """A finished mock exam's answers as evidence, each at its kind's guess rate: the key item of
+    each answered question, right or wrong (sure: the exam has no unsure mark). An exam sat with
+    `--schedule` stored its answers as reviews already and is not counted twice. Rows that do not
+    read as a question (an old or damaged archive) are skipped."""
+    answers: list[Review] = []
+    for attempt in attempts:
+        if attempt.finished_at is None or attempt.settings.get("schedule"):
+            continue
+        for number, row in enumerate(attempt.questions):
+            if not isinstance(row, dict) or row.get("response") is None:
+                continue
+            ids = [i for i in row.get("item_ids") or () if isinstance(i, str)]
+            kind = row.get("kind")
+            if not ids or not isinstance(kind, str):
+                continue
+            key = ids[0]
+            if len(ids) > 1:  # options: the key is the one the answer names
+                answer = str(row.get("answer", ""))
+                index = int(answer) - 1 if answer.isdigit() else -1
+                if not 0 <= index < len(ids):
+                    continue
+                key = ids[index]
+            correct = bool(row.get("correct"))
+            answers.append(
+                Review(
+                    f"{attempt.uid}:{number}",
+                    key,
+                    kind,
+                    str(row.get("response")),
+                    correct,
+                    False,
+                    int(Grade.from_answer(correct, False)),
+                    "exam",
+                    attempt.uid,
+                    attempt.finished_at,
+                    None,
+                    None,
+                )
+            )
+    return answers
+
+
 def learner_state(content: Content, store: ProgressStore) -> LearnerState:
     """Read the log, fit the learner's model on their answers, score its calibration. The last
     fit is reused while the log is unchanged (same file, same number of reviews and newest row):
     Home, the report and the exam ask for it in turn."""
     global _cached
     row = store.query("SELECT count(*), max(id) FROM reviews")[0]
-    key = (id(content), str(store.path), row[0], row[1])
+    sat = store.query("SELECT count(*), max(finished_at) FROM exam_attempts WHERE finished_at IS NOT NULL")[0]
+    key = (id(content), str(store.path), row[0], row[1], sat[0], sat[1])
     if _cached is not None and _cached[0] == key:
         return _cached[1]
     topic_of = {item.id: item.topic for item in content.items.values()}
-    state = LearnerState(content, fit_learner(by_item(store.reviews()), topic_of))
+    # only what the tracer reads of each item (its first and last reviews): a heavy store is not
+    # loaded whole (10⁶ reviews: ~6 s and ~1 GB before)
+    stored = store.reviews_bounded(FIRST_TRACED, MAX_TRACED - FIRST_TRACED)
+    answers = [*stored, *exam_answers(exams.attempts(store))]
+    state = LearnerState(content, fit_learner(by_item(answers), topic_of))
     _cached = (key, state)
     return state
 
@@ -389,12 +447,17 @@ class Prediction:
     model: RecallModel
     knowledge_today: Knowledge
     knowledge_exam_day: Knowledge | None
+    answers: int = 0  # the answers the prediction rests on
+    damaged_reviews: int = 0  # stored answers left out: a value no answer can have
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "today": self.today.to_dict(),
             "exam_day": self.exam_day.to_dict() if self.exam_day else None,
             "exam_date": self.exam_date.isoformat() if self.exam_date else None,
+            "answers": self.answers,
+            "thin_evidence": self.answers < THIN_EVIDENCE,
+            "damaged_reviews": self.damaged_reviews,
         }
 
 
@@ -418,7 +481,15 @@ def predict(
         exam_knowledge = state.knowledge(moment)
         exam_day = pool_forecast(content, exam_knowledge, mark, cutoff)
     return Prediction(
-        today, exam_day, exam_date, state.calibration, state.model, today_knowledge, exam_knowledge
+        today,
+        exam_day,
+        exam_date,
+        state.calibration,
+        state.model,
+        today_knowledge,
+        exam_knowledge,
+        state.fitted.answers,
+        state.fitted.damaged,
     )
 
 

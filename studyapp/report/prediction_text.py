@@ -59,6 +59,11 @@ def prediction_lines(
             questions=forecast["today"]["questions"],
         )
     )
+    if forecast.get("thin_evidence"):  # say how little it rests on rather than a confident 0 %
+        lines.append(t("prediction.thin", answers=forecast.get("answers", 0)))
+    damaged = forecast.get("damaged_reviews") or 0
+    if damaged:
+        lines.append(t("prediction.damaged", count=damaged))
     calibration = data.get("calibration") or {}
     if calibration.get("answers") and calibration.get("brier") is not None:
         lines.append(

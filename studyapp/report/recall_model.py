@@ -19,9 +19,9 @@ over its review log, and FSRS only supplies the forgetting:
 Projected to a day, an item is known with P(known after its last review) × FSRS retrievability
 on that day.
 
-`learn`, `prior` and `unsure` are the learner's own: the maximum a posteriori point of a small
-grid (weak Beta priors) on the likelihood of all their answers, once there are `MIN_ANSWERS` O/X
-answers (the defaults before). On top, a logistic calibration of recall → correct,
+`learn`, `prior`, `unsure` and `pace` are the learner's own: the posterior mean over a small
+grid (weak Beta priors) on the likelihood of all their answers of every kind, from the first
+answer on (no floor: the priors keep a thin history honest). On top, a logistic calibration,
 
     P(right on a question with guess rate g) = g + (1 − g) · σ(a + b · logit P(known)),
 
@@ -49,6 +49,7 @@ import numpy as np
 from studyapp.progress.scheduler import Grade, recall_after, recall_curve, replay_states
 from studyapp.progress.store import Review
 from studyapp.quiz.kinds import kind_of
+from studyapp.quiz.kinds.base import INPUT_PICK
 
 SLIP = 0.05  # a known item answered wrong anyway
 UNSURE_KNOWN = 0.05  # a known item marked unsure
@@ -57,17 +58,18 @@ GUESS_OX = 0.5
 # elimination this often when the key is not known; a missed key or a wrong pick (Again) is wrong
 # this often for an item not known; a Hard credit (every distractor of a right answer, or the key
 # answered unsure) says nothing about the item itself.
-CHOICE_RIGHT_UNKNOWN = 0.4
-CHOICE_WRONG_UNKNOWN = 0.6
+# Right by elimination 1.6 × the blind rate (0.4 with four options), wrong the rest (0.6).
+ELIMINATION = 1.6
+GUESS_FLOOR = 0.02
 CHOICE_OPTIONS = 4
 SKIM_SHARE = 0.5  # an option shown but not credited teaches half as often as a feedback on the item
 FIRST_STABILITY = 2.3065  # days: FSRS-6's default stability after a first sure answer (w[2])
 
 HARD_LEARN = 0.02  # an item feedback does not teach this learner, learnt anyway
-# The grid the learner's parameters are chosen from, and the defaults used before MIN_ANSWERS.
+# The grid the learner's parameters are chosen from, and the defaults (block 0 of the prequential check).
 LEARNABLE_GRID = (0.15, 0.35, 0.55, 0.75, 0.95)
 LEARN_GRID = (0.3, 0.6, 0.9)
-PRIOR_GRID = (0.02, 0.07, 0.15, 0.3)
+PRIOR_GRID = (0.02, 0.07, 0.15, 0.3, 0.5, 0.7, 0.85)  # up to a learner who studied before the app
 UNSURE_GRID = (0.05, 0.3, 0.6)
 PACE_GRID = (1.0, 2.0, 4.0, 8.0, 16.0)
 DEFAULT_LEARNABLE, DEFAULT_LEARN, DEFAULT_PRIOR, DEFAULT_UNSURE, DEFAULT_PACE = 0.75, 0.6, 0.07, 0.3, 1.0
@@ -76,14 +78,30 @@ DEFAULT_LEARNABLE, DEFAULT_LEARN, DEFAULT_PRIOR, DEFAULT_UNSURE, DEFAULT_PACE = 
 # guess unsure. The forgetting pace (how much faster than FSRS's default curve this learner
 # forgets) has a log-normal prior around 1 (`PACE_PRIOR_SD` in ln units).
 PACE_PRIOR_SD = 1.5
-BETA_PRIORS = {"learnable": (2.0, 2.0), "learn": (2.0, 2.0), "prior": (1.5, 8.0), "unsure": (2.0, 3.0)}
+BETA_PRIORS = {"learnable": (2.0, 2.0), "learn": (2.0, 2.0), "prior": (1.2, 3.0), "unsure": (2.0, 3.0)}
 CALIBRATION_PRIOR = (np.array([0.0, 1.0]), 0.5)  # (a, b) means, one standard deviation
-MIN_ANSWERS = 50  # O/X answers before anything is fitted
+# Fewer answers than this: the prediction says how few it rests on ("answers so far: N"). The
+# model is fitted from the first answer on (weak priors keep it honest), there is no floor.
+THIN_EVIDENCE = 50
 CALIBRATION_BLOCKS = 5
 RELIABILITY_BINS = 10
 CLIP = 1e-4
+# The reviews of one item the tracer reads: its first FIRST_TRACED and its newest ones, at most
+# MAX_TRACED in all (`bounded`): 10⁶ reviews of one item cost what 64 do.
+MAX_TRACED = 64
+FIRST_TRACED = 16
+RATINGS = frozenset(int(grade) for grade in Grade)
 
 DEFAULT_GUESS = 0.25  # a stored kind that no longer exists: priced like four options
+
+
+def picks(kind: str) -> bool:
+    """Whether `kind`'s stored reviews are credits of a pick among options (the kind's input),
+    read as evidence with elimination, rather than direct answers."""
+    try:
+        return kind_of(kind).input == INPUT_PICK
+    except ValueError:
+        return False
 
 
 def guess_rate(kind: str) -> float:
@@ -115,7 +133,8 @@ class Step:
     at: datetime
     elapsed: float  # days since the previous review (0 for the first)
     stability: float | None  # FSRS stability after the previous review (None for the first)
-    ox: bool  # a direct O/X answer (else a 4-choice credit or another kind)
+    guess: float  # how often a blind guess at this kind is right (its kind's guess_rate)
+    pick: bool  # a credit of a pick-one-option answer (4-choice, glossary), else a direct answer
     correct: bool
     unsure: bool
 
@@ -162,7 +181,7 @@ class Exposures:
         for review in reviews:
             # one quiz answer's credits share the session and the moment; an exam's share one
             # moment for all its questions, so they cannot be told apart and are left out
-            if review.kind == "choice" and review.mode != "exam" and review.item_id in topic_of:
+            if picks(review.kind) and review.mode != "exam" and review.item_id in topic_of:
                 groups[(review.session_id, review.reviewed_at)].append(review.item_id)
         events: dict[str, list[tuple[datetime, float]]] = defaultdict(list)
         for (_, moment), credited in groups.items():
@@ -197,16 +216,41 @@ class Exposures:
         return np.array([self.before(topic, moment, pace) for pace in PACE_GRID])
 
 
+def bounded(history: Sequence[Review]) -> Sequence[Review]:
+    """An item's first `FIRST_TRACED` and last `MAX_TRACED − FIRST_TRACED` reviews. The first
+    ones say what the learner knew on first sight (the `prior`), the last ones what they know
+    now; the tracer's state forgets the middle of a long history anyway, so leaving it out
+    keeps the time and memory of a fit bounded by the bank's size, whatever the store holds."""
+    if len(history) <= MAX_TRACED:
+        return history
+    return [*history[:FIRST_TRACED], *history[len(history) - (MAX_TRACED - FIRST_TRACED) :]]
+
+
+def usable(reviews: Iterable[Review]) -> tuple[list[Review], int]:
+    """The reviews whose rating FSRS can read, and how many were left out: a hand-damaged row
+    (a rating of -1 or 99) is skipped and counted, so the report can say so, rather than
+    ending the report with an internal error."""
+    kept: list[Review] = []
+    damaged = 0
+    for review in reviews:
+        if review.rating in RATINGS:
+            kept.append(review)
+        else:
+            damaged += 1
+    return kept, damaged
+
+
 def item_logs(
     histories: Mapping[str, Sequence[Review]],
     items: Iterable[str],
     exposures: Exposures | None = None,
     topic_of: Mapping[str, str] | None = None,
 ) -> dict[str, ItemLog]:
-    """Every reviewed item of `items`, replayed through FSRS once."""
+    """Every reviewed item of `items`, replayed through FSRS once (at most `MAX_TRACED` reviews
+    of each: see `bounded`)."""
     logs: dict[str, ItemLog] = {}
     for item_id in items:
-        history = histories.get(item_id)
+        history = bounded(histories.get(item_id) or ())
         if not history:
             continue
         steps: list[Step] = []
@@ -221,7 +265,8 @@ def item_logs(
                     review.reviewed_at,
                     max(0.0, elapsed),
                     stability,
-                    review.kind == "ox",
+                    guess_rate(review.kind),
+                    picks(review.kind),
                     review.correct,
                     review.unsure,
                 )
@@ -255,6 +300,15 @@ class Params:
         points = np.array(list(product(LEARNABLE_GRID, LEARN_GRID, PRIOR_GRID, UNSURE_GRID, PACE_GRID)))
         return cls(*(points[:, n] for n in range(5)))
 
+    def posterior_mean(self, log_posterior: np.ndarray) -> Params:
+        """The posterior mean over the grid (the pace's in log space): it moves a little with each
+        answer, where the grid's best point jumps from one grid value to the next."""
+        weights = np.exp(log_posterior - np.max(log_posterior))
+        weights = weights / weights.sum()
+        means = [float(np.dot(weights, getattr(self, name))) for name in PARAM_NAMES[:-1]]
+        pace = float(np.exp(np.dot(weights, np.log(self.pace))))
+        return Params(*means, pace=pace)
+
     def point(self, index: int) -> Params:
         return Params(*(float(getattr(self, name)[index]) for name in PARAM_NAMES))
 
@@ -281,7 +335,8 @@ def _exposures_for(params: Params, exposures: np.ndarray | None) -> Any:
         return 0.0
     if isinstance(params.pace, np.ndarray):
         return exposures[np.searchsorted(PACE_GRID, params.pace)]
-    return float(exposures[min(len(PACE_GRID) - 1, int(np.searchsorted(PACE_GRID, params.pace)))])
+    # one point (a posterior mean): between the grid's paces, in log pace
+    return float(np.interp(math.log(params.pace), np.log(PACE_GRID), exposures))
 
 
 def initial_state(params: Params, exposures: Any) -> tuple[Any, Any, Any]:
@@ -303,6 +358,7 @@ class TracedAnswer:
     item_id: str
     correct: bool
     known: Any  # P(known) just before the answer (per grid point, or one float)
+    guess: float = GUESS_OX  # the answer's blind-guess rate
 
 
 @dataclass
@@ -316,9 +372,13 @@ class Trace:
     log_likelihood_before: list[Any] = field(default_factory=list)
 
 
-def trace(logs: Iterable[ItemLog], params: Params, bounds: Sequence[datetime] = ()) -> Trace:
+def trace(
+    logs: Iterable[ItemLog], params: Params, bounds: Sequence[datetime] = (), keep_answers: bool = True
+) -> Trace:
     """Run the three-state tracer (known; unknown but teachable; unknown and not taught by
-    feedback) over every item's log with `params`."""
+    feedback) over every item's log with `params`. Over the grid only the likelihoods are
+    needed: `keep_answers=False` keeps no per-answer state (an array of the grid's size, ~7 KB,
+    for every answer otherwise)."""
     log = np.log if isinstance(params.learn, np.ndarray) else math.log
     result = Trace()
     sums: list[Any] = [0.0] * (len(bounds) + 1)
@@ -328,19 +388,31 @@ def trace(logs: Iterable[ItemLog], params: Params, bounds: Sequence[datetime] = 
             keep = 1.0 if step.stability is None else recall_curve(step.stability, step.elapsed * params.pace)
             forgotten = known * (1 - keep)  # forgotten items were learnt: teachable again
             known, teachable = known - forgotten, teachable + forgotten
-            if step.ox:
+            if not step.pick:
+                # a direct answer of any kind, at its own guess rate (½ O/X, a typed number
+                # almost never: GUESS_FLOOR keeps a lucky one from being impossible)
+                guess = min(1 - GUESS_FLOOR, max(GUESS_FLOOR, step.guess))
                 right = (1 - SLIP) if step.correct else SLIP
                 if_known = right * (UNSURE_KNOWN if step.unsure else 1 - UNSURE_KNOWN)
-                if_unknown = GUESS_OX * (params.unsure if step.unsure else 1 - params.unsure)
-                result.answers.append(TracedAnswer(step.at, item.item_id, step.correct, known))
+                lucky = guess if step.correct else 1 - guess
+                if_unknown = lucky * (params.unsure if step.unsure else 1 - params.unsure)
+                if keep_answers:
+                    result.answers.append(TracedAnswer(step.at, item.item_id, step.correct, known, guess))
             elif not step.correct:
-                if_known, if_unknown = SLIP, CHOICE_WRONG_UNKNOWN
+                if_known, if_unknown = SLIP, 1 - min(1.0, ELIMINATION * step.guess)
             elif step.unsure:
                 if_known = if_unknown = 1.0
             else:
                 if_known = (1 - SLIP) * (1 - UNSURE_KNOWN)
-                if_unknown = CHOICE_RIGHT_UNKNOWN * (1 - params.unsure)
-            evidence = known * if_known + (1 - known) * if_unknown
+                if_unknown = min(1.0, ELIMINATION * step.guess) * (1 - params.unsure)
+            # The three states are renormalised at every answer: the update is exact only while
+            # they sum to 1, and rounding drift grows at every surprising answer (a known item
+            # missed multiplies it by ~10), so after a few thousand answers to one item the
+            # evidence went negative and log() failed. With the sum held at 1 the evidence is at
+            # least min(if_known, if_unknown) > 0: every term of the log-likelihood is bounded.
+            total = known + teachable + other
+            known, teachable, other = known / total, teachable / total, other / total
+            evidence = known * if_known + (teachable + other) * if_unknown
             slot = bisect_right(bounds, step.at) if bounds else 0
             sums[slot] = sums[slot] + log(evidence)
             known = known * if_known / evidence
@@ -371,7 +443,13 @@ class RecallModel:
 
     @property
     def fitted(self) -> bool:
-        return self.answers >= MIN_ANSWERS
+        """Fitted on at least one answer (with none, the priors' own MAP point)."""
+        return self.answers > 0
+
+    @property
+    def thin(self) -> bool:
+        """Too few answers for the prediction to say much beyond the priors."""
+        return self.answers < THIN_EVIDENCE
 
     def calibrate(self, known: np.ndarray | float) -> Any:
         """P(known) as the tracer says → the calibrated probability that the item is known."""
@@ -387,16 +465,19 @@ class RecallModel:
         }
 
 
-def fit_calibration(known: np.ndarray, correct: np.ndarray, iterations: int = 25) -> tuple[float, float]:
-    """MAP (a, b) of P(right) = ½ + ½·σ(a + b·logit known) on O/X answers."""
+def fit_calibration(
+    known: np.ndarray, correct: np.ndarray, guess: np.ndarray | float = GUESS_OX, iterations: int = 25
+) -> tuple[float, float]:
+    """MAP (a, b) of P(right) = g + (1 − g)·σ(a + b·logit known) on direct answers, g each
+    answer's blind-guess rate."""
     mean, sd = CALIBRATION_PRIOR
     design = np.column_stack([np.ones(len(known)), _logit(known)])
     weights = mean.copy()
     precision = 1.0 / sd**2
     for _ in range(iterations):
         z = _sigmoid(design @ weights)
-        p = np.clip(GUESS_OX + (1 - GUESS_OX) * z, 1e-6, 1 - 1e-6)
-        slope = (1 - GUESS_OX) * z * (1 - z)
+        p = np.clip(guess + (1 - guess) * z, 1e-6, 1 - 1e-6)
+        slope = (1 - guess) * z * (1 - z)
         gradient = design.T @ ((correct - p) / (p * (1 - p)) * slope) - precision * (weights - mean)
         information = (design * (slope**2 / (p * (1 - p)))[:, None]).T @ design + precision * np.eye(2)
         step = np.linalg.solve(information, gradient)
@@ -408,16 +489,15 @@ def fit_calibration(known: np.ndarray, correct: np.ndarray, iterations: int = 25
 
 def _model_for(logs: Sequence[ItemLog], params: Params, until: datetime | None) -> tuple[RecallModel, Trace]:
     """The model with tracer `params` and a calibration fitted on the O/X answers before `until`
-    (all: None), with its trace. Below MIN_ANSWERS answers: the defaults."""
+    (all: None), with its trace. With no answers: the calibration's prior (identity)."""
     traced = trace(logs, params)
     chosen = [a for a in traced.answers if until is None or a.at < until]
-    if len(chosen) < MIN_ANSWERS:
-        if params != DEFAULT_PARAMS:
-            traced = trace(logs, DEFAULT_PARAMS)
-        return RecallModel(answers=len(chosen)), traced
+    if not chosen:
+        return RecallModel(params, answers=0), traced
     known = np.array([a.known for a in chosen])
     correct = np.array([float(a.correct) for a in chosen])
-    return RecallModel(params, fit_calibration(known, correct), answers=len(chosen)), traced
+    guess = np.array([a.guess for a in chosen])
+    return RecallModel(params, fit_calibration(known, correct, guess), answers=len(chosen)), traced
 
 
 # ---------------------------------------------------------------------------------------------
@@ -493,6 +573,8 @@ class Fitted:
     calibration: Calibration
     exposures: Exposures | None = None
     topic_of: Mapping[str, str] = field(default_factory=dict)
+    damaged: int = 0  # reviews left out: a rating no FSRS grade has (a hand-edited store)
+    answers: int = 0  # the answers read (of every kind)
 
     def knows(self, item_id: str, moment: datetime) -> float:
         """Calibrated P(the learner knows `item_id`) at `moment`, with no more study before it."""
@@ -510,23 +592,30 @@ def fit_learner(histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str
     """Fit the learner's tracer parameters (MAP over the grid) and calibration on their answers to
     the items of `topic_of` (item id → topic); score the calibration prequentially (each block of
     answers by a fit on the blocks before it)."""
+    clean: dict[str, list[Review]] = {}
+    damaged = 0
+    for item_id, entries in histories.items():
+        kept, left_out = usable(entries)
+        damaged += left_out
+        if kept:
+            clean[item_id] = kept
+    histories = clean
     exposures = Exposures((r for entries in histories.values() for r in entries), topic_of)
-    logs = list(item_logs(histories, topic_of, exposures, topic_of).values())
-    answer_times = sorted(step.at for log in logs for step in log.steps if step.ox)
+    # every answered thing, not only the bank's items: a glossary term or a drill answered says
+    # what this learner knew on first sight and how they learn, at its kind's guess rate
+    logs = list(item_logs(histories, histories, exposures, topic_of).values())
+    answer_times = sorted(step.at for log in logs for step in log.steps if not step.pick)
     size = max(1, math.ceil(len(answer_times) / CALIBRATION_BLOCKS))
     bounds = [answer_times[n] for n in range(size, len(answer_times), size)]
     grid = Params.grid()
-    over_grid = trace(logs, grid, bounds)
+    over_grid = trace(logs, grid, bounds, keep_answers=False)
     log_prior = grid.log_prior()
 
     def fitted_before(slot: int | None) -> tuple[RecallModel, Trace]:
         """Chosen on the reviews before bounds[slot] (None: on all of them)."""
         until = None if slot is None else bounds[slot]
-        earlier = sum(1 for t in answer_times if until is None or t < until)
-        if earlier < MIN_ANSWERS:
-            return _model_for(logs, DEFAULT_PARAMS, until)
         likelihood = over_grid.log_likelihood_before[len(bounds) if slot is None else slot]
-        return _model_for(logs, grid.point(int(np.argmax(log_prior + likelihood))), until)
+        return _model_for(logs, grid.posterior_mean(log_prior + likelihood), until)
 
     model, traced = fitted_before(None)
     predicted: list[float] = []
@@ -539,7 +628,8 @@ def fit_learner(histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str
         )
         for answer in block_trace.answers:
             if (start is None or answer.at >= start) and (end is None or answer.at < end):
-                predicted.append(float(GUESS_OX + (1 - GUESS_OX) * block_model.calibrate(answer.known)))
+                guess = answer.guess
+                predicted.append(float(guess + (1 - guess) * block_model.calibrate(answer.known)))
                 outcome.append(answer.correct)
     known_after = {item_id: float(value) for item_id, value in traced.known_after.items()}
     return Fitted(
@@ -549,4 +639,6 @@ def fit_learner(histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str
         score_predictions(predicted, outcome),
         exposures,
         topic_of,
+        damaged,
+        sum(len(log.steps) for log in logs),
     )

@@ -11,6 +11,7 @@ from textual.content import Content
 from studyapp.exercises.status import all_statuses
 from studyapp.quiz.presenting import fit, percent
 from studyapp.report import plan, prediction
+from studyapp.report.recall_model import THIN_EVIDENCE
 
 WIDTH = 76  # Home's text column at 80 columns: the narrowest the lines are fitted to
 
@@ -44,6 +45,8 @@ def forecast_texts(app: Any) -> tuple[str, str]:
     )
     if forecast.exam_date is None:
         head += t("home.forecast_set_date")
+    if forecast.answers < THIN_EVIDENCE:  # M3: a headline from 17 answers must say so
+        head += t("home.forecast_thin", answers=forecast.answers)
     parts = [_plan_word(entry, t) for entry in today_plan]
     return head, t("home.plan", items=" · ".join(p for p in parts if p))
 
