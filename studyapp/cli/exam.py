@@ -87,7 +87,7 @@ def session_from_args(content: Content, store: ProgressStore, args: argparse.Nam
 
 
 def run_exam_command(args: argparse.Namespace, t: Translator, content: Content, store: ProgressStore) -> int:
-    if getattr(args, "resume", None):  # the same attempt, with the time it had left
+    if getattr(args, "resume", None) is not None:  # the same attempt, with the time it had left
         session = resume_session(content, store, find_unfinished(store, args.resume))
     else:
         # numpy and the model load only for an exam, not for every command that imports this

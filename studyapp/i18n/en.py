@@ -707,5 +707,9 @@ STRINGS: dict[str, str] = {
     "cli.exam_count_range": "--count must be between 1 and {most} for an exam",
     "cli.exam_pass_mark_range": "--pass-mark must be more than 0 % and at most 100 %",
     "cli.time_limit_range": "--time-limit must be between {least} s and {most} h",
+    "cli.resume_empty": "--resume needs an attempt id or last",
+    "cli.resume_none": "no unfinished mock exam to resume",
+    "cli.resume_too_old": "attempt {id} started more than a day ago: it stays in the archive, not submitted",
+    "cli.resume_damaged": "attempt {id} cannot be resumed: its record is damaged ({problem})",
     "cli.timeout_positive": "--timeout must be a positive number of seconds, not {value}",
 }

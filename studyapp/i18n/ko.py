@@ -707,5 +707,9 @@ STRINGS: dict[str, str] = {
     "cli.exam_count_range": "모의고사의 --count는 1–{most}이어야 합니다",
     "cli.exam_pass_mark_range": "--pass-mark는 0 %보다 크고 100 % 이하여야 합니다",
     "cli.time_limit_range": "--time-limit은 {least}초–{most}시간이어야 합니다",
+    "cli.resume_empty": "--resume에는 응시 id나 last를 주세요",
+    "cli.resume_none": "이어 풀 모의고사가 없습니다 (제출하지 않은 응시가 없음)",
+    "cli.resume_too_old": "모의고사 {id}는 하루도 더 전에 시작했습니다: 제출하지 않은 응시로 기록에 남고, 이어 풀 수는 없습니다",
+    "cli.resume_damaged": "모의고사 {id}는 이어 풀 수 없습니다: 저장된 기록이 손상됨 ({problem})",
     "cli.timeout_positive": "--timeout은 0보다 큰 초 단위 숫자여야 합니다: {value}",
 }

@@ -32,6 +32,9 @@ SHORT_ID = 8  # attempts are named by the first characters of their uid
 # keeps them equal): an archived attempt outside them was not written by an exam.
 TIME_LIMIT_RANGE_S = (1.0, 6 * 3600.0)
 MAX_QUESTIONS = 200
+# The time a sitting used (settings elapsed_s): a sitting left open for days is still plausible, a
+# number that overflows a timedelta is not.
+MAX_ELAPSED_S = 366 * 24 * 3600.0
 FUTURE_SKEW = timedelta(days=1)  # another machine's clock may run a little ahead
 
 
@@ -121,6 +124,9 @@ def settings_problem(settings: Any) -> str | None:
     limit = settings.get("time_limit_s")
     if limit is not None and not (_number(limit) and low <= limit <= high):
         return f"holds time_limit_s {limit!r:.40}: not a number of seconds from {low:g} to {high:g}"
+    used = settings.get("elapsed_s")
+    if used is not None and not (_number(used) and 0 <= used <= MAX_ELAPSED_S):
+        return f"holds elapsed_s {used!r:.40}: not a number of seconds from 0 to {MAX_ELAPSED_S:g}"
     mark = settings.get("pass_mark")
     if mark is not None and not (_number(mark) and 0 < mark <= 1):
         return f"holds pass_mark {mark!r:.40}: not a share above 0 and at most 1"

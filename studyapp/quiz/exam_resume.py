@@ -89,6 +89,13 @@ def resume_session(
     """The attempt as a sitting again, its clock running from the time it had used."""
     if attempt.finished:
         raise StudyappError(f"attempt {attempt.short_id} was submitted already: nothing to resume")
+    damage = exams.attempt_problem(attempt)
+    if damage is not None:  # a hand-edited or damaged store: one line, not a TypeError
+        raise StudyappError(
+            f"attempt {attempt.short_id} cannot be resumed: {damage}",
+            key="cli.resume_damaged",
+            values={"id": attempt.short_id, "problem": damage},
+        )
     rows = sorted(attempt.questions, key=lambda r: int(r.get("number") or 0))
     questions = [_question(content, row) for row in rows]
     known = {f.name for f in fields(ExamSettings)}
@@ -110,10 +117,22 @@ def resume_session(
 
 
 def find_unfinished(store: ProgressStore, wanted: str) -> exams.ExamAttempt:
-    """An attempt to resume, by id or `last` (the newest unfinished one)."""
-    if wanted.strip().lower() == "last":
-        for attempt in reversed(exams.attempts(store)):
-            if not attempt.finished:
-                return attempt
-        raise StudyappError("no unfinished mock exam to resume")
-    return exams.find_attempt(store, wanted)
+    """An attempt to resume, by id or `last` (the newest unfinished one), started within
+    RESUME_WITHIN: the README and the intro's offer promise "within a day", so `--resume` keeps
+    the same window (an older one stays in the archive as not submitted)."""
+    key = wanted.strip().lower()
+    if not key:  # `--resume ''` is a mistake to name, not a fresh exam
+        raise StudyappError("--resume needs an attempt id or `last`", key="cli.resume_empty")
+    if key == "last":
+        attempt = next((a for a in reversed(exams.attempts(store)) if not a.finished), None)
+        if attempt is None:
+            raise StudyappError("no unfinished mock exam to resume", key="cli.resume_none")
+    else:
+        attempt = exams.find_attempt(store, wanted)
+    if not attempt.finished and store.clock() - attempt.started_at > RESUME_WITHIN:
+        raise StudyappError(
+            f"attempt {attempt.short_id} started more than a day ago: it stays in the archive, not submitted",
+            key="cli.resume_too_old",
+            values={"id": attempt.short_id},
+        )
+    return attempt

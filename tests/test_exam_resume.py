@@ -1,0 +1,139 @@
+"""Resuming a mock exam from the shell (`studyapp quiz --mode exam --resume`): what is refused in
+one line (an empty id, an attempt older than a day, damaged settings) and what comes back intact
+(every kind of question, its answer kept)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from studyapp import locations
+from studyapp.content.loader import load_content
+from studyapp.progress import exams
+from studyapp.progress.store import DB_NAME, ProgressStore
+from studyapp.quiz.exam import ExamSession, ExamSettings
+from tests.conftest import InProcessCli
+
+STARTED = "2026-12-05T10:00"
+
+
+@pytest.fixture(scope="module")
+def content():
+    return load_content(locations.content_dir())
+
+
+def interrupted_exam(content, home: Path, clock_env: str = STARTED, **settings) -> ExamSession:
+    """A sitting with two answers that ended without a submit (a closed terminal)."""
+    from studyapp.clock import parse_now
+
+    store = ProgressStore.in_dir(home, lambda: parse_now(clock_env))
+    session = ExamSession(content, store, ExamSettings(**{"count": 4, "seed": 11, **settings}))
+    session.start()
+    session.answer("1")
+    session.go(3)
+    session.answer("2")
+    store.close()
+    return session
+
+
+def env_at(home: Path, now: str) -> dict[str, str]:
+    return {"STUDYAPP_HOME": str(home), "STUDYAPP_NOW": now, "STUDYAPP_LANG": "en"}
+
+
+def test_resume_with_an_empty_id_is_refused_in_one_line(
+    tmp_path: Path, content, studyapp_cli: InProcessCli
+) -> None:
+    interrupted_exam(content, tmp_path)
+    done = studyapp_cli(
+        "--lang",
+        "en",
+        "quiz",
+        "--mode",
+        "exam",
+        "--plain",
+        "--resume",
+        "",
+        input_text="s\n",
+        env=env_at(tmp_path, "2026-12-05T10:10"),
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == "studyapp: --resume needs an attempt id or last"
+    assert done.stdout == ""  # no fresh exam started behind the learner's back
+
+
+@pytest.mark.parametrize("later", ["2026-12-06T11:00", "2026-12-12T10:00"])
+def test_resume_last_keeps_the_one_day_window(
+    tmp_path: Path, content, studyapp_cli: InProcessCli, later: str
+) -> None:
+    session = interrupted_exam(content, tmp_path)
+    done = studyapp_cli(
+        "--lang",
+        "en",
+        "quiz",
+        "--mode",
+        "exam",
+        "--plain",
+        "--resume",
+        "last",
+        input_text="s\n",
+        env=env_at(tmp_path, later),
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"studyapp: attempt {session.attempt_id[:8]} started more than a day ago:"
+        " it stays in the archive, not submitted"
+    )
+    (attempt,) = exams.attempts(ProgressStore.in_dir(tmp_path))
+    assert not attempt.finished and attempt.answered == 2  # the archive keeps it as it was
+
+
+def test_resume_within_the_day_still_works(tmp_path: Path, content, studyapp_cli: InProcessCli) -> None:
+    interrupted_exam(content, tmp_path)
+    done = studyapp_cli(
+        "--lang",
+        "en",
+        "quiz",
+        "--mode",
+        "exam",
+        "--plain",
+        "--resume",
+        "last",
+        input_text="s\n",
+        env=env_at(tmp_path, "2026-12-06T09:00"),
+    )
+    assert done.returncode == 0, done.stderr
+    (attempt,) = exams.attempts(ProgressStore.in_dir(tmp_path))
+    assert attempt.finished and attempt.answered == 2
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "named"),
+    [("time_limit_s", "x", "time_limit_s 'x'"), ("elapsed_s", 1e308, "elapsed_s 1e+308")],
+)
+def test_damaged_settings_refuse_the_resume_in_one_line(
+    tmp_path: Path, content, studyapp_cli: InProcessCli, key: str, value: object, named: str
+) -> None:
+    session = interrupted_exam(content, tmp_path)
+    with sqlite3.connect(tmp_path / DB_NAME) as db:  # a hand-damaged store
+        (text,) = db.execute("SELECT settings_json FROM exam_attempts").fetchone()
+        settings = {**json.loads(text), key: value}
+        db.execute("UPDATE exam_attempts SET settings_json = ?", (json.dumps(settings),))
+    done = studyapp_cli(
+        "--lang",
+        "en",
+        "quiz",
+        "--mode",
+        "exam",
+        "--plain",
+        "--resume",
+        "last",
+        input_text="s\n",
+        env=env_at(tmp_path, "2026-12-05T10:10"),
+    )
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"studyapp: attempt {session.attempt_id[:8]} cannot be resumed:")
+    assert named in line and "Traceback" not in done.stderr
