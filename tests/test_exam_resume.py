@@ -137,3 +137,54 @@ def test_damaged_settings_refuse_the_resume_in_one_line(
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith(f"studyapp: attempt {session.attempt_id[:8]} cannot be resumed:")
     assert named in line and "Traceback" not in done.stderr
+
+
+def test_a_resumed_exam_keeps_its_glossary_questions(
+    tmp_path: Path, content, studyapp_cli: InProcessCli
+) -> None:
+    """M1: the terms come back in the order asked, the answers given are kept and scored right."""
+    from studyapp.clock import parse_now
+    from studyapp.quiz.exam import KIND_GLOSSARY
+    from studyapp.quiz.exam_resume import resume_session
+
+    store = ProgressStore.in_dir(tmp_path, lambda: parse_now(STARTED))
+    session = ExamSession(content, store, ExamSettings(count=6, seed=4))  # the default mix
+    glossary = [n for n, q in enumerate(session.questions) if q.kind == KIND_GLOSSARY]
+    assert glossary, "the default mock exam mixes in glossary questions"
+    asked = [(q.stem, [o.text for o in q.options], q.answer) for q in session.questions]
+    session.start()
+    right = glossary[0]
+    session.go(right + 1)
+    session.answer(session.current.answer)
+    session.go(1 if right != 0 else 2)
+    session.answer(session.current.answer)  # one more right answer, whatever its kind
+    (attempt,) = exams.attempts(store)
+    resumed = resume_session(content, store, attempt)
+    assert [(q.stem, [o.text for o in q.options], q.answer) for q in resumed.questions] == asked
+    assert resumed.answers == session.answers
+    assert all(resumed.questions[n].normalise("3") == "3" for n in glossary)  # 1–4 picks, not O/X
+    store.close()
+
+    unanswered = (
+        next(n for n in range(6) if n not in session.answers and n in glossary) if len(glossary) > 1 else None
+    )
+    keys = (f"g {unanswered + 1}\n" if unanswered is not None else "") + "s\n"
+    done = studyapp_cli(
+        "--lang",
+        "en",
+        "quiz",
+        "--mode",
+        "exam",
+        "--plain",
+        "--resume",
+        "last",
+        input_text=keys,
+        env=env_at(tmp_path, "2026-12-05T10:05"),
+    )
+    assert done.returncode == 0, done.stderr
+    if unanswered is not None:
+        for number, text in enumerate(asked[unanswered][1], start=1):
+            assert f"  {number}) {text}" in done.stdout  # the terms are shown, not O/X
+    (finished,) = exams.attempts(ProgressStore.in_dir(tmp_path))
+    assert finished.finished and finished.score == 2 and finished.answered == 2
+    assert finished.questions[right]["correct"] is True
