@@ -130,6 +130,9 @@ def settings_problem(settings: Any) -> str | None:
     mark = settings.get("pass_mark")
     if mark is not None and not (_number(mark) and 0 < mark <= 1):
         return f"holds pass_mark {mark!r:.40}: not a share above 0 and at most 1"
+    cutoff = settings.get("topic_cutoff")
+    if cutoff is not None and not (_number(cutoff) and 0 < cutoff <= 1):
+        return f"holds topic_cutoff {cutoff!r:.40}: not a share above 0 and at most 1"
     count = settings.get("count")
     if count is not None and not (
         isinstance(count, int) and not isinstance(count, bool) and 1 <= count <= MAX_QUESTIONS

@@ -47,6 +47,7 @@ from studyapp.quiz.glossary import (
     record_glossary,
     term_id_of,
 )
+from studyapp.quiz.pass_rule import Verdict, verdict
 from studyapp.quiz.questions import glossary_item_id, question_from_item
 
 KIND_CHOICE = "choice"
@@ -69,6 +70,7 @@ class ExamSettings:
     count: int = DEFAULT_COUNT
     time_limit_s: float | None = None  # None: SECONDS_PER_QUESTION × the number of questions
     pass_mark: float = DEFAULT_PASS_MARK  # a share, 0 < pass_mark <= 1
+    topic_cutoff: float | None = None  # 과락: a share every topic must reach (settings, F8); None: none
     kind: str = KIND_CHOICE  # choice, ox or glossary; `ExamSession.kind` says what was built
     topic: str | None = None
     checklist: str | None = None
@@ -86,6 +88,10 @@ class ExamSettings:
         if not 0 < self.pass_mark <= 1:
             raise StudyappError(
                 "--pass-mark must be more than 0 % and at most 100 %", key="cli.exam_pass_mark_range"
+            )
+        if self.topic_cutoff is not None and not 0 < self.topic_cutoff <= 1:
+            raise StudyappError(
+                "the per-topic cutoff must be more than 0 % and at most 100 %", key="cli.exam_cutoff_range"
             )
         if self.time_limit_s is not None and not MIN_TIME_LIMIT_S <= self.time_limit_s <= MAX_TIME_LIMIT_S:
             least, most = f"{MIN_TIME_LIMIT_S:.0f}", f"{MAX_TIME_LIMIT_S / 3600:.0f}"
@@ -412,6 +418,7 @@ class ExamResult:
     questions: list[QuestionResult]
     started_at: datetime
     finished_at: datetime
+    verdict: Verdict  # which rule decided `passed` (the pass mark, or 과락 in a topic)
 
     @property
     def percent(self) -> float:
@@ -631,20 +638,23 @@ class ExamSession:
             per_topic[question.topic][0] += int(correct)
         score = sum(r.correct for r in results)
         total = len(results)
+        per_topic_scores = {topic: (right, count) for topic, (right, count) in per_topic.items()}
+        decided = verdict(score, total, per_topic_scores, self.settings.pass_mark, self.settings.topic_cutoff)
         self.result = ExamResult(
             attempt_id=self.attempt_id,
             settings=self.settings,
             kind=self.kind,
             score=score,
             total=total,
-            passed=total > 0 and score / total >= self.settings.pass_mark - 1e-9,
+            passed=decided.passed,
             time_used_s=used,
             time_limit_s=limit,
             auto_submitted=auto,
-            per_topic={topic: (right, count) for topic, (right, count) in per_topic.items()},
+            per_topic=per_topic_scores,
             questions=results,
             started_at=self.started_at,
             finished_at=finished_at,
+            verdict=decided,
         )
         self._archive(exams.finish_attempt)
         if self.settings.schedule and self.save_problem is None:

@@ -327,7 +327,10 @@ class StudyApp(App[int]):
 
         # The learner's own pass mark (settings, F8) unless the intro's p changes it.
         settings = ExamSettings(
-            topic=topic, checklist=checklist, pass_mark=goals.pass_mark(self.store) or 0.6
+            topic=topic,
+            checklist=checklist,
+            pass_mark=goals.pass_mark(self.store) or 0.6,
+            topic_cutoff=goals.topic_cutoff(self.store),  # 과락 (settings, F8)
         )
         try:
             session = ExamSession(self.content, self.store, settings)

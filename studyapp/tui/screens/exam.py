@@ -88,6 +88,7 @@ def retry_intro(screen: StudyScreen, attempt: Any) -> ExamIntroScreen | None:
     settings = ExamSettings(
         count=len(questions),
         pass_mark=float(attempt.settings.get("pass_mark") or DEFAULT_PASS_MARK),
+        topic_cutoff=attempt.settings.get("topic_cutoff"),
         time_limit_s=retry_time_limit(per_question, len(questions)),
         retry_of=attempt.uid,
     )
