@@ -91,6 +91,9 @@ class FeedbackView(NamedTuple):
     answer: str  # "Answer: X", translated
     response: str | None  # what the learner gave, shown on a miss ("You: O")
     blocks: tuple[FeedbackBlock, ...]
+    # The response itself says "don't know": the front ends leave out "(recorded as unsure)",
+    # which would say it twice (c17).
+    says_unsure: bool = False
 
 
 class QuestionKind:

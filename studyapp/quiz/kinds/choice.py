@@ -80,7 +80,10 @@ class ChoiceKind(QuestionKind):
             else t("choice.your_pick", number=feedback.picked + 1)
         )
         return FeedbackView(
-            answer=t("choice.answer", number=choice.answer_index + 1), response=response, blocks=tuple(blocks)
+            answer=t("choice.answer", number=choice.answer_index + 1),
+            response=response,
+            blocks=tuple(blocks),
+            says_unsure=feedback.picked is None,
         )
 
     def miss_line(self, question: Question) -> str:

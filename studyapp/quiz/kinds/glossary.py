@@ -101,7 +101,10 @@ class GlossaryKind(QuestionKind):
             else t("choice.your_pick", number=feedback.picked + 1)
         )
         return FeedbackView(
-            answer=t("choice.answer", number=drawn.answer_index + 1), response=response, blocks=tuple(blocks)
+            answer=t("choice.answer", number=drawn.answer_index + 1),
+            response=response,
+            blocks=tuple(blocks),
+            says_unsure=feedback.picked is None,
         )
 
     def miss_line(self, question: Question) -> str:
