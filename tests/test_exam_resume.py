@@ -105,6 +105,8 @@ def test_resume_within_the_day_still_works(tmp_path: Path, content, studyapp_cli
         env=env_at(tmp_path, "2026-12-06T09:00"),
     )
     assert done.returncode == 0, done.stderr
+    # the intro says it is a resume, with what is left (m4)
+    assert done.stdout.startswith("Resuming mock exam ") and "(2/4 answered," in done.stdout.splitlines()[0]
     (attempt,) = exams.attempts(ProgressStore.in_dir(tmp_path))
     assert attempt.finished and attempt.answered == 2
 

@@ -28,7 +28,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from studyapp.content.glossary import askable_terms
@@ -474,6 +474,20 @@ class ExamSession:
         # The prediction made just before the exam (studyapp.report.prediction.attach_prediction),
         # archived with the attempt as settings["prediction"]; None: none was made.
         self.prediction: dict[str, Any] | None = None
+        # The time an archived attempt had used when this sitting took it up again
+        # (studyapp.quiz.exam_resume); None: a new attempt.
+        self.resumed_used_s: float | None = None
+
+    @property
+    def resumed(self) -> bool:
+        return self.resumed_used_s is not None
+
+    def carry_on(self, used_s: float) -> None:
+        """Run the clock as if `used_s` seconds were used already: a resumed attempt's countdown
+        goes on from the time it had left, not counting the break (nor an intro read before)."""
+        self.resumed_used_s = used_s
+        self._last_seen = None
+        self.started_at = self._now() - timedelta(seconds=used_s)
 
     # -- time ----------------------------------------------------------------------------------
     @property

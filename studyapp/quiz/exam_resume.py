@@ -141,7 +141,7 @@ def resume_session(
             session.flags.add(index)
     unanswered = [i for i in range(len(questions)) if i not in session.answers]
     session.position = unanswered[0] if unanswered else 0
-    session.started_at = session.clock() - timedelta(seconds=time_used(attempt))
+    session.carry_on(time_used(attempt))
     return session
 
 

@@ -74,14 +74,25 @@ def intro_lines(session: ExamSession, t: Translator, keys: bool = False) -> list
     """The intro; `keys`: the front end changes settings with keys (the TUI), so name the key
     rather than the command-line option."""
     retry_of = session.settings.retry_of
-    lines = [
-        t(
+    if session.resumed:  # the same attempt again: say so, with what it has left (m4)
+        first = t(
+            "exam.intro_resume",
+            id=session.attempt_id[:8],
+            answered=len(session.answers),
+            count=session.total,
+            left=format_clock(session.remaining_s()),
+            mark=percent(session.settings.pass_mark),
+        )
+    else:
+        first = t(
             "exam.intro_retry" if retry_of else "exam.intro",
             count=session.total,
             limit=format_clock(session.time_limit_s),
             mark=percent(session.settings.pass_mark),
             id=(retry_of or "")[:8],
-        ),
+        )
+    lines = [
+        first,
         t("exam.kind_line", kind=t(f"exam.kind.{session.kind}")),
         t("exam.rules"),
         t("exam.schedule_on")
