@@ -35,6 +35,7 @@ def interrupted_exam(content, home: Path, clock_env: str = STARTED, **settings) 
     session.answer("1")
     session.go(3)
     session.answer("2")
+    session.release()  # the terminal closed: its hold on the attempt is gone
     store.close()
     return session
 
@@ -160,11 +161,13 @@ def test_a_resumed_exam_keeps_its_glossary_questions(
     session.answer(session.current.answer)
     session.go(1 if right != 0 else 2)
     session.answer(session.current.answer)  # one more right answer, whatever its kind
+    session.release()  # the terminal closed
     (attempt,) = exams.attempts(store)
     resumed = resume_session(content, store, attempt)
     assert [(q.stem, [o.text for o in q.options], q.answer) for q in resumed.questions] == asked
     assert resumed.answers == session.answers
     assert all(resumed.questions[n].normalise("3") == "3" for n in glossary)  # 1–4 picks, not O/X
+    resumed.release()
     store.close()
 
     unanswered = glossary[1]  # shown after the resume, with its four terms
@@ -187,3 +190,64 @@ def test_a_resumed_exam_keeps_its_glossary_questions(
     (finished,) = exams.attempts(ProgressStore.in_dir(tmp_path))
     assert finished.finished and finished.score == 2 and finished.answered == 2
     assert finished.questions[right]["correct"] is True
+
+
+def test_one_writer_per_attempt_a_second_window_is_refused(tmp_path: Path, content) -> None:
+    """M6: while one terminal has the attempt open, a second `--resume last` (a real second
+    process) is refused in one line and writes nothing; the first submits its own answers."""
+    from studyapp.clock import parse_now
+    from studyapp.quiz.exam_resume import find_unfinished, resume_session
+    from tests.conftest import run_cli
+
+    session = interrupted_exam(content, tmp_path)
+    store = ProgressStore.in_dir(tmp_path, lambda: parse_now("2026-12-05T10:05"))
+    first = resume_session(content, store, find_unfinished(store, "last"))  # window A
+    second = run_cli(
+        "--lang", "en", "quiz", "--mode", "exam", "--plain", "--resume", "last", input_text="1\n1\ns\n",
+        env=env_at(tmp_path, "2026-12-05T10:06"),
+    )  # fmt: skip
+    assert second.returncode == 2 and second.stdout == ""
+    assert second.stderr.strip() == (
+        f"studyapp: attempt {session.attempt_id[:8]} is open in another window: go on there, or close that one first"
+    )
+    first.go(2)
+    first.answer("1")
+    result = first.submit()
+    (attempt,) = exams.attempts(ProgressStore.in_dir(tmp_path))
+    assert attempt.finished and attempt.answered == 3 and attempt.score == result.score
+    store.close()
+
+
+def test_a_killed_window_does_not_block_its_own_resume(tmp_path: Path, content) -> None:
+    """The hold is the process's: kill -9 of a sitting leaves the attempt resumable at once."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    env = {**env_at(tmp_path, "2026-12-05T10:00"), "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "studyapp", "--lang", "en", "quiz", "--mode", "exam", "--plain"]
+    child = subprocess.Popen(
+        [*command, "--kind", "ox", "--count", "3", "--seed", "2"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    assert child.stdin is not None and child.stdout is not None
+    child.stdin.write("o\n")
+    child.stdin.flush()
+    for line in child.stdout:  # the answer is archived before the next question is shown
+        if line.startswith("[2/3]") or "2/3" in line:
+            break
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    child.stdout.close()
+    child.stdin.close()
+    assert child.stderr is not None
+    child.stderr.close()
+    resumed = subprocess.run(
+        [*command, "--resume", "last"], input="s\n", capture_output=True, text=True,
+        env={**env, "STUDYAPP_NOW": "2026-12-05T10:02"}, timeout=120,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    (attempt,) = exams.attempts(ProgressStore.in_dir(tmp_path))
+    assert attempt.finished and attempt.answered == 1

@@ -718,5 +718,6 @@ STRINGS: dict[str, str] = {
     "cli.resume_none": "no unfinished mock exam to resume",
     "cli.resume_too_old": "attempt {id} started more than a day ago: it stays in the archive, not submitted",
     "cli.resume_damaged": "attempt {id} cannot be resumed: its record is damaged ({problem})",
+    "cli.attempt_in_use": "attempt {id} is open in another window: go on there, or close that one first",
     "cli.timeout_positive": "--timeout must be a positive number of seconds, not {value}",
 }

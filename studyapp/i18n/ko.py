@@ -718,5 +718,6 @@ STRINGS: dict[str, str] = {
     "cli.resume_none": "이어 풀 모의고사가 없습니다 (제출하지 않은 응시가 없음)",
     "cli.resume_too_old": "모의고사 {id}는 하루도 더 전에 시작했습니다: 제출하지 않은 응시로 기록에 남고, 이어 풀 수는 없습니다",
     "cli.resume_damaged": "모의고사 {id}는 이어 풀 수 없습니다: 저장된 기록이 손상됨 ({problem})",
+    "cli.attempt_in_use": "모의고사 {id}는 다른 창에서 풀고 있습니다: 그 창에서 계속하거나, 그 창을 닫은 뒤 다시 하세요",
     "cli.timeout_positive": "--timeout은 0보다 큰 초 단위 숫자여야 합니다: {value}",
 }

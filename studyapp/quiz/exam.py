@@ -477,10 +477,22 @@ class ExamSession:
         # The time an archived attempt had used when this sitting took it up again
         # (studyapp.quiz.exam_resume); None: a new attempt.
         self.resumed_used_s: float | None = None
+        # This sitting's hold on its attempt (one writer per attempt: exams.hold_attempt).
+        self._hold: exams.AttemptLock | None = None
 
     @property
     def resumed(self) -> bool:
         return self.resumed_used_s is not None
+
+    def hold(self) -> None:
+        """Take this attempt for this sitting: StudyappError when another window has it open."""
+        if self._hold is None:
+            self._hold = exams.hold_attempt(self.store, self.attempt_id)
+
+    def release(self) -> None:
+        if self._hold is not None:
+            self._hold.release()
+            self._hold = None
 
     def carry_on(self, used_s: float) -> None:
         """Run the clock as if `used_s` seconds were used already: a resumed attempt's countdown
@@ -500,6 +512,7 @@ class ExamSession:
         """Start the clock and archive the attempt as begun (idempotent)."""
         if self.started_at is not None:
             return
+        self.hold()
         self.started_at = self._now()
         self._archive(exams.begin_attempt)
 
@@ -671,6 +684,7 @@ class ExamSession:
             verdict=decided,
         )
         self._archive(exams.finish_attempt)
+        self.release()  # submitted: this sitting writes nothing more to its attempt
         if self.settings.schedule and self.save_problem is None:
             try:
                 self._schedule(results, finished_at)

@@ -131,6 +131,7 @@ def resume_session(
     settings = ExamSettings(**{k: v for k, v in attempt.settings.items() if k in known})
     session = ExamSession(content, store, settings, questions=questions, clock=clock)
     session.attempt_id = attempt.uid
+    session.hold()  # a second window resuming the same attempt is refused, in one line (M6)
     prediction = attempt.settings.get("prediction")
     session.prediction = prediction if isinstance(prediction, dict) else None
     for index, (row, question) in enumerate(zip(rows, questions, strict=True)):

@@ -51,6 +51,7 @@ def interrupted(content: Content, store: ProgressStore, **settings: Any) -> Exam
     )
     session.start()
     session.answer(session.questions[0].answer)
+    session.release()  # the terminal closed: its hold on the attempt is gone
     return session
 
 
@@ -83,6 +84,7 @@ async def test_a_resume_intro_says_so_and_offers_no_settings(
     old = interrupted(content, store, time_limit_s=300)
     clock.advance(seconds=40)
     old.answer("O")  # saved at 0:40 used
+    old.release()
     clock.advance(hours=2)
     resumed = resume_session(content, store, exams.attempts(store)[-1])
     app = make(start="exam", options=resumed)
