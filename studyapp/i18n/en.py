@@ -592,6 +592,10 @@ STRINGS: dict[str, str] = {
     "choice.answer": "Answer: {number}",
     "choice.your_pick": "You: {number}",
     "choice.no_pick": "don't know",
+    "choice.recorded_true": "judged true in a 4-choice question (O)",
+    "choice.recorded_false": "judged false in a 4-choice question (X)",
+    "choice.recorded_none": "don't know, in a 4-choice question",
+    "glossary.recorded_self": "picked for another term's definition",
     "choice.key": "answer",
     "choice.picked": "your pick",
     # glossary questions (다음 설명에 해당하는 것은?)

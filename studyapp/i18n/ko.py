@@ -592,6 +592,10 @@ STRINGS: dict[str, str] = {
     "choice.answer": "정답은 {number}번",
     "choice.your_pick": "내 선택: {number}번",
     "choice.no_pick": "모르겠음",
+    "choice.recorded_true": "4지선다에서 '옳다'로 봄 (O)",
+    "choice.recorded_false": "4지선다에서 '옳지 않다'로 봄 (X)",
+    "choice.recorded_none": "4지선다에서 모르겠음",
+    "glossary.recorded_self": "다른 용어의 설명에 이 용어를 고름",
     "choice.key": "정답",
     "choice.picked": "내 선택",
     # glossary questions (다음 설명에 해당하는 것은?)

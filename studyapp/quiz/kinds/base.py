@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Collection, Iterable
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
@@ -144,6 +144,19 @@ class QuestionKind:
     def miss_line(self, question: Question) -> str:
         """A missed question in a summary list."""
         return f"[{question.id}] {question.prompt} → {self.answer_text(question)}"
+
+    def recorded_answer(self, question: Question, answer: str, content: Content, t: Translator) -> str:
+        """What a review of this kind stored for `question` (`answer`), in the learner's words: the
+        notebook's "you last said" (the review's kind says where the answer was given)."""
+        return answer
+
+    def retried(
+        self, question: Question, content: Content, rng: random.Random, shared: dict[str, Any]
+    ) -> Question:
+        """`question` asked again after a miss (a summary's `w`): as it was, unless the kind draws
+        it anew so the retry tests the answer, not where it sat. `shared`: one retry's scratch
+        space, for a kind that keeps something across its questions."""
+        return question
 
 
 def misconception_label(content: Content, tag: str | None) -> str | None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from studyapp.content.model import Content
@@ -85,6 +86,24 @@ class ChoiceKind(QuestionKind):
             blocks=tuple(blocks),
             says_unsure=feedback.picked is None,
         )
+
+    def recorded_answer(self, question: Question, answer: str, content: Content, t: Translator) -> str:
+        """A 4-choice answer credits each option's O/X item with the judgement the pick implies:
+        say it came from a 4지선다 question, not from an O/X one the learner never saw (m2)."""
+        key = {"O": "choice.recorded_true", "X": "choice.recorded_false"}.get(answer, "choice.recorded_none")
+        return t(key)
+
+    def retried(
+        self, question: Question, content: Content, rng: random.Random, shared: dict[str, Any]
+    ) -> Question:
+        """Around the same key with other options (or the same ones reshuffled): one ChoiceSession
+        per retry, so its questions do not share options."""
+        if question.choice is None:
+            return question
+        from studyapp.quiz.choice import ChoiceSession, as_question, shared_builder
+
+        session = shared.setdefault(self.name, ChoiceSession(rng))
+        return as_question(shared_builder(content).fresh_question(question.choice, rng, session))
 
     def miss_line(self, question: Question) -> str:
         """Name the statement that was the key."""

@@ -107,6 +107,27 @@ class GlossaryKind(QuestionKind):
             says_unsure=feedback.picked is None,
         )
 
+    def recorded_answer(self, question: Question, answer: str, content: Content, t: Translator) -> str:
+        """The term picked (its id is stored), or that this term was picked for another's definition."""
+        from studyapp.quiz.glossary import term_id_of
+
+        if answer == "?":
+            return t("choice.no_pick")
+        if answer == term_id_of(question.id):
+            return t("glossary.recorded_self")
+        term = content.glossary.get(answer)
+        return term.label if term is not None else answer
+
+    def retried(
+        self, question: Question, content: Content, rng: random.Random, shared: dict[str, Any]
+    ) -> Question:
+        """Other distractors where the glossary has them, and the key never where it stood (m3)."""
+        if question.glossary is None:
+            return question  # not drawn yet: the session draws it afresh anyway
+        from studyapp.quiz.glossary import as_question, fresh_glossary_question
+
+        return as_question(fresh_glossary_question(question.glossary, content.glossary, rng))
+
     def miss_line(self, question: Question) -> str:
         """The definition and the term it defines (the stem's form is the same for every term)."""
         definition = question.prompt.split("\n", 1)[-1]

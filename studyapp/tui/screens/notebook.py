@@ -24,6 +24,7 @@ from studyapp.content.render import section_title
 from studyapp.progress import exams
 from studyapp.progress.exams import ExamAttempt
 from studyapp.quiz.engine import SessionOptions, select_questions
+from studyapp.quiz.kinds import recorded_answer
 from studyapp.quiz.presenting import answer_text, exam_note, topic_path
 from studyapp.quiz.questions import Question
 from studyapp.tui.screens.base import StudyScreen, TitleBar
@@ -74,7 +75,9 @@ class NotebookScreen(StudyScreen):
 
     def _load(self) -> dict[str, list[Question]]:
         app = self.study
-        questions = select_questions(app.content, app.store, SessionOptions(mode="wrong"), app.now(), app.tz)
+        # every kind, glossary terms among them (m1): a fifth of the mock exam is terms
+        wrong = SessionOptions(mode="wrong", kind="mixed")
+        questions = select_questions(app.content, app.store, wrong, app.now(), app.tz)
         groups: dict[str, list[Question]] = defaultdict(list)
         for question in questions:
             groups[question.misconception or NO_MISCONCEPTION].append(question)
@@ -170,7 +173,9 @@ class NotebookScreen(StudyScreen):
         t = self.t
         store = self.study.store
         reviews = store.reviews(question.id)
-        last = reviews[-1].answer if reviews else "?"
+        content = self.study.content
+        # where the answer was given: an O/X item missed through a 4-choice pick says so (m2)
+        last = recorded_answer(question, reviews[-1].kind, reviews[-1].answer, content, t) if reviews else "?"
         box = NoteItem(question, tag)
         box.compose_add_child(Hanging("✗", question.prompt, classes="note-statement"))
         box.compose_add_child(
