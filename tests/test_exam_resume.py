@@ -251,3 +251,24 @@ def test_a_killed_window_does_not_block_its_own_resume(tmp_path: Path, content) 
     assert resumed.returncode == 0, resumed.stderr
     (attempt,) = exams.attempts(ProgressStore.in_dir(tmp_path))
     assert attempt.finished and attempt.answered == 1
+
+
+def test_an_attempt_archived_before_rows_had_a_format_still_resumes(
+    tmp_path: Path, content, studyapp_cli: InProcessCli
+) -> None:
+    """Rows written before "v" (format 1) hold the same fields: read the same way."""
+    session = interrupted_exam(content, tmp_path)
+    with sqlite3.connect(tmp_path / DB_NAME) as db:
+        (text,) = db.execute("SELECT questions_json FROM exam_attempts").fetchone()
+        rows = json.loads(text)
+        assert all(row.pop("v") == 2 for row in rows)
+        db.execute("UPDATE exam_attempts SET questions_json = ?", (json.dumps(rows),))
+    done = studyapp_cli(
+        "--lang", "en", "quiz", "--mode", "exam", "--plain", "--resume", "last", input_text="s\n",
+        env=env_at(tmp_path, "2026-12-05T10:10"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for question in session.questions:
+        assert question.stem.splitlines()[0] in done.stdout  # every question, as asked
+    (attempt,) = exams.attempts(ProgressStore.in_dir(tmp_path))
+    assert attempt.finished and attempt.answered == 2

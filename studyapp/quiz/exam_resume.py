@@ -14,13 +14,13 @@ from dataclasses import fields
 from datetime import datetime, timedelta
 from typing import Any
 
-from studyapp.content.model import Content, Item
+from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.progress import exams
 from studyapp.progress.store import ProgressStore
-from studyapp.quiz import exam as exam_module
-from studyapp.quiz.exam import KIND_CHOICE, KIND_GLOSSARY, ExamOption, ExamQuestion, ExamSession, ExamSettings
-from studyapp.quiz.glossary import rebuild
+from studyapp.quiz.exam import KIND_OX, ExamOption, ExamQuestion, ExamSession, ExamSettings
+from studyapp.quiz.kinds import kinds
+from studyapp.quiz.kinds.base import row_answer_index, row_ids
 
 RESUME_WITHIN = timedelta(hours=24)
 
@@ -50,18 +50,12 @@ def resumable(store: ProgressStore, now: datetime) -> exams.ExamAttempt | None:
     return None
 
 
-def _row_answer_index(row: dict[str, Any], option_count: int) -> int | None:
-    try:
-        index = int(row.get("answer", "")) - 1
-    except (ValueError, TypeError):
-        return None
-    return index if 0 <= index < option_count else None
-
-
-def _as_archived(row: dict[str, Any], kind: str, ids: list[str], texts: list[str]) -> ExamQuestion:
+def _as_archived(row: dict[str, Any], kind: str) -> ExamQuestion:
     """The question exactly as the archive holds it (stem, option texts, key), without today's
     explanations: for a question whose items or terms left the bank since it was asked."""
-    answer_index = _row_answer_index(row, len(texts))
+    ids = row_ids(row)
+    texts = [str(o.get("text", "")) for o in row.get("options", []) if isinstance(o, dict)]
+    answer_index = row_answer_index(row, len(texts))
     return ExamQuestion(
         kind=kind,
         topic=str(row.get("topic") or ""),
@@ -75,41 +69,12 @@ def _as_archived(row: dict[str, Any], kind: str, ids: list[str], texts: list[str
     )
 
 
-def _glossary_question(
-    content: Content, row: dict[str, Any], ids: list[str], texts: list[str]
-) -> ExamQuestion:
-    """The same four terms in the same order (an answer "3" still means the third term)."""
-    answer_index = _row_answer_index(row, len(ids))
-    asked = rebuild(content.glossary, ids, answer_index) if answer_index is not None else None
-    if asked is None:
-        return _as_archived(row, KIND_GLOSSARY, ids, texts)
-    return exam_module.from_glossary(asked)
-
-
 def _question(content: Content, row: dict[str, Any]) -> ExamQuestion:
-    ids = [i for i in row.get("item_ids", []) if isinstance(i, str)]
-    items: list[Item | None] = [content.items.get(i) for i in ids]
-    texts = [str(o.get("text", "")) for o in row.get("options", []) if isinstance(o, dict)]
-    kind = str(row.get("kind") or exam_module.KIND_OX)
-    if kind == KIND_GLOSSARY and texts:
-        return _glossary_question(content, row, ids, texts)
-    if kind != KIND_CHOICE or not texts:
-        item = items[0] if items else None
-        if item is not None:
-            return exam_module.ox_question(item)
-        return _as_archived(row, kind, ids, [])
-    if not all(items):
-        return _as_archived(row, KIND_CHOICE, ids, texts)
-    present = [item for item in items if item is not None]
-    return ExamQuestion(
-        kind=KIND_CHOICE,
-        topic=str(row.get("topic") or ""),
-        stem=str(row.get("stem") or ""),
-        answer=str(row.get("answer") or ""),
-        options=exam_module.exam_options(present),
-        item_ids=tuple(ids),
-        source=exam_module._rebuild_choice(row, present),
-    )
+    """The row's kind rebuilds it as asked; a row it cannot rebuild is shown as archived."""
+    name = str(row.get("kind") or KIND_OX)
+    kind = kinds().get(name)
+    made = kind.exam_from_row(row, content) if kind is not None else None
+    return made if made is not None else _as_archived(row, name)
 
 
 def resume_session(

@@ -18,6 +18,7 @@ from studyapp.quiz.questions import Question, StoredAnswer, parse_pick
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
+    from studyapp.quiz.exam import ExamQuestion
 
 # How a front end takes the answer: the o/x keys, an option number 1-4 (0: don't know), or a
 # number typed into a box.
@@ -157,6 +158,43 @@ class QuestionKind:
         it anew so the retry tests the answer, not where it sat. `shared`: one retry's scratch
         space, for a kind that keeps something across its questions."""
         return question
+
+    # -- the mock exam (studyapp.quiz.exam) -------------------------------------------------------
+    # The exam archives every question as a row (`ExamQuestion.to_dict`: kind, topic, stem, answer,
+    # item_ids, options [{item_id, text}]); the kind named in the row turns it back into a question.
+
+    def exam_from_row(self, row: dict[str, Any], content: Content) -> ExamQuestion | None:
+        """The question exactly as asked, with today's explanations (a resumed attempt); None
+        when its items left the bank (the exam then shows the row as archived)."""
+        return None
+
+    def exam_retried(
+        self, row: dict[str, Any], content: Content, rng: random.Random, shared: dict[str, Any]
+    ) -> list[ExamQuestion]:
+        """An archived miss asked again (`--retry`, the result's `r`): [] when it cannot be."""
+        return []
+
+    def exam_credits(self, question: ExamQuestion, response: str, content: Content) -> tuple[Credit, ...]:
+        """The reviews an exam answer stores with `--schedule` (the same as a quiz answer's)."""
+        return ()
+
+
+def row_ids(row: dict[str, Any]) -> list[str]:
+    """An archived exam question's item ids (option order for a question with options)."""
+    return [i for i in row.get("item_ids", []) if isinstance(i, str)]
+
+
+def row_answer_index(row: dict[str, Any], option_count: int) -> int | None:
+    """The archived key's 0-based option index, or None when the row's answer is not one."""
+    try:
+        index = int(row.get("answer", "")) - 1
+    except (ValueError, TypeError):
+        return None
+    return index if 0 <= index < option_count else None
+
+
+def as_credits(stored: Iterable[StoredAnswer]) -> tuple[Credit, ...]:
+    return tuple(Credit(s.item_id, s.answer, s.correct, s.unsure, s.text_hash) for s in stored)
 
 
 def misconception_label(content: Content, tag: str | None) -> str | None:

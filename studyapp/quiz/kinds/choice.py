@@ -10,17 +10,22 @@ from studyapp.content.model import Content
 from studyapp.i18n import Translator
 from studyapp.quiz.kinds.base import (
     INPUT_PICK,
+    Credit,
     FeedbackBlock,
     FeedbackView,
     Graded,
     QuestionKind,
+    as_credits,
     graded_pick,
     misconception_label,
+    row_answer_index,
+    row_ids,
 )
 from studyapp.quiz.questions import KIND_CHOICE, Question
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
+    from studyapp.quiz.exam import ExamQuestion
 
 
 class ChoiceKind(QuestionKind):
@@ -110,6 +115,66 @@ class ChoiceKind(QuestionKind):
         assert question.choice is not None
         key = question.choice.key
         return f"[{key.id}] {question.prompt} {key.statement} → {question.answer}"
+
+    def exam_from_row(self, row: dict[str, Any], content: Content) -> ExamQuestion | None:
+        """The four statements in the order asked, each with today's explanation."""
+        from studyapp.quiz import exam
+
+        ids = row_ids(row)
+        items = [content.items.get(i) for i in ids]
+        present = [item for item in items if item is not None]
+        if not ids or len(present) != len(ids) or not row.get("options"):
+            return None
+        return exam.ExamQuestion(
+            kind=KIND_CHOICE,
+            topic=str(row.get("topic") or present[0].topic),
+            stem=str(row.get("stem") or ""),
+            answer=str(row.get("answer") or ""),
+            options=exam.exam_options(present),
+            item_ids=tuple(ids),
+            source=exam.rebuild_choice(row, present),
+        )
+
+    def exam_retried(
+        self, row: dict[str, Any], content: Content, rng: random.Random, shared: dict[str, Any]
+    ) -> list[ExamQuestion]:
+        """A new question around the same key, its options redrawn where the topic allows (else
+        the same ones reshuffled); the statements one by one as O/X when the bank's answer key
+        changed since, or when only one statement is left."""
+        from studyapp.quiz import exam
+
+        ids = row_ids(row)
+        if not ids or any(i not in content.items for i in ids):
+            return []  # removed from the bank since
+        items = [content.items[i] for i in ids]
+        if len(items) == 1:
+            return [exam.ox_question(items[0])]
+        key_answer = items[row_answer_index(row, len(items)) or 0].answer
+        if sum(item.answer == key_answer for item in items) != 1:
+            return [exam.ox_question(item) for item in items]
+        module = exam.choice_module()
+        source = exam.rebuild_choice(row, items)
+        if source is not None and module is not None:
+            session = shared.setdefault(self.name, module.ChoiceSession(rng))
+            return [exam.from_choice(module.shared_builder(content).fresh_question(source, rng, session))]
+        return [
+            exam.ExamQuestion(
+                kind=KIND_CHOICE,
+                topic=str(row.get("topic") or items[0].topic),
+                stem=str(row.get("stem") or ""),
+                answer=str(row.get("answer")),
+                options=exam.exam_options(items),
+                item_ids=tuple(ids),
+            )
+        ]
+
+    def exam_credits(self, question: ExamQuestion, response: str, content: Content) -> tuple[Credit, ...]:
+        """Every option's item, the way a 4-choice quiz answer credits them."""
+        if question.source is None:
+            return ()  # rebuilt without the generator: nothing to credit
+        from studyapp.quiz.choice import stored_credits
+
+        return as_credits(stored_credits(question.source, int(response) - 1, False))
 
 
 KIND = ChoiceKind()

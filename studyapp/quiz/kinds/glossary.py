@@ -15,16 +15,21 @@ from studyapp.content.model import Content
 from studyapp.i18n import Translator
 from studyapp.quiz.kinds.base import (
     INPUT_PICK,
+    Credit,
     FeedbackBlock,
     FeedbackView,
     Graded,
     QuestionKind,
+    as_credits,
     graded_pick,
+    row_answer_index,
+    row_ids,
 )
 from studyapp.quiz.questions import KIND_GLOSSARY, Question
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
+    from studyapp.quiz.exam import ExamQuestion
     from studyapp.quiz.glossary import GlossaryQuestion
 
 
@@ -132,6 +137,48 @@ class GlossaryKind(QuestionKind):
         """The definition and the term it defines (the stem's form is the same for every term)."""
         definition = question.prompt.split("\n", 1)[-1]
         return f"[{question.id}] {definition} → {self.answer_text(question)}"
+
+    def exam_from_row(self, row: dict[str, Any], content: Content) -> ExamQuestion | None:
+        """The same four terms in the same order (an answer "3" still means the third term)."""
+        from studyapp.quiz.exam import from_glossary
+        from studyapp.quiz.glossary import rebuild
+
+        ids = row_ids(row)
+        answer_index = row_answer_index(row, len(ids))
+        asked = rebuild(content.glossary, ids, answer_index) if answer_index is not None else None
+        return from_glossary(asked) if asked is not None else None
+
+    def exam_retried(
+        self, row: dict[str, Any], content: Content, rng: random.Random, shared: dict[str, Any]
+    ) -> list[ExamQuestion]:
+        """The same key term with today's definitions: other distractors where the glossary has
+        them and the key moved; drawn afresh when a distractor left the glossary; [] when the key did."""
+        from studyapp.quiz.exam import from_glossary
+        from studyapp.quiz.glossary import (
+            build_glossary_question,
+            fresh_glossary_question,
+            rebuild,
+            term_id_of,
+        )
+
+        ids = row_ids(row)
+        answer_index = row_answer_index(row, len(ids))
+        key = content.glossary.get(term_id_of(ids[answer_index]) or "") if answer_index is not None else None
+        if key is None or answer_index is None:
+            return []
+        asked = rebuild(content.glossary, ids, answer_index)
+        if asked is None:
+            drawn = build_glossary_question(key, content.glossary, rng)
+            return [from_glossary(drawn)] if drawn is not None else []
+        return [from_glossary(fresh_glossary_question(asked, content.glossary, rng))]
+
+    def exam_credits(self, question: ExamQuestion, response: str, content: Content) -> tuple[Credit, ...]:
+        """The key and a wrongly picked term, the way a glossary quiz answer credits them."""
+        from studyapp.quiz.glossary import GlossaryQuestion, glossary_credits
+
+        if not isinstance(question.source, GlossaryQuestion):
+            return ()
+        return as_credits(glossary_credits(question.source, int(response) - 1, False))
 
 
 KIND = GlossaryKind()
