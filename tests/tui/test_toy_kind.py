@@ -152,3 +152,11 @@ def test_the_mock_exam_resumes_retries_and_schedules_a_new_kind_through_it(
     ]
     (finished,) = exams.attempts(store)
     assert retry_questions(content, finished) == [asked[1]]  # the miss, asked by the toy kind
+
+
+def test_kind_choices_come_from_the_registry(toy: FalseStatementKind, studyapp_cli: Any) -> None:
+    """`--kind` takes any registered kind: a new kind module needs no change to the CLI."""
+    done = studyapp_cli("--lang", "en", "quiz", "--plain", "--kind", "toy-false", input_text="")
+    assert "invalid choice" not in done.stderr and done.returncode == 0, done.stderr
+    refused = studyapp_cli("--lang", "en", "quiz", "--plain", "--kind", "toy-true", input_text="")
+    assert refused.returncode == 2 and "invalid choice: 'toy-true'" in refused.stderr

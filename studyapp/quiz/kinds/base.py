@@ -110,6 +110,9 @@ class QuestionKind:
     unreadable_key: ClassVar[str] = "quiz.unreadable_ox"
     plain_prompt_key: ClassVar[str] = "plain.prompt_ox"
     plain_unreadable_key: ClassVar[str] = "plain.unreadable"
+    # The bank kind this kind's questions are built from when a session asks for it alone
+    # (4-choice: O/X items); None: its own questions.
+    asked_from: ClassVar[str | None] = None
     # The kind's own interface strings ({"ko": {...}, "en": {...}}), registered with the kind.
     strings: ClassVar[dict[str, dict[str, str]]] = {}
 

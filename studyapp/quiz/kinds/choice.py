@@ -21,7 +21,7 @@ from studyapp.quiz.kinds.base import (
     row_answer_index,
     row_ids,
 )
-from studyapp.quiz.questions import KIND_CHOICE, Question
+from studyapp.quiz.questions import KIND_CHOICE, KIND_OX, Question
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 class ChoiceKind(QuestionKind):
     name: ClassVar[str] = KIND_CHOICE
+    asked_from: ClassVar[str | None] = KIND_OX  # built from O/X items (studyapp.quiz.choice)
     guess_rate: ClassVar[float] = 0.25
     input: ClassVar[str] = INPUT_PICK
     hint_key: ClassVar[str] = "choice.hint"
