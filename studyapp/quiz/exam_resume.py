@@ -69,7 +69,7 @@ def _as_archived(row: dict[str, Any], kind: str) -> ExamQuestion:
     )
 
 
-def _question(content: Content, row: dict[str, Any]) -> ExamQuestion:
+def question_from_row(content: Content, row: dict[str, Any]) -> ExamQuestion:
     """The row's kind rebuilds it as asked; a row it cannot rebuild is shown as archived."""
     name = str(row.get("kind") or KIND_OX)
     kind = kinds().get(name)
@@ -91,7 +91,7 @@ def resume_session(
             values={"id": attempt.short_id, "problem": damage},
         )
     rows = sorted(attempt.questions, key=lambda r: int(r.get("number") or 0))
-    questions = [_question(content, row) for row in rows]
+    questions = [question_from_row(content, row) for row in rows]
     known = {f.name for f in fields(ExamSettings)}
     settings = ExamSettings(**{k: v for k, v in attempt.settings.items() if k in known})
     session = ExamSession(content, store, settings, questions=questions, clock=clock)

@@ -92,3 +92,31 @@ async def test_a_retried_glossary_miss_draws_its_terms_anew(demo: Content, store
         assert again.glossary.answer_index != first.glossary.answer_index  # not where it sat (m3)
         text = flat(screen_text(app))
         assert flat(f"{again.glossary.answer_index + 1}) {again.glossary.key.label}") in text
+
+
+async def test_the_last_mock_exams_glossary_misses_are_in_the_notebook(
+    demo: Content, store: ProgressStore
+) -> None:
+    """m1 for the mock exam: its 용어 misses are listed with the term picked and the key, each
+    explained by its definition (the row's kind rebuilds them)."""
+    from studyapp.quiz.exam import KIND_GLOSSARY as EXAM_GLOSSARY
+    from studyapp.quiz.exam import ExamSession, ExamSettings
+
+    session = ExamSession(demo, store, ExamSettings(count=2, kind=EXAM_GLOSSARY, seed=2))
+    first = session.questions[0]
+    picked = int(first.answer) % 4 + 1  # a wrong pick
+    session.answer(str(picked))
+    session.submit()
+    app = app_for(demo, store)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("w")
+        await pilot.pause()
+        assert isinstance(app.screen, NotebookScreen) and app.screen.exam is not None
+        text = notebook_text(app)
+        assert flat(f"{session.attempt_id[:8]}") in text
+        assert flat(first.stem.splitlines()[-1]) in text  # the definition asked
+        key = first.options[int(first.answer) - 1]
+        wrong = first.options[picked - 1]
+        for option in (key, wrong):
+            assert flat(option.text) in text and flat(option.explanation) in text
