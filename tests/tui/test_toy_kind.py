@@ -160,3 +160,35 @@ def test_kind_choices_come_from_the_registry(toy: FalseStatementKind, studyapp_c
     assert "invalid choice" not in done.stderr and done.returncode == 0, done.stderr
     refused = studyapp_cli("--lang", "en", "quiz", "--plain", "--kind", "toy-true", input_text="")
     assert refused.returncode == 2 and "invalid choice: 'toy-true'" in refused.stderr
+
+
+class SourcedToy(FalseStatementKind):
+    """The toy kind with its own questions in the bank (`source`): "is this statement false?"
+    for every false O/X statement, under its own ids."""
+
+    name: ClassVar[str] = "toy-sourced"
+
+    def source(self, content: Content) -> Any:
+        for item in content.items.values():
+            if item.answer == "X":
+                yield Question(f"toy-{item.id}", self.name, item.topic, item.statement, "O", item.explanation)
+
+
+def test_a_kind_with_a_source_is_practised_from_the_shell(
+    monkeypatch: pytest.MonkeyPatch, studyapp_cli: Any, tmp_path: Any
+) -> None:
+    """`studyapp quiz --kind toy-sourced` asks the kind's own questions: the bank is what the
+    registered kinds draw from the content (`all_questions`), nothing else changed."""
+    monkeypatch.setattr(kinds, "_KINDS", dict(kinds._KINDS))
+    kinds.register(SourcedToy())
+    home = tmp_path / "h"
+    done = studyapp_cli(
+        "--lang", "en", "quiz", "--plain", "--kind", "toy-sourced", "--mode", "new", "--count", "1",
+        input_text="o\n", env={"STUDYAPP_HOME": str(home)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Answer: O (is it false?)" in done.stdout
+    store = ProgressStore.in_dir(home)
+    (review,) = store.reviews()
+    assert review.kind == "toy-sourced" and review.item_id.startswith("toy-") and review.correct
+    store.close()

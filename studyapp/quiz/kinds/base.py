@@ -116,6 +116,11 @@ class QuestionKind:
     # The kind's own interface strings ({"ko": {...}, "en": {...}}), registered with the kind.
     strings: ClassVar[dict[str, dict[str, str]]] = {}
 
+    def source(self, content: Content) -> Iterable[Question]:
+        """The questions of this kind the bank holds (`all_questions`); none for a kind whose
+        questions are built from another's (4-choice from O/X items) or given by the caller."""
+        return ()
+
     def prepare(
         self, question: Question, content: Content, rng: random.Random, queued: Collection[str]
     ) -> Question | None:

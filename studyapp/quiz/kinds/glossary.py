@@ -8,7 +8,7 @@ graded, not with the kinds: every quiz imports this package, and its first paint
 from __future__ import annotations
 
 import random
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from studyapp.content.model import Content
@@ -25,7 +25,7 @@ from studyapp.quiz.kinds.base import (
     row_answer_index,
     row_ids,
 )
-from studyapp.quiz.questions import KIND_GLOSSARY, Question
+from studyapp.quiz.questions import KIND_GLOSSARY, Question, question_from_term
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
@@ -48,6 +48,12 @@ class GlossaryKind(QuestionKind):
     unreadable_key: ClassVar[str] = "choice.unreadable"
     plain_prompt_key: ClassVar[str] = "plain.prompt_choice"
     plain_unreadable_key: ClassVar[str] = "plain.unreadable_choice"
+
+    def source(self, content: Content) -> Iterable[Question]:
+        """Every askable term (one with a definition and enough distractors)."""
+        from studyapp.content.glossary import askable_terms
+
+        return (question_from_term(term) for term in askable_terms(content.glossary))
 
     def prepare(
         self, question: Question, content: Content, rng: random.Random, queued: Collection[str]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from studyapp.content.model import Content
@@ -31,6 +32,9 @@ class OxKind(QuestionKind):
     name: ClassVar[str] = KIND_OX
     guess_rate: ClassVar[float] = 0.5
     input: ClassVar[str] = INPUT_OX
+
+    def source(self, content: Content) -> Iterable[Question]:
+        return (question_from_item(item) for item in content.items.values())
 
     def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
         answer = response.strip().upper()
