@@ -374,6 +374,7 @@ def test_an_unfinished_exam_resumes_with_its_answers_and_the_time_it_had_left(
     session.go(3)
     fake_clock.advance(seconds=50)
     session.answer("2")  # the process dies here: no submit
+    session.release()  # …and the OS drops its hold on the attempt
     fake_clock.advance(hours=3)
     attempt = resumable(store, fake_clock())
     assert attempt is not None and attempt.uid == session.attempt_id
@@ -405,6 +406,7 @@ def test_quiz_resume_goes_on_with_the_newest_unfinished_exam(
     session = ExamSession(bank, store, ExamSettings(count=3, seed=5))
     session.start()
     session.answer("1")
+    session.release()  # the terminal closed: its hold on the attempt is gone
     store.close()
     env = {"STUDYAPP_HOME": str(home)}
     done = studyapp_cli("quiz", "--mode", "exam", "--plain", "--resume", input_text="2\ns\n", env=env)

@@ -40,8 +40,11 @@ from studyapp.quiz.exam_text import archive_warning, intro_lines, result_lines
 from studyapp.timetext import format_clock
 
 
-def settings_from_args(args: argparse.Namespace, default_pass_mark: float | None = None) -> ExamSettings:
-    """The exam's settings; without --pass-mark, `default_pass_mark` (the learner's stored one)."""
+def settings_from_args(
+    args: argparse.Namespace, default_pass_mark: float | None = None, topic_cutoff: float | None = None
+) -> ExamSettings:
+    """The exam's settings; without --pass-mark, `default_pass_mark` (the learner's stored one);
+    `topic_cutoff`: the learner's 과락 share (settings, F8)."""
     default_pass_mark = default_pass_mark or ExamSettings().pass_mark
     kind = getattr(args, "kind", None)
     if kind == "drill":
@@ -52,6 +55,7 @@ def settings_from_args(args: argparse.Namespace, default_pass_mark: float | None
         count=args.count if args.count is not None else ExamSettings().count,
         time_limit_s=args.time_limit,
         pass_mark=args.pass_mark if args.pass_mark is not None else default_pass_mark,
+        topic_cutoff=topic_cutoff,
         kind={"ox": KIND_OX, "glossary": KIND_GLOSSARY}.get(kind or "", KIND_CHOICE),
         topic=args.topic,
         checklist=args.checklist,
@@ -61,7 +65,7 @@ def settings_from_args(args: argparse.Namespace, default_pass_mark: float | None
 
 
 def session_from_args(content: Content, store: ProgressStore, args: argparse.Namespace) -> ExamSession:
-    settings = settings_from_args(args, goals.pass_mark(store))
+    settings = settings_from_args(args, goals.pass_mark(store), goals.topic_cutoff(store))
     if args.retry is not None:  # `--retry ''` is a mistake to name, not a fresh exam
         attempt = exams.find_attempt(store, args.retry)
         damage = exams.attempt_problem(attempt)
@@ -78,6 +82,7 @@ def session_from_args(content: Content, store: ProgressStore, args: argparse.Nam
             pass_mark=settings.pass_mark
             if args.pass_mark is not None
             else float(old.get("pass_mark") or DEFAULT_PASS_MARK),
+            topic_cutoff=old.get("topic_cutoff"),  # the attempt's own rules, as its pass mark
             time_limit_s=settings.time_limit_s
             if settings.time_limit_s is not None
             else (retry_time_limit(per_question, len(questions)) if per_question else None),
@@ -87,7 +92,7 @@ def session_from_args(content: Content, store: ProgressStore, args: argparse.Nam
 
 
 def run_exam_command(args: argparse.Namespace, t: Translator, content: Content, store: ProgressStore) -> int:
-    if getattr(args, "resume", None):  # the same attempt, with the time it had left
+    if getattr(args, "resume", None) is not None:  # the same attempt, with the time it had left
         session = resume_session(content, store, find_unfinished(store, args.resume))
     else:
         # numpy and the model load only for an exam, not for every command that imports this

@@ -38,7 +38,7 @@ def format_feedback(feedback: Feedback, content: Content, t: Translator) -> list
     head = f"{t('plain.right') if feedback.correct else t('plain.wrong')} — {view.answer}"
     if view.response and not feedback.correct:
         head += f" ({view.response})"
-    if feedback.unsure:
+    if feedback.unsure and not view.says_unsure:
         head += f" {t('plain.unsure')}"
     lines = [head]
     for block in view.blocks:

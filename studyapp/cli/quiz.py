@@ -17,7 +17,7 @@ from studyapp.clock import local_today
 from studyapp.content.model import Content
 from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
-from studyapp.quiz.engine import MODES, QUIZ_KINDS, SessionOptions, default_kind, topic_family
+from studyapp.quiz.engine import MODES, SessionOptions, default_kind, quiz_kinds, topic_family
 
 
 def _parse_date(text: str) -> date:
@@ -50,7 +50,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     quiz.add_argument("--count", type=int, help="how many questions")
     quiz.add_argument(
         "--kind",
-        choices=QUIZ_KINDS,
+        choices=quiz_kinds(),  # every kind module registered (a new kind is one file)
         help="ox, choice (4지선다), drill, glossary (다음 설명에 해당하는 것은?), or mixed "
         "(default: mixed; ox for --mode wrong; choice for --mode exam)",
     )

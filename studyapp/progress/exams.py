@@ -20,7 +20,8 @@ import math
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 from studyapp.errors import StudyappError
 from studyapp.progress.store import ProgressStore, from_iso, to_iso
@@ -32,6 +33,9 @@ SHORT_ID = 8  # attempts are named by the first characters of their uid
 # keeps them equal): an archived attempt outside them was not written by an exam.
 TIME_LIMIT_RANGE_S = (1.0, 6 * 3600.0)
 MAX_QUESTIONS = 200
+# The time a sitting used (settings elapsed_s): a sitting left open for days is still plausible, a
+# number that overflows a timedelta is not.
+MAX_ELAPSED_S = 366 * 24 * 3600.0
 FUTURE_SKEW = timedelta(days=1)  # another machine's clock may run a little ahead
 
 
@@ -121,9 +125,15 @@ def settings_problem(settings: Any) -> str | None:
     limit = settings.get("time_limit_s")
     if limit is not None and not (_number(limit) and low <= limit <= high):
         return f"holds time_limit_s {limit!r:.40}: not a number of seconds from {low:g} to {high:g}"
+    used = settings.get("elapsed_s")
+    if used is not None and not (_number(used) and 0 <= used <= MAX_ELAPSED_S):
+        return f"holds elapsed_s {used!r:.40}: not a number of seconds from 0 to {MAX_ELAPSED_S:g}"
     mark = settings.get("pass_mark")
     if mark is not None and not (_number(mark) and 0 < mark <= 1):
         return f"holds pass_mark {mark!r:.40}: not a share above 0 and at most 1"
+    cutoff = settings.get("topic_cutoff")
+    if cutoff is not None and not (_number(cutoff) and 0 < cutoff <= 1):
+        return f"holds topic_cutoff {cutoff!r:.40}: not a share above 0 and at most 1"
     count = settings.get("count")
     if count is not None and not (
         isinstance(count, int) and not isinstance(count, bool) and 1 <= count <= MAX_QUESTIONS
@@ -290,6 +300,57 @@ def find_attempt(store: ProgressStore, wanted: str) -> ExamAttempt:
     if not matches:
         raise StudyappError(f"no mock exam attempt '{named}' (recent: {shown}; see `studyapp progress`)")
     raise StudyappError(f"'{named}' names {len(matches)} attempts: give more of the id")
+
+
+# ---------------------------------------------------------------------------------------------
+# one writer per attempt
+# ---------------------------------------------------------------------------------------------
+# Two terminals that resume the same attempt would each save their own answers over the other's,
+# and the second submit would replace the first. A sitting holds an exclusive lock on a small file
+# next to the store while it is open; the OS drops it when the process ends (kill -9 included), so
+# a killed sitting never blocks its own resume.
+
+
+class AttemptLock:
+    """The open lock file of one attempt; `release` when the sitting is submitted."""
+
+    def __init__(self, path: Path, handle: IO[bytes] | None) -> None:
+        self.path = path
+        self._handle = handle
+
+    def release(self) -> None:
+        if self._handle is None:
+            return
+        self.path.unlink(missing_ok=True)  # before close: nobody finds a stale file to wait on
+        self._handle.close()
+        self._handle = None
+
+
+def hold_attempt(store: ProgressStore, uid: str) -> AttemptLock:
+    """Take the attempt for this sitting, or StudyappError when another sitting has it open. Where
+    file locks are unavailable (no fcntl, a read-only data directory) the sitting goes on unlocked."""
+    path = store.path.parent / f"exam-{uid}.lock"
+    try:
+        import fcntl
+    except ImportError:  # Windows: one terminal is the usual case there; no lock, no crash
+        return AttemptLock(path, None)
+    try:
+        handle = path.open("ab")
+    except OSError:
+        return AttemptLock(path, None)
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        short = uid[:SHORT_ID]
+        raise StudyappError(
+            f"attempt {short} is open in another window: go on there, or close that one first",
+            key="cli.attempt_in_use",
+            values={"id": short},
+        ) from None
+    except OSError:
+        return AttemptLock(path, handle)  # a file system without locks: go on unlocked
+    return AttemptLock(path, handle)
 
 
 # ---------------------------------------------------------------------------------------------

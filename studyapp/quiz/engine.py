@@ -25,11 +25,9 @@ from studyapp.progress.db import StoreError
 from studyapp.progress.exam_aim import exam_due, exam_moment
 from studyapp.progress.scheduler import Grade, ItemSchedule
 from studyapp.progress.store import ProgressStore
-from studyapp.quiz.kinds import kind_of
+from studyapp.quiz.kinds import kind_of, kinds
 from studyapp.quiz.questions import (
-    KIND_DRILL,
     KIND_GLOSSARY,
-    KIND_OX,
     Question,
     all_questions,
     record_credits,
@@ -42,8 +40,15 @@ MODES = (*SESSION_MODES[:3], "exam", SESSION_MODES[3])  # what `--mode` accepts
 # What a session asks: O/X statements, 4-choice questions built from them, calculation drills,
 # glossary questions ("다음 설명에 해당하는 것은?", when content/glossary.yaml exists), or a mix (O/X,
 # drills and glossary terms in their share of the bank, every third O/X item asked as a 4-choice
-# question).
-QUIZ_KINDS = ("ox", "choice", "drill", "glossary", "mixed")
+# question). A new kind module adds itself to what `--kind` accepts.
+MIXED = "mixed"
+
+
+def quiz_kinds() -> tuple[str, ...]:
+    """What `--kind` accepts: every registered question kind, or a mix of them."""
+    return (*kinds(), MIXED)
+
+
 DEFAULT_COUNT = 20
 DEFAULT_NEW_PER_SESSION = 10
 
@@ -58,7 +63,7 @@ class SessionOptions:
     # terms in a mixed session (`--no-drills`). `--kind glossary` asks terms regardless.
     include_drills: bool = True
     seed: int | None = None  # for reproducible order in tests
-    # ox, choice, drill, glossary or mixed (QUIZ_KINDS). None: O/X items and drills as before
+    # ox, choice, drill, glossary or mixed (quiz_kinds()). None: O/X items and drills as before
     # 4-choice and glossary questions existed; `studyapp quiz` passes default_kind(mode) instead.
     kind: str | None = None
 
@@ -172,15 +177,15 @@ def select_questions(
         raise StudyappError("--count must be at least 1", key="cli.count_at_least_1")
     rng = random.Random(options.seed)
     kind = options.kind
-    if kind is not None and kind not in QUIZ_KINDS:
-        raise StudyappError(f"unknown kind '{kind}'. Kinds: {', '.join(QUIZ_KINDS)}")
+    if kind is not None and kind not in quiz_kinds():
+        raise StudyappError(f"unknown kind '{kind}'. Kinds: {', '.join(quiz_kinds())}")
     pool = all_questions(
         content,
         include_drills=options.include_drills,
         include_glossary=kind == "glossary" or (kind == "mixed" and options.include_drills),
     )
-    if kind in ("ox", "choice", "drill", "glossary"):  # one kind only; mixed keeps them all
-        wanted = {"drill": KIND_DRILL, "glossary": KIND_GLOSSARY}.get(kind, KIND_OX)
+    if kind is not None and kind != MIXED:  # one kind only; mixed keeps them all
+        wanted = kind_of(kind).asked_from or kind  # 4-choice questions are made of O/X items
         pool = {qid: q for qid, q in pool.items() if q.kind == wanted}
     if options.topic:
         family = topic_family(content, options.topic)

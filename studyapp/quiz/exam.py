@@ -28,7 +28,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from studyapp.content.glossary import askable_terms
@@ -38,16 +38,9 @@ from studyapp.ids import new_id
 from studyapp.progress import exams
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import interleave, topic_family
-from studyapp.quiz.glossary import (
-    GlossaryQuestion,
-    build_glossary_question,
-    fresh_glossary_question,
-    generate_glossary_questions,
-    rebuild,
-    record_glossary,
-    term_id_of,
-)
-from studyapp.quiz.questions import glossary_item_id, question_from_item
+from studyapp.quiz.glossary import GlossaryQuestion, generate_glossary_questions
+from studyapp.quiz.pass_rule import Verdict, verdict
+from studyapp.quiz.questions import glossary_item_id, question_from_item, record_credits
 
 KIND_CHOICE = "choice"
 KIND_OX = "ox"
@@ -60,6 +53,7 @@ MIN_TIME_LIMIT_S = 1.0
 MAX_TIME_LIMIT_S = 6 * 3600.0
 MAX_COUNT = 200
 OX_ANSWERS = ("O", "X")
+ROW_FORMAT = 2  # of an archived question (ExamQuestion.to_dict); 1: before "v" was written
 
 Clock = Callable[[], datetime]
 
@@ -69,6 +63,7 @@ class ExamSettings:
     count: int = DEFAULT_COUNT
     time_limit_s: float | None = None  # None: SECONDS_PER_QUESTION × the number of questions
     pass_mark: float = DEFAULT_PASS_MARK  # a share, 0 < pass_mark <= 1
+    topic_cutoff: float | None = None  # 과락: a share every topic must reach (settings, F8); None: none
     kind: str = KIND_CHOICE  # choice, ox or glossary; `ExamSession.kind` says what was built
     topic: str | None = None
     checklist: str | None = None
@@ -86,6 +81,10 @@ class ExamSettings:
         if not 0 < self.pass_mark <= 1:
             raise StudyappError(
                 "--pass-mark must be more than 0 % and at most 100 %", key="cli.exam_pass_mark_range"
+            )
+        if self.topic_cutoff is not None and not 0 < self.topic_cutoff <= 1:
+            raise StudyappError(
+                "the per-topic cutoff must be more than 0 % and at most 100 %", key="cli.exam_cutoff_range"
             )
         if self.time_limit_s is not None and not MIN_TIME_LIMIT_S <= self.time_limit_s <= MAX_TIME_LIMIT_S:
             least, most = f"{MIN_TIME_LIMIT_S:.0f}", f"{MAX_TIME_LIMIT_S / 3600:.0f}"
@@ -138,7 +137,11 @@ class ExamQuestion:
         return text if text in self.valid_responses else None
 
     def to_dict(self) -> dict[str, Any]:
+        """The archive row (`exam_attempts.questions_json`); the kind named in it reads it back
+        (`QuestionKind.exam_from_row`, `exam_retried`). Rows without "v" (format 1) hold the same
+        fields and are read the same way."""
         return {
+            "v": ROW_FORMAT,
             "kind": self.kind,
             "topic": self.topic,
             "stem": self.stem,
@@ -293,78 +296,22 @@ def retry_questions(
     each time)."""
     if not attempt.finished:
         raise StudyappError(f"attempt {attempt.short_id} was never submitted: there are no misses to retry")
+    from studyapp.quiz.kinds import kinds  # each row's kind asks its miss again
+
     rng = rng or random.Random()
-    module = choice_module()
-    session = module.ChoiceSession(rng) if module is not None else None
+    registry = kinds()
+    shared: dict[str, Any] = {}  # one retry's scratch space, per kind
     questions: list[ExamQuestion] = []
     for row in attempt.misses:
-        ids = [i for i in row.get("item_ids", []) if isinstance(i, str)]
-        if row.get("kind") == KIND_GLOSSARY:
-            retried = _retry_glossary(content, ids, row, rng)
-            if retried is not None:
-                questions.append(retried)
-            continue
-        if not ids or any(i not in content.items for i in ids):
-            continue
-        items = [content.items[i] for i in ids]
-        if row.get("kind") != KIND_CHOICE or len(items) == 1:
-            questions.append(ox_question(items[0]))
-            continue
-        key_answer = items[_answer_index(row, items)].answer
-        if sum(item.answer == key_answer for item in items) != 1:
-            # The bank changed since (an answer key flipped): ask the statements one by one.
-            questions.extend(ox_question(item) for item in items)
-            continue
-        source = _rebuild_choice(row, items)
-        if source is not None and module is not None:
-            fresh = module.shared_builder(content).fresh_question(source, rng, session)
-            questions.append(from_choice(fresh))
-            continue
-        questions.append(
-            ExamQuestion(
-                kind=KIND_CHOICE,
-                topic=str(row.get("topic") or items[0].topic),
-                stem=str(row.get("stem") or ""),
-                answer=str(row.get("answer")),
-                options=exam_options(items),
-                item_ids=tuple(ids),
-            )
-        )
+        kind = registry.get(str(row.get("kind") or KIND_OX))
+        if kind is not None:
+            questions.extend(kind.exam_retried(row, content, rng, shared))
     if not questions:
         raise StudyappError(f"attempt {attempt.short_id} has no misses left to retry")
     return questions
 
 
-def _retry_glossary(
-    content: Content, ids: list[str], row: dict[str, Any], rng: random.Random
-) -> ExamQuestion | None:
-    """A glossary miss asked again around the same key term, with today's definitions: other
-    distractors where the glossary has them and the key moved (as a 4-choice retry); None when
-    the key has left the glossary since."""
-    try:
-        answer_index = int(row.get("answer", "")) - 1
-    except (ValueError, TypeError):
-        return None
-    key_id = ids[answer_index] if 0 <= answer_index < len(ids) else ""
-    key = content.glossary.get(term_id_of(key_id) or "")
-    if key is None:
-        return None
-    asked = rebuild(content.glossary, ids, answer_index)
-    if asked is None:  # a distractor left the glossary since: a question drawn afresh
-        drawn = build_glossary_question(key, content.glossary, rng)
-        return from_glossary(drawn) if drawn is not None else None
-    return from_glossary(fresh_glossary_question(asked, content.glossary, rng))
-
-
-def _answer_index(row: dict[str, Any], items: list[Item]) -> int:
-    try:
-        index = int(row.get("answer", "")) - 1
-    except (ValueError, TypeError):
-        return 0
-    return index if 0 <= index < len(items) else 0
-
-
-def _rebuild_choice(row: dict[str, Any], items: list[Item]) -> Any | None:
+def rebuild_choice(row: dict[str, Any], items: list[Item]) -> Any | None:
     """The ChoiceQuestion as asked (for FSRS credit with --schedule), when the generator exists."""
     module = choice_module()
     if module is None or not hasattr(module, "ChoiceQuestion"):
@@ -412,6 +359,7 @@ class ExamResult:
     questions: list[QuestionResult]
     started_at: datetime
     finished_at: datetime
+    verdict: Verdict  # which rule decided `passed` (the pass mark, or 과락 in a topic)
 
     @property
     def percent(self) -> float:
@@ -467,6 +415,32 @@ class ExamSession:
         # The prediction made just before the exam (studyapp.report.prediction.attach_prediction),
         # archived with the attempt as settings["prediction"]; None: none was made.
         self.prediction: dict[str, Any] | None = None
+        # The time an archived attempt had used when this sitting took it up again
+        # (studyapp.quiz.exam_resume); None: a new attempt.
+        self.resumed_used_s: float | None = None
+        # This sitting's hold on its attempt (one writer per attempt: exams.hold_attempt).
+        self._hold: exams.AttemptLock | None = None
+
+    @property
+    def resumed(self) -> bool:
+        return self.resumed_used_s is not None
+
+    def hold(self) -> None:
+        """Take this attempt for this sitting: StudyappError when another window has it open."""
+        if self._hold is None:
+            self._hold = exams.hold_attempt(self.store, self.attempt_id)
+
+    def release(self) -> None:
+        if self._hold is not None:
+            self._hold.release()
+            self._hold = None
+
+    def carry_on(self, used_s: float) -> None:
+        """Run the clock as if `used_s` seconds were used already: a resumed attempt's countdown
+        goes on from the time it had left, not counting the break (nor an intro read before)."""
+        self.resumed_used_s = used_s
+        self._last_seen = None
+        self.started_at = self._now() - timedelta(seconds=used_s)
 
     # -- time ----------------------------------------------------------------------------------
     @property
@@ -479,6 +453,7 @@ class ExamSession:
         """Start the clock and archive the attempt as begun (idempotent)."""
         if self.started_at is not None:
             return
+        self.hold()
         self.started_at = self._now()
         self._archive(exams.begin_attempt)
 
@@ -631,22 +606,26 @@ class ExamSession:
             per_topic[question.topic][0] += int(correct)
         score = sum(r.correct for r in results)
         total = len(results)
+        per_topic_scores = {topic: (right, count) for topic, (right, count) in per_topic.items()}
+        decided = verdict(score, total, per_topic_scores, self.settings.pass_mark, self.settings.topic_cutoff)
         self.result = ExamResult(
             attempt_id=self.attempt_id,
             settings=self.settings,
             kind=self.kind,
             score=score,
             total=total,
-            passed=total > 0 and score / total >= self.settings.pass_mark - 1e-9,
+            passed=decided.passed,
             time_used_s=used,
             time_limit_s=limit,
             auto_submitted=auto,
-            per_topic={topic: (right, count) for topic, (right, count) in per_topic.items()},
+            per_topic=per_topic_scores,
             questions=results,
             started_at=self.started_at,
             finished_at=finished_at,
+            verdict=decided,
         )
         self._archive(exams.finish_attempt)
+        self.release()  # submitted: this sitting writes nothing more to its attempt
         if self.settings.schedule and self.save_problem is None:
             try:
                 self._schedule(results, finished_at)
@@ -655,40 +634,21 @@ class ExamSession:
         return self.result
 
     def _schedule(self, results: Iterable[QuestionResult], when: datetime) -> None:
-        """Record the answered questions into FSRS, like quiz answers (only with --schedule).
+        """Record the answered questions into FSRS, like quiz answers (only with --schedule): each
+        question's kind says which reviews its answer stores (`QuestionKind.exam_credits`), written
+        through `record_credits` — a write that fails is kept by the store and retried, and its
+        reason lands in `save_problem`."""
+        from studyapp.quiz.kinds import kind_of
 
-        Through `ProgressStore.save_answer` (a 4-choice answer through `choice.record_choice`, a
-        glossary answer through `glossary.record_glossary`):
-        a write that fails is kept by the store and retried, and its reason lands in
-        `save_problem`."""
-        module = choice_module()
         review: dict[str, Any] = {"mode": "exam", "session_id": self.attempt_id, "reviewed_at": when}
         for record in results:
             if record.response is None:
                 continue  # no answer is no evidence either way
             question = record.question
-            problem: str | None = None
-            if question.kind == KIND_OX:
-                item = self.content.items.get(question.item_ids[0])
-                if item is None:
-                    continue
-                new = self.store.new_review(
-                    item.id,
-                    answer=record.response,
-                    correct=record.correct,
-                    kind="ox",
-                    text_hash=question_from_item(item).text_hash,
-                    **review,
-                )
-                problem = self.store.save_answer(new).problem
-            elif question.kind == KIND_GLOSSARY and isinstance(question.source, GlossaryQuestion):
-                picked = int(record.response) - 1
-                _, problem = record_glossary(self.store, question.source, picked, False, **review)
-            elif module is not None and question.source is not None:
-                picked = int(record.response) - 1
-                _, problem = module.record_choice(self.store, question.source, picked, False, **review)
+            credits = kind_of(question.kind).exam_credits(question, record.response, self.content)
+            _, problem = record_credits(self.store, credits, question.kind, **review)
             self.save_problem = self.save_problem or problem
-        self.store.checkpoint()  # record_choice leaves the checkpoint to its caller
+        self.store.checkpoint()  # record_credits leaves the checkpoint to its caller
 
 
 def retry_time_limit(per_question_s: float, count: int) -> float:

@@ -14,12 +14,13 @@ from dataclasses import fields
 from datetime import datetime, timedelta
 from typing import Any
 
-from studyapp.content.model import Content, Item
+from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.progress import exams
 from studyapp.progress.store import ProgressStore
-from studyapp.quiz import exam as exam_module
-from studyapp.quiz.exam import KIND_CHOICE, ExamOption, ExamQuestion, ExamSession, ExamSettings
+from studyapp.quiz.exam import KIND_OX, ExamOption, ExamQuestion, ExamSession, ExamSettings
+from studyapp.quiz.kinds import kinds
+from studyapp.quiz.kinds.base import row_answer_index, row_ids
 
 RESUME_WITHIN = timedelta(hours=24)
 
@@ -49,38 +50,31 @@ def resumable(store: ProgressStore, now: datetime) -> exams.ExamAttempt | None:
     return None
 
 
-def _question(content: Content, row: dict[str, Any]) -> ExamQuestion:
-    ids = [i for i in row.get("item_ids", []) if isinstance(i, str)]
-    items: list[Item | None] = [content.items.get(i) for i in ids]
-    texts = [o.get("text", "") for o in row.get("options", []) if isinstance(o, dict)]
-    kind = str(row.get("kind") or exam_module.KIND_OX)
-    if kind != KIND_CHOICE or not texts:
-        item = items[0] if items else None
-        if item is not None:
-            return exam_module.ox_question(item)
-        return ExamQuestion(
-            kind=kind,
-            topic=str(row.get("topic") or ""),
-            stem=str(row.get("stem") or ""),
-            answer=str(row.get("answer") or ""),
-            item_ids=tuple(ids),
-        )
-    options = tuple(
-        exam_module.exam_options([item])[0]
-        if item is not None
-        else ExamOption(ids[n] if n < len(ids) else "", texts[n], "", False)
-        for n, item in enumerate(items)
-    )
-    source = exam_module._rebuild_choice(row, [i for i in items if i is not None]) if all(items) else None
+def _as_archived(row: dict[str, Any], kind: str) -> ExamQuestion:
+    """The question exactly as the archive holds it (stem, option texts, key), without today's
+    explanations: for a question whose items or terms left the bank since it was asked."""
+    ids = row_ids(row)
+    texts = [str(o.get("text", "")) for o in row.get("options", []) if isinstance(o, dict)]
+    answer_index = row_answer_index(row, len(texts))
     return ExamQuestion(
-        kind=KIND_CHOICE,
+        kind=kind,
         topic=str(row.get("topic") or ""),
         stem=str(row.get("stem") or ""),
         answer=str(row.get("answer") or ""),
-        options=options,
+        options=tuple(
+            ExamOption(ids[n] if n < len(ids) else "", text, "", n == answer_index)
+            for n, text in enumerate(texts)
+        ),
         item_ids=tuple(ids),
-        source=source,
     )
+
+
+def question_from_row(content: Content, row: dict[str, Any]) -> ExamQuestion:
+    """The row's kind rebuilds it as asked; a row it cannot rebuild is shown as archived."""
+    name = str(row.get("kind") or KIND_OX)
+    kind = kinds().get(name)
+    made = kind.exam_from_row(row, content) if kind is not None else None
+    return made if made is not None else _as_archived(row, name)
 
 
 def resume_session(
@@ -89,12 +83,20 @@ def resume_session(
     """The attempt as a sitting again, its clock running from the time it had used."""
     if attempt.finished:
         raise StudyappError(f"attempt {attempt.short_id} was submitted already: nothing to resume")
+    damage = exams.attempt_problem(attempt)
+    if damage is not None:  # a hand-edited or damaged store: one line, not a TypeError
+        raise StudyappError(
+            f"attempt {attempt.short_id} cannot be resumed: {damage}",
+            key="cli.resume_damaged",
+            values={"id": attempt.short_id, "problem": damage},
+        )
     rows = sorted(attempt.questions, key=lambda r: int(r.get("number") or 0))
-    questions = [_question(content, row) for row in rows]
+    questions = [question_from_row(content, row) for row in rows]
     known = {f.name for f in fields(ExamSettings)}
     settings = ExamSettings(**{k: v for k, v in attempt.settings.items() if k in known})
     session = ExamSession(content, store, settings, questions=questions, clock=clock)
     session.attempt_id = attempt.uid
+    session.hold()  # a second window resuming the same attempt is refused, in one line (M6)
     prediction = attempt.settings.get("prediction")
     session.prediction = prediction if isinstance(prediction, dict) else None
     for index, (row, question) in enumerate(zip(rows, questions, strict=True)):
@@ -105,15 +107,27 @@ def resume_session(
             session.flags.add(index)
     unanswered = [i for i in range(len(questions)) if i not in session.answers]
     session.position = unanswered[0] if unanswered else 0
-    session.started_at = session.clock() - timedelta(seconds=time_used(attempt))
+    session.carry_on(time_used(attempt))
     return session
 
 
 def find_unfinished(store: ProgressStore, wanted: str) -> exams.ExamAttempt:
-    """An attempt to resume, by id or `last` (the newest unfinished one)."""
-    if wanted.strip().lower() == "last":
-        for attempt in reversed(exams.attempts(store)):
-            if not attempt.finished:
-                return attempt
-        raise StudyappError("no unfinished mock exam to resume")
-    return exams.find_attempt(store, wanted)
+    """An attempt to resume, by id or `last` (the newest unfinished one), started within
+    RESUME_WITHIN: the README and the intro's offer promise "within a day", so `--resume` keeps
+    the same window (an older one stays in the archive as not submitted)."""
+    key = wanted.strip().lower()
+    if not key:  # `--resume ''` is a mistake to name, not a fresh exam
+        raise StudyappError("--resume needs an attempt id or `last`", key="cli.resume_empty")
+    if key == "last":
+        attempt = next((a for a in reversed(exams.attempts(store)) if not a.finished), None)
+        if attempt is None:
+            raise StudyappError("no unfinished mock exam to resume", key="cli.resume_none")
+    else:
+        attempt = exams.find_attempt(store, wanted)
+    if not attempt.finished and store.clock() - attempt.started_at > RESUME_WITHIN:
+        raise StudyappError(
+            f"attempt {attempt.short_id} started more than a day ago: it stays in the archive, not submitted",
+            key="cli.resume_too_old",
+            values={"id": attempt.short_id},
+        )
+    return attempt

@@ -14,6 +14,7 @@ from studyapp.quiz.exam import (
     ExamSession,
     QuestionResult,
 )
+from studyapp.quiz.pass_rule import RULE_TOPIC_CUTOFF
 from studyapp.quiz.presenting import percent, topic_path
 from studyapp.safetext import printable
 from studyapp.timetext import format_clock
@@ -31,6 +32,26 @@ def score_line(result: ExamResult, t: Translator) -> str:
         verdict=t("exam.pass") if result.passed else t("exam.fail"),
         mark=percent(result.settings.pass_mark),
     )
+
+
+def verdict_line(result: ExamResult, content: Content, t: Translator) -> str:
+    """Which rule decided: `과락: 토픽 X 35% < 40%`, or the pass mark (and no 과락, when one is set)."""
+    decided = result.verdict
+    if decided.rule == RULE_TOPIC_CUTOFF and decided.topic is not None:
+        return t(
+            "exam.verdict_cutoff",
+            topic=topic_path(content, decided.topic),
+            share=percent(decided.topic_share or 0.0),
+            cutoff=percent(decided.cutoff or 0.0),
+        )
+    line = t(
+        "exam.verdict_mark_pass" if decided.passed else "exam.verdict_mark_fail",
+        percent=percent(decided.share),
+        mark=percent(decided.pass_mark),
+    )
+    if decided.cutoff is not None:
+        line += " · " + t("exam.verdict_no_cutoff", cutoff=percent(decided.cutoff))
+    return line
 
 
 def time_used_line(result: ExamResult, t: Translator) -> str:
@@ -53,14 +74,25 @@ def intro_lines(session: ExamSession, t: Translator, keys: bool = False) -> list
     """The intro; `keys`: the front end changes settings with keys (the TUI), so name the key
     rather than the command-line option."""
     retry_of = session.settings.retry_of
-    lines = [
-        t(
+    if session.resumed:  # the same attempt again: say so, with what it has left (m4)
+        first = t(
+            "exam.intro_resume",
+            id=session.attempt_id[:8],
+            answered=len(session.answers),
+            count=session.total,
+            left=format_clock(session.remaining_s()),
+            mark=percent(session.settings.pass_mark),
+        )
+    else:
+        first = t(
             "exam.intro_retry" if retry_of else "exam.intro",
             count=session.total,
             limit=format_clock(session.time_limit_s),
             mark=percent(session.settings.pass_mark),
             id=(retry_of or "")[:8],
-        ),
+        )
+    lines = [
+        first,
         t("exam.kind_line", kind=t(f"exam.kind.{session.kind}")),
         t("exam.rules"),
         t("exam.schedule_on")
@@ -75,7 +107,7 @@ def intro_lines(session: ExamSession, t: Translator, keys: bool = False) -> list
 
 
 def result_lines(result: ExamResult, content: Content, t: Translator) -> list[str]:
-    lines = [score_line(result, t), time_used_line(result, t)]
+    lines = [score_line(result, t), verdict_line(result, content, t), time_used_line(result, t)]
     if result.unanswered:
         lines.append(t("exam.unanswered", count=result.unanswered))
     lines.append(t("exam.per_topic"))

@@ -1,11 +1,8 @@
-"""The one pass rule of the mock exam, for its verdict and for the prediction alike.
+"""Whether an exam score passes, and which rule decided: the pass mark over the whole exam, or a
+per-topic cutoff (과락: one topic below its share fails the exam whatever the total).
 
-An exam is passed when the total reaches the pass mark **and** every topic reaches the per-topic
-cutoff (과락), when one is set. Both are shares; a share is reached by as many questions right as
-`questions_needed` says (the smallest count whose share is at least it, with a little slack for
-floating point: 18 of 30 reaches 60 %). `verdict` says which rule decided, so the result screen
-and the prediction can name it ("pass mark" or "과락 in topic X"). A pure module at the quiz
-floor: the exam (quiz) and the prediction (report) both import it. No Textual, no I/O.
+Pure: the mock exam's result, its line mode and the TUI result screen all ask `verdict`, so they
+never disagree on a pass. A share is reached at `share − 1e-9` (60 % of 5 is 3 right, not 3.0000001).
 """
 
 from __future__ import annotations
@@ -15,42 +12,47 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 RULE_PASS_MARK = "pass_mark"
-RULE_CUTOFF = "cutoff"
-
-
-def questions_needed(questions: int, share: float) -> int:
-    """Questions right that reach `share` of `questions` (18 of 30 for 60 %; 0 of 0)."""
-    return max(0, math.ceil(share * questions - 1e-9))
+RULE_TOPIC_CUTOFF = "topic_cutoff"
+_SLACK = 1e-9  # a share computed as right/total must not miss the mark by a rounding error
 
 
 class Verdict(NamedTuple):
     passed: bool
-    rule: str  # RULE_PASS_MARK or RULE_CUTOFF: the rule that decided
-    topic: str | None = None  # with RULE_CUTOFF: the topic below its cutoff
+    rule: str  # RULE_PASS_MARK or RULE_TOPIC_CUTOFF: the rule that decided
+    share: float  # the whole exam's share right
+    pass_mark: float
+    topic: str | None = None  # with RULE_TOPIC_CUTOFF: the weakest topic under the cutoff
+    topic_share: float | None = None
+    cutoff: float | None = None
+
+
+def questions_needed(questions: int, share: float) -> int:
+    """Questions right that reach `share` of `questions` (18 of 30 for 60 %; 0 of 0): the count
+    the prediction sums its outcome distribution from, by the same slack as `reaches`."""
+    return max(0, math.ceil(share * questions - _SLACK))
+
+
+def reaches(right: int, total: int, share: float) -> bool:
+    return total > 0 and right / total >= share - _SLACK
 
 
 def verdict(
-    topic_scores: Mapping[str, tuple[int, int]], pass_mark: float, cutoff: float | None = None
+    right: int,
+    total: int,
+    per_topic: Mapping[str, tuple[int, int]],
+    pass_mark: float,
+    topic_cutoff: float | None = None,
 ) -> Verdict:
-    """Pass or fail an exam from its (right, questions) per topic.
-
-    A topic under the cutoff fails the exam whatever the total (과락): the verdict names it (the
-    topic with the lowest share; by name on a tie). Otherwise the total decides against the pass
-    mark. An exam with no questions is not passed.
-
-    >>> verdict({"A": (9, 10), "B": (2, 10)}, 0.6, 0.4)
-    Verdict(passed=False, rule='cutoff', topic='B')
-    >>> verdict({"A": (9, 10), "B": (4, 10)}, 0.6, 0.4)
-    Verdict(passed=True, rule='pass_mark', topic=None)
-    """
-    if cutoff is not None:
-        short = [
-            (right / questions, topic)
-            for topic, (right, questions) in topic_scores.items()
-            if questions and right < questions_needed(questions, cutoff)
+    """Fail on 과락 first (the exam's own order: a topic below the cutoff fails even a high total),
+    naming the weakest such topic (ties: the first in `per_topic`'s order); else the pass mark."""
+    share = right / total if total else 0.0
+    if topic_cutoff is not None:
+        under = [
+            (got / count, topic)
+            for topic, (got, count) in per_topic.items()
+            if count > 0 and not reaches(got, count, topic_cutoff)
         ]
-        if short:
-            return Verdict(False, RULE_CUTOFF, min(short)[1])
-    right = sum(r for r, _ in topic_scores.values())
-    questions = sum(q for _, q in topic_scores.values())
-    return Verdict(questions > 0 and right >= questions_needed(questions, pass_mark), RULE_PASS_MARK)
+        if under:
+            topic_share, topic = min(under, key=lambda pair: pair[0])
+            return Verdict(False, RULE_TOPIC_CUTOFF, share, pass_mark, topic, topic_share, topic_cutoff)
+    return Verdict(reaches(right, total, pass_mark), RULE_PASS_MARK, share, pass_mark, cutoff=topic_cutoff)

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
-from studyapp.content.glossary import askable_terms
 from studyapp.content.model import Content, Item, Term
 from studyapp.quiz import drills
 from studyapp.quiz.drills import Drill
@@ -105,28 +104,34 @@ def question_from_term(term: Term) -> Question:
     )
 
 
+def question_from_drill(drill: Drill) -> Question:
+    return Question(
+        id=drill.id,
+        kind=KIND_DRILL,
+        topic=drill.topic,
+        prompt=drill.prompt,
+        answer=repr(drill.answer),
+        explanation=drill.explanation,
+        checklist=tuple(drill.checklist),
+        tolerance=drill.tolerance,
+        unit=drill.unit,
+    )
+
+
 def all_questions(
     content: Content, include_drills: bool = True, include_glossary: bool = True
 ) -> dict[str, Question]:
-    questions = {item.id: question_from_item(item) for item in content.items.values()}
-    if include_glossary:
-        for term in askable_terms(content.glossary):
-            question = question_from_term(term)
-            questions[question.id] = question
-    if include_drills:
-        for drill in drill_index().values():
-            if drill.topic in content.topics:
-                questions[drill.id] = Question(
-                    id=drill.id,
-                    kind=KIND_DRILL,
-                    topic=drill.topic,
-                    prompt=drill.prompt,
-                    answer=repr(drill.answer),
-                    explanation=drill.explanation,
-                    checklist=tuple(drill.checklist),
-                    tolerance=drill.tolerance,
-                    unit=drill.unit,
-                )
+    """Every question the bank holds, by id: what each registered kind draws from the content
+    (`QuestionKind.source`: O/X items, glossary terms, drills, and any kind added since)."""
+    from studyapp.quiz.kinds import kinds  # the kinds import this module: asked at call time
+
+    left_out = {KIND_DRILL} if not include_drills else set()
+    if not include_glossary:
+        left_out.add(KIND_GLOSSARY)
+    questions: dict[str, Question] = {}
+    for kind in kinds().values():
+        if kind.name not in left_out:
+            questions.update((question.id, question) for question in kind.source(content))
     return questions
 
 

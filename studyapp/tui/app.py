@@ -188,9 +188,13 @@ class StudyApp(App[int]):
         Home so that its stylesheet loads and Esc comes back to Home."""
         if self.start == "exam" and self.options is not None:  # `studyapp quiz --mode exam`
             # Screens load on first use: importing all of them up front costs ~40 % more start-up.
+            from studyapp.quiz.exam_resume import resumable
             from studyapp.tui.screens.exam import ExamIntroScreen
 
-            return ExamIntroScreen(self.options)  # type: ignore[arg-type]
+            session: Any = self.options
+            # The same offer as Home's `e` (m4); a `--resume` intro is that attempt already.
+            unfinished = None if session.resumed else resumable(self.store, self.now())
+            return ExamIntroScreen(session, unfinished=unfinished)
         if self.start.startswith("explain:"):  # `studyapp explain [ID]`
             return self._explain_screen(prompt_id=self.start.removeprefix("explain:"))
         return None
@@ -327,7 +331,10 @@ class StudyApp(App[int]):
 
         # The learner's own pass mark (settings, F8) unless the intro's p changes it.
         settings = ExamSettings(
-            topic=topic, checklist=checklist, pass_mark=goals.pass_mark(self.store) or 0.6
+            topic=topic,
+            checklist=checklist,
+            pass_mark=goals.pass_mark(self.store) or 0.6,
+            topic_cutoff=goals.topic_cutoff(self.store),  # 과락 (settings, F8)
         )
         try:
             session = ExamSession(self.content, self.store, settings)

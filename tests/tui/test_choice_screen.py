@@ -111,7 +111,9 @@ async def test_wrong_pick_dont_know_and_undo(make: Any, store: ProgressStore, co
         assert screen.state == ASKING and store.review_count() == 0
         await pilot.press("0")  # don't know
         rendered = str(screen.query_one("#feedback").render())
-        assert "모르겠음" in rendered and rendered.count("(모름 표시로 기록)") == 1  # said once (N30)
+        head = rendered.splitlines()[0]
+        # "don't know" said once: the pick is the unsure mark, no "(모름 표시로 기록)" after it (N30, c17)
+        assert head.count("모르겠음") == 1 and "모름 표시" not in head
         reviews = store.reviews()
         assert [(r.item_id, r.rating, r.unsure) for r in reviews] == [("c-o1", 1, True)]
         await pilot.press("enter")

@@ -7,6 +7,10 @@ in this package is found at import, so adding a kind is adding one file. The eng
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
+from studyapp.content.model import Content
 from studyapp.i18n import Translator
 from studyapp.plugins import defined_in
 from studyapp.quiz.kinds.base import QuestionKind
@@ -37,6 +41,21 @@ def kind_of(question: Question | str) -> QuestionKind:
 
 def kinds() -> dict[str, QuestionKind]:
     return dict(_KINDS)
+
+
+def retried_questions(content: Content, questions: list[Question], rng: random.Random) -> list[Question]:
+    """A session's misses asked again, each as its kind asks a retried question."""
+    shared: dict[str, Any] = {}
+    return [kind_of(question).retried(question, content, rng, shared) for question in questions]
+
+
+def recorded_answer(
+    question: Question, review_kind: str, answer: str, content: Content, t: Translator
+) -> str:
+    """A stored answer in the learner's words, as the kind that recorded it says it (a review of an
+    O/X item may come from a 4-choice pick); an unknown kind's answer as stored."""
+    recorder = _KINDS.get(review_kind)
+    return recorder.recorded_answer(question, answer, content, t) if recorder is not None else answer
 
 
 _discover()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Collection, Iterable
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
@@ -18,6 +18,7 @@ from studyapp.quiz.questions import Question, StoredAnswer, parse_pick
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
+    from studyapp.quiz.exam import ExamQuestion
 
 # How a front end takes the answer: the o/x keys, an option number 1-4 (0: don't know), or a
 # number typed into a box.
@@ -91,6 +92,9 @@ class FeedbackView(NamedTuple):
     answer: str  # "Answer: X", translated
     response: str | None  # what the learner gave, shown on a miss ("You: O")
     blocks: tuple[FeedbackBlock, ...]
+    # The response itself says "don't know": the front ends leave out "(recorded as unsure)",
+    # which would say it twice (c17).
+    says_unsure: bool = False
 
 
 class QuestionKind:
@@ -106,8 +110,16 @@ class QuestionKind:
     unreadable_key: ClassVar[str] = "quiz.unreadable_ox"
     plain_prompt_key: ClassVar[str] = "plain.prompt_ox"
     plain_unreadable_key: ClassVar[str] = "plain.unreadable"
+    # The bank kind this kind's questions are built from when a session asks for it alone
+    # (4-choice: O/X items); None: its own questions.
+    asked_from: ClassVar[str | None] = None
     # The kind's own interface strings ({"ko": {...}, "en": {...}}), registered with the kind.
     strings: ClassVar[dict[str, dict[str, str]]] = {}
+
+    def source(self, content: Content) -> Iterable[Question]:
+        """The questions of this kind the bank holds (`all_questions`); none for a kind whose
+        questions are built from another's (4-choice from O/X items) or given by the caller."""
+        return ()
 
     def prepare(
         self, question: Question, content: Content, rng: random.Random, queued: Collection[str]
@@ -141,6 +153,56 @@ class QuestionKind:
     def miss_line(self, question: Question) -> str:
         """A missed question in a summary list."""
         return f"[{question.id}] {question.prompt} → {self.answer_text(question)}"
+
+    def recorded_answer(self, question: Question, answer: str, content: Content, t: Translator) -> str:
+        """What a review of this kind stored for `question` (`answer`), in the learner's words: the
+        notebook's "you last said" (the review's kind says where the answer was given)."""
+        return answer
+
+    def retried(
+        self, question: Question, content: Content, rng: random.Random, shared: dict[str, Any]
+    ) -> Question:
+        """`question` asked again after a miss (a summary's `w`): as it was, unless the kind draws
+        it anew so the retry tests the answer, not where it sat. `shared`: one retry's scratch
+        space, for a kind that keeps something across its questions."""
+        return question
+
+    # -- the mock exam (studyapp.quiz.exam) -------------------------------------------------------
+    # The exam archives every question as a row (`ExamQuestion.to_dict`: kind, topic, stem, answer,
+    # item_ids, options [{item_id, text}]); the kind named in the row turns it back into a question.
+
+    def exam_from_row(self, row: dict[str, Any], content: Content) -> ExamQuestion | None:
+        """The question exactly as asked, with today's explanations (a resumed attempt); None
+        when its items left the bank (the exam then shows the row as archived)."""
+        return None
+
+    def exam_retried(
+        self, row: dict[str, Any], content: Content, rng: random.Random, shared: dict[str, Any]
+    ) -> list[ExamQuestion]:
+        """An archived miss asked again (`--retry`, the result's `r`): [] when it cannot be."""
+        return []
+
+    def exam_credits(self, question: ExamQuestion, response: str, content: Content) -> tuple[Credit, ...]:
+        """The reviews an exam answer stores with `--schedule` (the same as a quiz answer's)."""
+        return ()
+
+
+def row_ids(row: dict[str, Any]) -> list[str]:
+    """An archived exam question's item ids (option order for a question with options)."""
+    return [i for i in row.get("item_ids", []) if isinstance(i, str)]
+
+
+def row_answer_index(row: dict[str, Any], option_count: int) -> int | None:
+    """The archived key's 0-based option index, or None when the row's answer is not one."""
+    try:
+        index = int(row.get("answer", "")) - 1
+    except (ValueError, TypeError):
+        return None
+    return index if 0 <= index < option_count else None
+
+
+def as_credits(stored: Iterable[StoredAnswer]) -> tuple[Credit, ...]:
+    return tuple(Credit(s.item_id, s.answer, s.correct, s.unsure, s.text_hash) for s in stored)
 
 
 def misconception_label(content: Content, tag: str | None) -> str | None:

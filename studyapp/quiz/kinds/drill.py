@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
 from studyapp.content.model import Content
@@ -17,7 +18,7 @@ from studyapp.quiz.kinds.base import (
     QuestionKind,
     misconception_label,
 )
-from studyapp.quiz.questions import KIND_DRILL, Question, drill_index
+from studyapp.quiz.questions import KIND_DRILL, Question, drill_index, question_from_drill
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
@@ -39,6 +40,10 @@ class DrillKind(QuestionKind):
     unreadable_key: ClassVar[str] = "quiz.unreadable_drill"
     plain_prompt_key: ClassVar[str] = "plain.prompt_num"
     plain_unreadable_key: ClassVar[str] = "plain.unreadable_num"
+
+    def source(self, content: Content) -> Iterable[Question]:
+        """The generated drills of the content's topics."""
+        return (question_from_drill(d) for d in drill_index().values() if d.topic in content.topics)
 
     def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
         typed = response.strip()

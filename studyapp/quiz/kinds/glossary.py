@@ -8,23 +8,28 @@ graded, not with the kinds: every quiz imports this package, and its first paint
 from __future__ import annotations
 
 import random
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
 from studyapp.quiz.kinds.base import (
     INPUT_PICK,
+    Credit,
     FeedbackBlock,
     FeedbackView,
     Graded,
     QuestionKind,
+    as_credits,
     graded_pick,
+    row_answer_index,
+    row_ids,
 )
-from studyapp.quiz.questions import KIND_GLOSSARY, Question
+from studyapp.quiz.questions import KIND_GLOSSARY, Question, question_from_term
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
+    from studyapp.quiz.exam import ExamQuestion
     from studyapp.quiz.glossary import GlossaryQuestion
 
 
@@ -43,6 +48,12 @@ class GlossaryKind(QuestionKind):
     unreadable_key: ClassVar[str] = "choice.unreadable"
     plain_prompt_key: ClassVar[str] = "plain.prompt_choice"
     plain_unreadable_key: ClassVar[str] = "plain.unreadable_choice"
+
+    def source(self, content: Content) -> Iterable[Question]:
+        """Every askable term (one with a definition and enough distractors)."""
+        from studyapp.content.glossary import askable_terms
+
+        return (question_from_term(term) for term in askable_terms(content.glossary))
 
     def prepare(
         self, question: Question, content: Content, rng: random.Random, queued: Collection[str]
@@ -101,13 +112,79 @@ class GlossaryKind(QuestionKind):
             else t("choice.your_pick", number=feedback.picked + 1)
         )
         return FeedbackView(
-            answer=t("choice.answer", number=drawn.answer_index + 1), response=response, blocks=tuple(blocks)
+            answer=t("choice.answer", number=drawn.answer_index + 1),
+            response=response,
+            blocks=tuple(blocks),
+            says_unsure=feedback.picked is None,
         )
+
+    def recorded_answer(self, question: Question, answer: str, content: Content, t: Translator) -> str:
+        """The term picked (its id is stored), or that this term was picked for another's definition."""
+        from studyapp.quiz.glossary import term_id_of
+
+        if answer == "?":
+            return t("choice.no_pick")
+        if answer == term_id_of(question.id):
+            return t("glossary.recorded_self")
+        term = content.glossary.get(answer)
+        return term.label if term is not None else answer
+
+    def retried(
+        self, question: Question, content: Content, rng: random.Random, shared: dict[str, Any]
+    ) -> Question:
+        """Other distractors where the glossary has them, and the key never where it stood (m3)."""
+        if question.glossary is None:
+            return question  # not drawn yet: the session draws it afresh anyway
+        from studyapp.quiz.glossary import as_question, fresh_glossary_question
+
+        return as_question(fresh_glossary_question(question.glossary, content.glossary, rng))
 
     def miss_line(self, question: Question) -> str:
         """The definition and the term it defines (the stem's form is the same for every term)."""
         definition = question.prompt.split("\n", 1)[-1]
         return f"[{question.id}] {definition} → {self.answer_text(question)}"
+
+    def exam_from_row(self, row: dict[str, Any], content: Content) -> ExamQuestion | None:
+        """The same four terms in the same order (an answer "3" still means the third term)."""
+        from studyapp.quiz.exam import from_glossary
+        from studyapp.quiz.glossary import rebuild
+
+        ids = row_ids(row)
+        answer_index = row_answer_index(row, len(ids))
+        asked = rebuild(content.glossary, ids, answer_index) if answer_index is not None else None
+        return from_glossary(asked) if asked is not None else None
+
+    def exam_retried(
+        self, row: dict[str, Any], content: Content, rng: random.Random, shared: dict[str, Any]
+    ) -> list[ExamQuestion]:
+        """The same key term with today's definitions: other distractors where the glossary has
+        them and the key moved; drawn afresh when a distractor left the glossary; [] when the key did."""
+        from studyapp.quiz.exam import from_glossary
+        from studyapp.quiz.glossary import (
+            build_glossary_question,
+            fresh_glossary_question,
+            rebuild,
+            term_id_of,
+        )
+
+        ids = row_ids(row)
+        answer_index = row_answer_index(row, len(ids))
+        key = content.glossary.get(term_id_of(ids[answer_index]) or "") if answer_index is not None else None
+        if key is None or answer_index is None:
+            return []
+        asked = rebuild(content.glossary, ids, answer_index)
+        if asked is None:
+            drawn = build_glossary_question(key, content.glossary, rng)
+            return [from_glossary(drawn)] if drawn is not None else []
+        return [from_glossary(fresh_glossary_question(asked, content.glossary, rng))]
+
+    def exam_credits(self, question: ExamQuestion, response: str, content: Content) -> tuple[Credit, ...]:
+        """The key and a wrongly picked term, the way a glossary quiz answer credits them."""
+        from studyapp.quiz.glossary import GlossaryQuestion, glossary_credits
+
+        if not isinstance(question.source, GlossaryQuestion):
+            return ()
+        return as_credits(glossary_credits(question.source, int(response) - 1, False))
 
 
 KIND = GlossaryKind()

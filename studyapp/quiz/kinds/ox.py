@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+import random
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
@@ -14,11 +16,13 @@ from studyapp.quiz.kinds.base import (
     Graded,
     QuestionKind,
     misconception_label,
+    row_ids,
 )
-from studyapp.quiz.questions import KIND_OX, Question
+from studyapp.quiz.questions import KIND_OX, Question, question_from_item
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
+    from studyapp.quiz.exam import ExamQuestion
 
 # Typed in the line mode; the TUI binds the same keys.
 _KEY_ALIASES = {"1": "O", "2": "X", "o": "O", "x": "X", "ㅇ": "O", "ㅐ": "O", "ㅌ": "X"}
@@ -28,6 +32,9 @@ class OxKind(QuestionKind):
     name: ClassVar[str] = KIND_OX
     guess_rate: ClassVar[float] = 0.5
     input: ClassVar[str] = INPUT_OX
+
+    def source(self, content: Content) -> Iterable[Question]:
+        return (question_from_item(item) for item in content.items.values())
 
     def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
         answer = response.strip().upper()
@@ -53,6 +60,26 @@ class OxKind(QuestionKind):
                 ),
             ),
         )
+
+    def exam_from_row(self, row: dict[str, Any], content: Content) -> ExamQuestion | None:
+        from studyapp.quiz.exam import ox_question
+
+        ids = row_ids(row)
+        item = content.items.get(ids[0]) if ids else None
+        return ox_question(item) if item is not None else None
+
+    def exam_retried(
+        self, row: dict[str, Any], content: Content, rng: random.Random, shared: dict[str, Any]
+    ) -> list[ExamQuestion]:
+        made = self.exam_from_row(row, content)
+        return [made] if made is not None else []
+
+    def exam_credits(self, question: ExamQuestion, response: str, content: Content) -> tuple[Credit, ...]:
+        item = content.items.get(question.item_ids[0]) if question.item_ids else None
+        if item is None:
+            return ()
+        correct = response == question.answer
+        return (Credit(item.id, response, correct, False, question_from_item(item).text_hash),)
 
 
 KIND = OxKind()

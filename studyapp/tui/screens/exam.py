@@ -29,7 +29,7 @@ from studyapp.quiz.exam import (
     retry_questions,
     retry_time_limit,
 )
-from studyapp.quiz.exam_resume import resume_session, time_left
+from studyapp.quiz.exam_resume import resumable, resume_session, time_left
 from studyapp.quiz.exam_text import archive_warning, intro_lines
 from studyapp.timetext import format_clock
 from studyapp.tui.screens.base import StudyModal, StudyScreen, TitleBar
@@ -88,21 +88,24 @@ def retry_intro(screen: StudyScreen, attempt: Any) -> ExamIntroScreen | None:
     settings = ExamSettings(
         count=len(questions),
         pass_mark=float(attempt.settings.get("pass_mark") or DEFAULT_PASS_MARK),
+        topic_cutoff=attempt.settings.get("topic_cutoff"),
         time_limit_s=retry_time_limit(per_question, len(questions)),
         retry_of=attempt.uid,
     )
-    return ExamIntroScreen(ExamSession(app.content, app.store, settings, questions=questions))
+    session = ExamSession(app.content, app.store, settings, questions=questions)
+    return ExamIntroScreen(session, unfinished=resumable(app.store, app.now()))  # the offer on every intro
 
 
 class ExamIntroScreen(StudyScreen):
     CSS_PATH = "exam.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space", "start", "key.exam_start", key_display="⏎"),
+        # Second, so a narrow key bar keeps it when the offer is shown (c4).
+        Binding("c", "resume", "key.exam_resume"),
         Binding("n", "cycle_count", "key.exam_count"),
         Binding("t", "cycle_time", "key.exam_time"),
         Binding("p", "cycle_mark", "key.exam_mark"),
         Binding("s", "toggle_schedule", "key.exam_schedule"),
-        Binding("c", "resume", "key.exam_resume"),
         Binding("escape,q", "back", "key.back", key_display="esc"),
     ]
 
@@ -115,8 +118,13 @@ class ExamIntroScreen(StudyScreen):
         yield TitleBar(self.t("exam.intro_title"), id="exam-intro-title")
         with VerticalScroll(id="exam-intro-body", can_focus=False):
             yield Static(id="exam-intro-text", markup=False)
-            # a retry asks exactly the misses: no `n` (question count) there
-            keys = "exam.intro_keys_retry" if self.session.settings.retry_of else "exam.intro_keys"
+            # a retry asks exactly the misses: no `n` (question count) there; a resume keeps its settings
+            if self.session.resumed:
+                keys = "exam.intro_keys_resume"
+            elif self.session.settings.retry_of:
+                keys = "exam.intro_keys_retry"
+            else:
+                keys = "exam.intro_keys"
             yield Static(Content(self.t(keys)), classes="muted hint", markup=False)
         yield KeyBar()
 
@@ -139,10 +147,12 @@ class ExamIntroScreen(StudyScreen):
         self.query_one("#exam-intro-text", Static).update(Content("\n").join(parts))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("cycle_count", "cycle_time", "cycle_mark", "toggle_schedule") and self.session.resumed:
+            return False  # a resumed attempt goes on as it was set up
         if action == "cycle_count":
             return self.session.settings.retry_of is None  # a retry asks exactly the misses
         if action == "resume":
-            return self.unfinished is not None
+            return self.unfinished is not None and not self.session.resumed
         return True
 
     def _rebuild(self, **changes: Any) -> None:
@@ -191,6 +201,10 @@ class ExamIntroScreen(StudyScreen):
         # The prediction for exactly these questions, archived with the attempt before its clock
         # starts ("predicted 72 %, scored 68 %" in progress and on the stats screen). Imported
         # here: numpy and the model load when an exam starts, not with the screen.
+        if self.session.resumed_used_s is not None:  # its prediction was archived when it began
+            self.session.carry_on(self.session.resumed_used_s)
+            replace_screen(self, ExamScreen(self.session))
+            return
         from studyapp.report.prediction import attach_prediction
 
         attach_prediction(self.session)

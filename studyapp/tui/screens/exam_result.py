@@ -22,7 +22,14 @@ from studyapp.quiz.exam import (
     retry_questions,
     retry_time_limit,
 )
-from studyapp.quiz.exam_text import archive_warning, option_truth, score_line, time_used_line, topic_scores
+from studyapp.quiz.exam_text import (
+    archive_warning,
+    option_truth,
+    score_line,
+    time_used_line,
+    topic_scores,
+    verdict_line,
+)
 from studyapp.quiz.presenting import percent, topic_path
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.screens.exam import close_exam, replace_screen
@@ -53,6 +60,9 @@ class ExamResultScreen(StudyScreen):
                 id="exam-result-score",
                 classes="passed" if result.passed else "failed",
                 markup=False,
+            )
+            yield Static(
+                Content(verdict_line(result, self.study.content, t)), id="exam-result-verdict", markup=False
             )
             time_line = time_used_line(result, t)
             if result.unanswered:

@@ -29,7 +29,7 @@ def feedback_rows(view: FeedbackView, feedback: Feedback, t: Translator) -> list
     )
     if view.response and not feedback.correct:
         head = head.append("   ").append(view.response)
-    if feedback.unsure:
+    if feedback.unsure and not view.says_unsure:
         head = head.append("  ").append(Content.styled(t("quiz.recorded_unsure"), "italic"))
     rows: list[Row] = [row(head)]
     for block in view.blocks:

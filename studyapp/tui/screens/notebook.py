@@ -24,6 +24,7 @@ from studyapp.content.render import section_title
 from studyapp.progress import exams
 from studyapp.progress.exams import ExamAttempt
 from studyapp.quiz.engine import SessionOptions, select_questions
+from studyapp.quiz.kinds import recorded_answer
 from studyapp.quiz.presenting import answer_text, exam_note, topic_path
 from studyapp.quiz.questions import Question
 from studyapp.tui.screens.base import StudyScreen, TitleBar
@@ -74,7 +75,9 @@ class NotebookScreen(StudyScreen):
 
     def _load(self) -> dict[str, list[Question]]:
         app = self.study
-        questions = select_questions(app.content, app.store, SessionOptions(mode="wrong"), app.now(), app.tz)
+        # every kind, glossary terms among them (m1): a fifth of the mock exam is terms
+        wrong = SessionOptions(mode="wrong", kind="mixed")
+        questions = select_questions(app.content, app.store, wrong, app.now(), app.tz)
         groups: dict[str, list[Question]] = defaultdict(list)
         for question in questions:
             groups[question.misconception or NO_MISCONCEPTION].append(question)
@@ -127,42 +130,47 @@ class NotebookScreen(StudyScreen):
         )
         self._headings[EXAM_GROUP] = head
         yield head
+        from studyapp.quiz.exam_resume import question_from_row  # with the exam's modules
+
         for row in attempt.misses:
-            ids = [i for i in row.get("item_ids", []) if isinstance(i, str) and i in content.items]
-            if not ids:
-                continue  # removed from the bank since
-            first = content.items[ids[0]]
-            options = row.get("options") or []
-            key = str(row.get("answer", ""))
+            # the row's kind rebuilds it (4-choice, glossary terms, O/X, a new kind), with today's
+            # explanations; a row whose items all left the bank is shown as archived
+            question = question_from_row(content, row)
+            first = next((content.items[i] for i in question.item_ids if i in content.items), None)
             box = NoteItem(
-                None, EXAM_GROUP, topic=str(row.get("topic") or first.topic), section=first.section
+                None,
+                EXAM_GROUP,
+                topic=question.topic or (first.topic if first else ""),
+                section=first.section if first is not None else "",
             )
-            box.compose_add_child(Hanging("✗", str(row.get("stem", "")), classes="note-statement"))
+            box.compose_add_child(Hanging("✗", question.stem, classes="note-statement"))
             response = row.get("response")
             box.compose_add_child(
                 Static(
                     Content(
                         t("exam.you", answer=response if response else t("exam.no_answer"))
                         + " · "
-                        + t("exam.key", answer=key)
+                        + t("exam.key", answer=question.answer)
                     ),
                     classes="note-answer",
                     markup=False,
                 )
             )
-            if options:  # 4-choice: the key and the pick, each with why
-                for number, option in enumerate(options, start=1):
-                    item = content.items.get(str(option.get("item_id")))
-                    if item is None or str(number) not in (key, str(response)):
+            if question.options:  # the key and the pick, each with why (a term: its definition)
+                for number, option in enumerate(question.options, start=1):
+                    if str(number) not in (question.answer, str(response)):
                         continue
-                    mark = "✓" if str(number) == key else "✗"
+                    mark = "✓" if str(number) == question.answer else "✗"
                     box.compose_add_child(
-                        Hanging(f"{mark} {number})", str(option.get("text", "")), classes="note-explanation")
+                        Hanging(f"{mark} {number})", option.text, classes="note-explanation")
                     )
-                    box.compose_add_child(Static(Content(item.explanation), classes="note-why", markup=False))
-            else:
+                    if option.explanation:
+                        box.compose_add_child(
+                            Static(Content(option.explanation), classes="note-why", markup=False)
+                        )
+            elif question.explanation:
                 box.compose_add_child(
-                    Static(Content(first.explanation), classes="note-explanation", markup=False)
+                    Static(Content(question.explanation), classes="note-explanation", markup=False)
                 )
             yield box
 
@@ -170,7 +178,9 @@ class NotebookScreen(StudyScreen):
         t = self.t
         store = self.study.store
         reviews = store.reviews(question.id)
-        last = reviews[-1].answer if reviews else "?"
+        content = self.study.content
+        # where the answer was given: an O/X item missed through a 4-choice pick says so (m2)
+        last = recorded_answer(question, reviews[-1].kind, reviews[-1].answer, content, t) if reviews else "?"
         box = NoteItem(question, tag)
         box.compose_add_child(Hanging("✗", question.prompt, classes="note-statement"))
         box.compose_add_child(

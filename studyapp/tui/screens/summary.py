@@ -13,8 +13,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from studyapp.quiz.choice import retry_choice_questions
 from studyapp.quiz.engine import AnswerRecord, QuizSession, SessionOptions
+from studyapp.quiz.kinds import retried_questions
 from studyapp.quiz.presenting import answer_text, due_phrase, elapsed_text, exam_note, percent, topic_path
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.screens.quiz import QuizScreen
@@ -147,11 +147,11 @@ class SummaryScreen(StudyScreen):
         quiz.action_undo()
 
     def action_retry_wrong(self) -> None:
-        """Retry this session's misses (the whole notebook is on Home: w). A missed 4-choice
-        question comes back around the same key with its options redrawn or reshuffled."""
+        """Retry this session's misses (the whole notebook is on Home: w). A missed 4-choice or
+        glossary question comes back around the same key with its options redrawn or reshuffled."""
         questions = list(dict.fromkeys(record.question for record in self.summary.misses))
         if not questions:
             return
-        questions = retry_choice_questions(self.study.content, questions, random.Random())
+        questions = retried_questions(self.study.content, questions, random.Random())
         self.study.close_session()
         self.study.start_quiz(SessionOptions(mode="wrong"), questions=questions)
