@@ -3,6 +3,7 @@ exam and the notebook, each through the screen a learner uses."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 import pytest
@@ -10,9 +11,11 @@ from textual.widgets import Input, OptionList
 
 from studyapp.content.model import Content
 from studyapp.content.search import search_cards
+from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import SessionOptions
 from studyapp.tui.screens.cards import CardsScreen
-from tests.tui.helpers import SIZE, assert_fits, screen_text
+from studyapp.tui.screens.settings import SettingsScreen
+from tests.tui.helpers import SIZE, assert_fits, flat, screen_text
 
 
 def two_searchable_words(content: Content) -> tuple[str, str]:
@@ -62,3 +65,49 @@ async def test_a_second_card_search_replaces_the_hits(make: Any, content: Conten
         await search(pilot, first)  # and once more, back to the first word
         assert screen.query_one("#card-hits", OptionList).option_count == len(search_cards(content, first))
         assert_fits(app)
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("2026.12.26", date(2026, 12, 26)),
+        ("2026. 12. 26.", date(2026, 12, 26)),
+        ("12/26", date(2026, 12, 26)),
+        ("2026년 12월 26일", date(2026, 12, 26)),
+        ("1/10", date(2027, 1, 10)),  # no year: the next such day
+    ],
+)
+async def test_settings_takes_the_exam_date_as_koreans_write_it(
+    make: Any, store: ProgressStore, clock: Any, typed: str, expected: date
+) -> None:
+    """m8: `2026.12.26` and `12/26` were refused; the key bar had no `⏎ 저장`; the screen that sets
+    the date told the learner to run a shell command for it."""
+    assert clock().date() < expected
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f8")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        text = screen_text(app)
+        assert "⏎ 저장" in text.splitlines()[-1]
+        assert "studyapp" not in flat(text) and flat("시험일이 없습니다") in flat(text)
+        await pilot.press(*("space" if ch == " " else ch for ch in typed))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert store.exam_date() == expected
+        assert screen.query_one("#settings-date", Input).value == expected.isoformat()
+        assert flat("저장했습니다") in flat(screen_text(app))
+
+
+async def test_settings_refuses_a_non_date_in_one_line(make: Any, store: ProgressStore) -> None:
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f8")
+        await pilot.pause()
+        await pilot.press(*"12/32", "enter")
+        await pilot.pause()
+        assert store.exam_date() is None
+        assert flat("날짜로 읽을 수 없습니다") in flat(screen_text(app))

@@ -21,7 +21,7 @@ from studyapp.clock import local_today
 from studyapp.progress import goals
 from studyapp.report import prediction
 from studyapp.report.prediction_text import prediction_lines
-from studyapp.timetext import parse_pass_mark
+from studyapp.timetext import parse_date, parse_pass_mark
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 
@@ -42,7 +42,7 @@ def read_date(text: str, today: date) -> date | None:
     if not value:
         return None
     try:
-        exam = date.fromisoformat(value)
+        exam = parse_date(value, today)  # 2026.12.26, 12/26, 2026년 12월 26일 too (m8)
     except ValueError:
         raise SettingsError("settings.bad_date", value=value) from None
     if exam < today:
@@ -72,7 +72,8 @@ def _percent_text(share: float | None) -> str:
 class SettingsScreen(StudyScreen):
     CSS_PATH = "settings.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "save", "key.settings_save", key_display="⏎"),
+        # priority: the focused box would take Enter first and hide `⏎ 저장` from the key bar (m8)
+        Binding("enter", "save", "key.settings_save", key_display="⏎", priority=True),
         Binding("escape", "back", "key.back", key_display="esc"),
     ]
 
@@ -81,7 +82,7 @@ class SettingsScreen(StudyScreen):
         yield TitleBar(t("settings.title"), id="settings-title")
         with VerticalScroll(id="settings-body"):
             yield Label(t("settings.exam_date"), classes="settings-label")
-            yield Input(placeholder="YYYY-MM-DD", id="settings-date")
+            yield Input(placeholder=t("settings.date_placeholder"), id="settings-date")
             yield Label(t("settings.pass_mark"), classes="settings-label")
             yield Input(placeholder="60", id="settings-mark")
             yield Label(t("settings.cutoff"), classes="settings-label")
@@ -112,6 +113,10 @@ class SettingsScreen(StudyScreen):
         report = {"exam_prediction": data.to_dict(), "calibration": data.calibration.to_dict()}
         today = app.now().astimezone(app.tz).date() if app.tz else local_today()
         lines = prediction_lines(report, today, self.t, goals.topic_cutoff(app.store))
+        # Here the box above sets the date: no shell command for it on this screen (m8).
+        lines = [
+            self.t("settings.no_date") if line == self.t("prediction.no_date") else line for line in lines
+        ]
         self.query_one("#settings-prediction", Static).update(Content("\n").join(map(Content, lines)))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -132,6 +137,8 @@ class SettingsScreen(StudyScreen):
             return
         store = app.store
         store.set_exam_date(exam)
+        # the box shows the date as read (`12/26` → 2026-12-26), so a surprise is visible at once
+        self.query_one("#settings-date", Input).value = exam.isoformat() if exam else ""
         goals.set_pass_mark(store, mark)
         goals.set_topic_cutoff(store, cutoff)
         message.update(Content.styled(t("settings.saved"), "$success"))
