@@ -91,18 +91,20 @@ def _lab_state(status: str | None, t: Translator) -> str:
 
 def first_lines(data: dict[str, Any], t: Translator) -> list[str]:
     """What the report adds up to (N14): the exam date with the days left and the pace that sees
-    every item before it, and one line of what to do first today."""
+    every item before it (or that it cannot be kept: m6), and what to do first today: the first
+    two entries of today's plan, so the report makes one recommendation, not two (m7)."""
     lines: list[str] = []
     unseen = sum(max(0, int(s["items"]) - int(s["seen"])) for s in data["topics"].values())
+    today_plan = data.get("today_plan", [])
+    new = next((entry for entry in today_plan if entry["kind"] == "new"), None)
     if data.get("exam_date"):
         today = datetime.fromisoformat(str(data["generated_at"])).astimezone().date()
         exam = date.fromisoformat(str(data["exam_date"]))
         days = (exam - today).days
         if days > 0:
             per_day = -(-unseen // days)  # ceiling: every unseen item before the exam
-            lines.append(
-                t("progress.plan_date", date=exam.isoformat(), days=days, unseen=unseen, per_day=per_day)
-            )
+            key = "progress.plan_date_triage" if new and "triage" in new else "progress.plan_date"
+            lines.append(t(key, date=exam.isoformat(), days=days, unseen=unseen, per_day=per_day))
         else:
             lines.append(
                 t(
@@ -110,15 +112,22 @@ def first_lines(data: dict[str, Any], t: Translator) -> list[str]:
                     date=exam.isoformat(),
                 )
             )
-    weakest = min(data["checklist"], key=lambda row: row["readiness"], default=None)
-    first = []
-    if data["due_today"]:
-        first.append(t("progress.plan_due", due=data["due_today"]))
-    if weakest is not None and (weakest.get("action") or {}).get("kind", "ready") != "ready":
-        first.append(t("progress.plan_item", number=weakest["number"], step=step_of_row(weakest, t)))
+    first = [_plan_step(entry, t) for entry in today_plan[:2]]
     if first:
         lines.append(t("progress.plan_first", steps=" → ".join(first)))
     return lines
+
+
+def _plan_step(entry: dict[str, Any], t: Translator) -> str:
+    """A plan entry in a few words, for the `먼저 할 일` line."""
+    kind = entry["kind"]
+    if kind == "reviews":
+        return t("progress.plan_due", due=entry["count"])
+    if kind == "new":
+        return t("progress.plan_new", count=entry["per_day"])
+    if kind in ("exercise", "explain"):
+        return t(f"progress.plan_{kind}", id=entry["id"])
+    return t("progress.plan_mock_exam")
 
 
 def print_report(data: dict[str, Any], t: Translator, cutoff: float | None = None) -> None:

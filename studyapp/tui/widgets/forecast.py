@@ -60,7 +60,7 @@ def _plan_word(entry: dict[str, Any], t: Any) -> str:
     if kind == "reviews":
         return t("home.plan.reviews", count=entry["count"])
     if kind == "new":
-        return t("home.plan.new", count=entry["per_day"])
+        return t("home.plan.new_triage" if "triage" in entry else "home.plan.new", count=entry["per_day"])
     if kind in ("exercise", "explain"):
         return t(f"home.plan.{kind}", id=entry["checklist"] if kind == "explain" else entry["id"])
     if kind == "mock_exam":
