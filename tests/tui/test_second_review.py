@@ -111,3 +111,54 @@ async def test_settings_refuses_a_non_date_in_one_line(make: Any, store: Progres
         await pilot.pause()
         assert store.exam_date() is None
         assert flat("날짜로 읽을 수 없습니다") in flat(screen_text(app))
+
+
+def answer_wrong(store: ProgressStore, items: list[Any]) -> None:
+    for item in items:
+        store.record_answer(item.id, answer="X" if item.answer == "O" else "O", correct=False, unsure=False)
+
+
+async def test_home_counts_what_is_due_now_apart_from_what_comes_back_later(
+    make: Any, content: Content, store: ProgressStore, clock: Any
+) -> None:
+    """m5: after a session the review count barely shrank, as the session's own answers were in
+    FSRS learning steps and counted with the rest; c3: the note on learning steps stayed for days."""
+    items = sorted(content.items.values(), key=lambda i: i.id)
+    answer_wrong(store, items[:3])
+    clock.advance(minutes=30)  # those three are due again now
+    answer_wrong(store, items[3:5])  # just answered: back later today
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = flat(screen_text(app))
+        assert flat("오늘 복습 3 (이따 +2)") in text
+        assert flat("이따 +2: 방금 푼 문항") in text  # and why
+        assert_fits(app)
+    clock.advance(days=8)  # a week later: everything is due now, nothing comes back "later"
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = flat(screen_text(app))
+        assert flat("오늘 복습 5") in text and "이따" not in text
+        assert "학습 단계" not in text
+
+
+@pytest.mark.parametrize("exam_in_days", [None, 2])
+async def test_first_run_names_the_session_size_s_really_starts(
+    make: Any, store: ProgressStore, clock: Any, exam_in_days: int | None
+) -> None:
+    """c2: Home said `s` starts with 10 new items, then `s` opened 1/20 (with an exam date the
+    new-item quota is larger)."""
+    from datetime import timedelta
+
+    if exam_in_days:
+        store.set_exam_date(clock().date() + timedelta(days=exam_in_days))
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = flat(screen_text(app))
+        await pilot.press("s")
+        await pilot.pause()
+        size = len(app.screen.session.queue)
+        assert flat(f"새 문항 {size}개로 시작합니다") in text
+        assert size == (10 if exam_in_days is None else app.session_size())

@@ -11,10 +11,12 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
+from studyapp.clock import local_today
+from studyapp.quiz.engine import DEFAULT_NEW_PER_SESSION, new_quota
 from studyapp.quiz.presenting import bar, fit, pad, percent
 from studyapp.quiz.questions import all_questions
 from studyapp.report.readiness import checklist_readiness, overall
-from studyapp.report.stats import due_today, streak, topic_stats
+from studyapp.report.stats import due_now_and_later, streak, topic_stats
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 
@@ -98,13 +100,14 @@ class HomeScreen(StudyScreen):
         t = self.t
         stats = topic_stats(content, store, now, tz)
         questions = all_questions(content)
-        due = due_today(questions, store, now, tz)
+        due, later = due_now_and_later(questions, store, now, tz)
         unseen = len(questions.keys() - store.schedules().keys())
         ready = overall(checklist_readiness(content, store, now, app.lab_questions()))
         seen = len(questions) - unseen
         # Two short lines rather than one that wraps inside a token ("시험" / "D-18") at 80 columns.
         parts = [
             Content.styled(t("home.due_today", count=due), "bold"),
+            Content(t("home.due_later", count=later) if later else ""),
             Content(" · "),
             Content(t("home.unseen", count=unseen)),
             Content(" · "),
@@ -135,10 +138,16 @@ class HomeScreen(StudyScreen):
         self.call_after_refresh(self.show_forecast)
         # The first-run path, then why answered items are due again so soon (FSRS learning steps).
         if store.review_count() == 0:
-            guide = t("home.first_run", count=app.session_size())
-        elif any(schedule.state in (1, 3) for schedule in store.schedules().values()):
-            # Items in FSRS (re)learning steps come back within minutes: say so.
-            guide = t("home.learning_steps")
+            # what `s` really starts with: the new-item quota within the session size (c2: Home
+            # said 10 and `s` opened 1/20, the quota being 34 a day before the exam date)
+            today = now.astimezone(tz).date() if tz else local_today()
+            quota = new_quota(unseen, exam, today, DEFAULT_NEW_PER_SESSION)
+            size = min(app.session_size(), quota, unseen)
+            guide = t("home.first_run", count=size, minutes=max(1, round(size / 2)))
+        elif later:
+            # Items in FSRS (re)learning steps come back within the hour: say so while some will
+            # today, not on day 8 in the morning (c3).
+            guide = t("home.learning_steps", count=later)
         else:
             guide = ""
         self.query_one("#home-guide", Static).update(Content(guide))
