@@ -3,7 +3,9 @@ exam and the notebook, each through the screen a learner uses."""
 
 from __future__ import annotations
 
+import shutil
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -162,3 +164,27 @@ async def test_first_run_names_the_session_size_s_really_starts(
         size = len(app.screen.session.queue)
         assert flat(f"새 문항 {size}개로 시작합니다") in text
         assert size == (10 if exam_in_days is None else app.session_size())
+
+
+async def test_exercise_requirements_follow_the_interface_language(
+    make: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """m10: the checker's requirement lines were English in the Korean TUI: the TUI did not pass
+    the language to the checker (STUDYAPP_LANG), as `studyapp exercise check` does."""
+    from tests.tui.test_exercises_screen import FIXTURE_LABS, check, detail_text, open_exercises
+
+    labs = tmp_path / "toylabs" / "labs"
+    shutil.copytree(FIXTURE_LABS, labs)
+    checker = labs / "toy" / "exercises" / "toy-sum" / "check.py"
+    source = checker.read_text(encoding="utf-8")
+    said_in_korean = '"작은 수를 더한다" if os.environ.get("STUDYAPP_LANG") == "ko" else "adds small numbers"'
+    checker.write_text(source.replace('"adds small numbers"', said_in_korean, 1), encoding="utf-8")
+    monkeypatch.setenv("STUDYAPP_LABS", str(labs))
+    for lang, name in (("ko", "작은 수를 더한다"), ("en", "adds small numbers")):
+        app = make(lang=lang)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_exercises(app, pilot)
+            await pilot.press("s")
+            await pilot.pause()
+            await check(app, pilot, screen)
+            assert flat(f"✗ {name}") in detail_text(app, screen)
