@@ -188,3 +188,28 @@ async def test_exercise_requirements_follow_the_interface_language(
             await pilot.pause()
             await check(app, pilot, screen)
             assert flat(f"✗ {name}") in detail_text(app, screen)
+
+
+@pytest.mark.parametrize(("typed", "kind"), [("계산", "drill"), ("O/X", "ox"), ("4지선다", "choice")])
+async def test_the_palette_starts_a_session_of_one_kind(make: Any, typed: str, kind: str) -> None:
+    """m9: `계산` in the palette said `찾는 명령이 없습니다`; one kind was only `--kind` in the shell."""
+    from studyapp.tui.screens.quiz import QuizScreen
+
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*typed)
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, QuizScreen)
+        assert screen.options.kind == kind
+        queue = screen.session.queue
+        assert queue and queue[0].kind == kind
+        # as `studyapp quiz --kind choice`: an item no 4-choice question can be keyed on stays O/X
+        assert {q.kind for q in queue} <= {kind, "ox"}
+        if kind == "drill":
+            assert {q.kind for q in queue} == {"drill"}
