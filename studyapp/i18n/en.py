@@ -700,6 +700,7 @@ STRINGS: dict[str, str] = {
     "cards.kind.exam_traps": "Exam traps",
     "summary.hint_no_misses": "Enter/q: close · u: undo the last answer",
     "help.when_empty": "(in an empty session)",
+    "help.when_running": "(while running)",
     "topics.drills": "drills",
     "cmd.no_matches": "No matches found",
     "key.explain_tick": "tick a key point (after answering)",

@@ -700,6 +700,7 @@ STRINGS: dict[str, str] = {
     "cards.kind.exam_traps": "시험 함정",
     "summary.hint_no_misses": "Enter/q: 닫기 · u: 마지막 답 되돌리기",
     "help.when_empty": "(문항이 없는 빈 세션에서)",
+    "help.when_running": "(실행 중일 때)",
     "topics.drills": "계산 문제",
     "cmd.no_matches": "찾는 명령이 없습니다",
     "key.explain_tick": "핵심 포인트 체크 (답을 낸 뒤)",

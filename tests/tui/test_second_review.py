@@ -213,3 +213,28 @@ async def test_the_palette_starts_a_session_of_one_kind(make: Any, typed: str, k
         assert {q.kind for q in queue} <= {kind, "ox"}
         if kind == "drill":
             assert {q.kind for q in queue} == {"drill"}
+
+
+async def test_help_names_keys_as_typed_and_fits_them(make: Any) -> None:
+    """c5: `slash 찾기`, `1 2 3 4 5 6 Spa…`, and Labs' `Esc 취소` beside `Esc q 뒤로`."""
+    from textual.widgets import Static
+
+    from studyapp.tui.screens.help import KEY_COLUMN, HelpScreen
+
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f1")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, HelpScreen)
+        rows = [
+            line
+            for widget in screen.query(".help-rows").results(Static)
+            for line in str(widget.content).splitlines()
+        ]
+        keys = [line[:KEY_COLUMN] for line in rows]
+        assert not any("slash" in key or "…" in key for key in keys)
+        assert any(line.startswith("/ ") and "찾기" in line for line in rows)
+        assert any(key.startswith("1–") for key in keys)  # the explain-it screen's six key points
+        assert any("취소 (실행 중일 때)" in line for line in rows)
