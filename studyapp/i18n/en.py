@@ -225,6 +225,7 @@ STRINGS: dict[str, str] = {
     "checklist.overall": "Overall readiness {percent}",
     "checklist.quiz": "quiz {percent}",
     "checklist.labs": "labs {percent}",
+    "checklist.explain": "explain-it {percent}",
     "checklist.self": "self-check {value}",
     "checklist.checked": "✓",
     "checklist.unchecked": "–",

@@ -225,6 +225,7 @@ STRINGS: dict[str, str] = {
     "checklist.overall": "전체 준비도 {percent}",
     "checklist.quiz": "퀴즈 {percent}",
     "checklist.labs": "실습 {percent}",
+    "checklist.explain": "설명하기 {percent}",
     "checklist.self": "자기 점검 {value}",
     "checklist.checked": "✓",
     "checklist.unchecked": "–",

@@ -238,3 +238,18 @@ async def test_help_names_keys_as_typed_and_fits_them(make: Any) -> None:
         assert any(line.startswith("/ ") and "찾기" in line for line in rows)
         assert any(key.startswith("1–") for key in keys)  # the explain-it screen's six key points
         assert any("취소 (실행 중일 때)" in line for line in rows)
+
+
+async def test_checklist_summary_names_every_part_the_evidence_lists(make: Any) -> None:
+    """c6: the summary line left out explain-it, which the evidence below it lists."""
+    from textual.widgets import Static
+
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("k")
+        await pilot.pause()
+        line = str(app.screen.query_one("#checklist-components", Static).content)
+        for part in ("퀴즈", "과제", "실습", "설명하기", "자기 점검"):
+            assert part in line
+        assert_fits(app)
