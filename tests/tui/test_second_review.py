@@ -253,3 +253,25 @@ async def test_checklist_summary_names_every_part_the_evidence_lists(make: Any) 
         for part in ("퀴즈", "과제", "실습", "설명하기", "자기 점검"):
             assert part in line
         assert_fits(app)
+
+
+async def test_home_plan_shows_every_step_at_80_columns(
+    make: Any, content: Content, store: ProgressStore, clock: Any
+) -> None:
+    """c1: the plan was cut with raw ids (`과제 comm-share-from-trace (x…`); the explain-it step
+    was never visible at 80 columns."""
+    from datetime import timedelta
+
+    from tests.tui.test_prediction_screens import seed_answers
+
+    seed_answers(content, store, clock, count=30)
+    store.set_exam_date(clock().date() + timedelta(days=10))
+    app = make()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        plan = next(line for line in screen_text(app).splitlines() if line.strip().startswith("오늘:"))
+        assert "…" not in plan
+        for key in ("(s)", "(n)", "(x)", "(d)", "(e)"):
+            assert key in plan
+        assert_fits(app)

@@ -25,7 +25,7 @@ MASTERY_BAR = 10
 
 class HomeScreen(StudyScreen):
     CSS_PATH = "home.tcss"
-    _forecast: tuple[str, str] | None = None  # the prediction and plan lines, fitted on resize
+    _forecast: tuple[str, ...] | None = None  # the prediction and plan lines, fitted on resize
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "app.quiz('due')", "key.start_due"),
         Binding("n", "app.quiz('new')", "key.start_new"),
