@@ -536,7 +536,7 @@ STRINGS: dict[str, str] = {
     "settings.far_date": "{value} is more than 3 years away; check the year",
     "settings.bad_share": "{what}: not a percentage from 1 to 100: {value}",
     "stats.calibration": "Predicted vs right, on your O/X answers (reliability diagram)",
-    "stats.calibration_axes": "      across: predicted chance of a right answer · up: share right · ● a tenth of the answers",
+    "stats.calibration_axes": "      across: predicted chance of a right answer · up: share right · ● a tenth of the answers (○ fewer than 10)",
     "key.exam_resume": "Resume",
     "exam.resume_offer": "Attempt {id} ended without a submit ({answered}/{total} answered, {left} left): c goes on with it.",
     "exam.ending": "{left} left · {unanswered} unanswered: submit with s, or the clock will.",

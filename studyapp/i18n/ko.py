@@ -536,7 +536,7 @@ STRINGS: dict[str, str] = {
     "settings.far_date": "{value}은 3년도 넘게 남았습니다. 연도를 확인하세요",
     "settings.bad_share": "{what}: 1부터 100 사이의 %가 아닙니다: {value}",
     "stats.calibration": "예측 대 실제 정답, 내 O/X 답으로 (신뢰도 그림)",
-    "stats.calibration_axes": "      가로: 맞힐 확률 예측 · 세로: 실제 맞힌 비율 · ● 예측 구간 하나",
+    "stats.calibration_axes": "      가로: 맞힐 확률 예측 · 세로: 실제 맞힌 비율 · ● 예측 구간 하나 (○ 답 10개 미만)",
     "key.exam_resume": "이어 풀기",
     "exam.resume_offer": "제출하지 않고 끝난 모의고사 {id}가 있습니다 (답 {answered}/{total}, 남은 시간 {left}): c를 누르면 이어서 풉니다.",
     "exam.ending": "남은 시간 {left} · 안 푼 문항 {unanswered}개: s로 제출하세요. 시간이 끝나면 자동 제출됩니다.",

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 from textual.widgets import Input, OptionList
 
 from studyapp.content.model import Content
@@ -274,4 +275,31 @@ async def test_home_plan_shows_every_step_at_80_columns(
         assert "…" not in plan
         for key in ("(s)", "(n)", "(x)", "(d)", "(e)"):
             assert key in plan
+        assert_fits(app)
+
+
+async def test_stats_legend_under_the_plot_and_exam_rows_on_one_line(
+    make: Any, content: Content, store: ProgressStore, clock: Any
+) -> None:
+    """c7: the retention chart's legend box sat on the curves; `○` was not explained; at 80
+    columns an exam row wrapped (` · 예측 30%` on a line of its own)."""
+    from textual.widgets import Static
+
+    from tests.tui.test_prediction_screens import seed_answers
+    from tests.tui.test_review_walkthrough import sit_an_exam
+
+    seed_answers(content, store, clock, count=30)
+    session = sit_an_exam(content, store)
+    app = make()
+    async with app.run_test(size=(80, 60)) as pilot:
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause(0.5)
+        legend = str(app.screen.query_one(".plot-legend", Static).content)
+        assert "정답률" in legend and "망각 곡선" in legend and "오늘" in legend
+        calibration = str(app.screen.query_one("#stats-calibration", Static).content)
+        assert "○ 답 10개 미만" in calibration
+        exams_box = app.screen.query_one("#stats-exams", Static)
+        row = next(line for line in str(exams_box.content).splitlines() if session.attempt_id[:8] in line)
+        assert cell_len(row) <= exams_box.content_region.width  # one line, not wrapped
         assert_fits(app)
