@@ -704,6 +704,7 @@ STRINGS: dict[str, str] = {
     "cards.kind.features": "Features",
     "cards.kind.when_to_use": "When to use",
     "cards.kind.exam_traps": "Exam traps",
+    "cards.kind.patterns": "Exam patterns",
     "summary.hint_no_misses": "Enter/q: close · u: undo the last answer",
     "help.when_empty": "(in an empty session)",
     "help.when_running": "(while running)",

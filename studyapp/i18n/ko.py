@@ -704,6 +704,7 @@ STRINGS: dict[str, str] = {
     "cards.kind.features": "특징",
     "cards.kind.when_to_use": "적합한 경우",
     "cards.kind.exam_traps": "시험 함정",
+    "cards.kind.patterns": "시험 대비 패턴 보기",
     "summary.hint_no_misses": "Enter/q: 닫기 · u: 마지막 답 되돌리기",
     "help.when_empty": "(문항이 없는 빈 세션에서)",
     "help.when_running": "(실행 중일 때)",

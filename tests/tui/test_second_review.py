@@ -303,3 +303,31 @@ async def test_stats_legend_under_the_plot_and_exam_rows_on_one_line(
         row = next(line for line in str(exams_box.content).splitlines() if session.attempt_id[:8] in line)
         assert cell_len(row) <= exams_box.content_region.width  # one line, not wrapped
         assert_fits(app)
+
+
+async def test_english_card_title_bar_names_the_pattern_section_in_english(
+    make: Any, content: Content
+) -> None:
+    """c16: in English the pattern section's title bar read `시험 대비 "패턴 보기" 예시`."""
+    found = next(
+        (
+            (topic.id, section.id)
+            for topic in content.ordered_topics()
+            for section in topic.sections
+            if section.kind == "patterns"
+        ),
+        None,
+    )
+    if found is None:
+        pytest.skip("the fixture cards have no pattern section")
+    app = make(lang="en")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CardsScreen)
+        await screen.show(*found)
+        await pilot.pause()
+        title = screen_text(app).splitlines()[0]
+        assert "Exam patterns" in title and "패턴" not in title

@@ -74,6 +74,8 @@ class CardsScreen(StudyScreen):
         """A section's heading: the standard kinds in the interface language, others as written."""
         if section.kind in STANDARD_KINDS and self.t.lang != "ko":
             return self.t(f"cards.kind.{section.kind}")
+        if section.kind == "patterns" and self.t.lang != "ko":  # c16: the title bar was Korean
+            return self.t("cards.kind.patterns")
         return section_title(section)
 
     def _short_title(self, section: Section) -> str:
