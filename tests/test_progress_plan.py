@@ -81,3 +81,21 @@ def test_one_first_recommendation(studyapp_cli: InProcessCli, home: dict[str, st
     steps = first.removeprefix("먼저 할 일: ").split(" → ")
     assert [step.split(" ")[0] for step in steps] == [words[e["kind"]].split(" ")[0] for e in first_two]
     assert "체크리스트" not in first  # not a second, different recommendation
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_progress_never_breaks_a_command_across_lines(
+    studyapp_cli: InProcessCli, home: dict[str, str], columns: str
+) -> None:
+    """c18: at 80 columns `— studyapp quiz` / `--mode new --count 32` and `studyapp exercise
+    start` were split across lines."""
+    result = studyapp_cli("progress", "--lang", "ko", env={**home, "COLUMNS": columns})
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= int(columns)
+    for line in lines:
+        assert not line.lstrip().startswith("--"), line
+        assert not line.rstrip().endswith(("studyapp quiz", "studyapp exercise start", "studyapp")), line
+    data = plan_at(studyapp_cli, home, "2026-12-05")
+    for entry in data["today_plan"]:
+        assert any(entry["command"] in line for line in lines), entry  # each whole, on one line

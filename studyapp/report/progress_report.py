@@ -11,6 +11,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -130,6 +131,61 @@ def _plan_step(entry: dict[str, Any], t: Translator) -> str:
     return t("progress.plan_mock_exam")
 
 
+# Below this many columns the checklist's commands do not fit a table cell: they broke mid-way
+# (`studyapp quiz` / `--checklist …`), so each item is printed as a few lines instead (c18).
+WIDE_TABLE = 120
+
+
+def _print_with_command(console: Console, line: str, indent: str) -> None:
+    """A plan line `what — command`: on one line when it fits, else the command on a line of its
+    own, so a terminal's wrapping never splits a command a learner copies (c18)."""
+    what, dash, command = line.rpartition(" — ")
+    if not dash or cell_len(indent + line) <= console.width:
+        console.print(Text(f"{indent}{line}"))
+        return
+    console.print(Text(f"{indent}{what}"))
+    console.print(Text(f"{indent}  → {command}"), overflow="ignore", crop=False)
+
+
+def _print_checklist_table(console: Console, rows: list[dict[str, Any]], t: Translator) -> None:
+    checklist = Table(box=None)
+    checklist.add_column("#")
+    checklist.add_column(t("progress.readiness", value=""))
+    checklist.add_column("")
+    checklist.add_column(t("progress.next"))
+    for entry in rows:
+        step = Text(step_of_row(entry, t))  # in the --lang language (N11)
+        if entry.get("raise_with"):  # the exercises whose pass would raise this item
+            step.append(f"\n{t('progress.raise_with')}: {', '.join(entry['raise_with'])}", style="dim")
+        checklist.add_row(
+            str(entry["number"]),
+            f"{_bar(entry['readiness'])} {_pct(entry['readiness'])}",
+            Text(entry["text"]),
+            step,
+        )
+    console.print(checklist)
+
+
+def _print_checklist_list(console: Console, rows: list[dict[str, Any]], t: Translator) -> None:
+    """The checklist on a narrow terminal: the item, then its next step, each command whole."""
+    for entry in rows:
+        console.print(
+            Text(
+                f"{entry['number']:>2}. {_bar(entry['readiness'])} {_pct(entry['readiness'])}  {entry['text']}"
+            )
+        )
+        step = step_of_row(entry, t)
+        label, colon, command = step.partition(": ")
+        if colon and command.startswith("studyapp "):
+            _print_with_command(console, f"{t('progress.next')}: {label} — {command}", "    ")
+        else:
+            console.print(Text(f"    {t('progress.next')}: {step}"))
+        if entry.get("raise_with"):
+            console.print(
+                Text(f"    {t('progress.raise_with')}: {', '.join(entry['raise_with'])}", style="dim")
+            )
+
+
 def print_report(data: dict[str, Any], t: Translator, cutoff: float | None = None) -> None:
     """The report on the terminal; `cutoff`: the learner's per-topic cutoff, named with the pass mark."""
 
@@ -139,7 +195,7 @@ def print_report(data: dict[str, Any], t: Translator, cutoff: float | None = Non
         console.print(Text(line))
     console.print(Text(t("plan.title"), style="bold"))
     for line in plan_lines(data.get("today_plan", []), t):
-        console.print(Text(f"  {line}"))
+        _print_with_command(console, line, "  ")
     console.print()
     console.print(Text(t("progress.title"), style="bold"))
     console.print(
@@ -172,22 +228,10 @@ def print_report(data: dict[str, Any], t: Translator, cutoff: float | None = Non
         )
     console.print(topics)
     console.print(Text(t("progress.readiness", value=_pct(data["readiness"])), style="bold"))
-    checklist = Table(box=None)
-    checklist.add_column("#")
-    checklist.add_column(t("progress.readiness", value=""))
-    checklist.add_column("")
-    checklist.add_column(t("progress.next"))
-    for entry in data["checklist"]:
-        step = Text(step_of_row(entry, t))  # in the --lang language (N11)
-        if entry.get("raise_with"):  # the exercises whose pass would raise this item
-            step.append(f"\n{t('progress.raise_with')}: {', '.join(entry['raise_with'])}", style="dim")
-        checklist.add_row(
-            str(entry["number"]),
-            f"{_bar(entry['readiness'])} {_pct(entry['readiness'])}",
-            Text(entry["text"]),
-            step,
-        )
-    console.print(checklist)
+    if console.width < WIDE_TABLE:
+        _print_checklist_list(console, data["checklist"], t)
+    else:
+        _print_checklist_table(console, data["checklist"], t)
     forecast = " ".join(f"{d['date'][5:]}:{d['due']}" for d in data["due_forecast"])
     console.print(f"{t('progress.forecast')}: {forecast}")
     # words, not raw ids and states (N12): "amdahl 성공 · benchmark 아직 없음"
