@@ -99,3 +99,33 @@ def test_progress_never_breaks_a_command_across_lines(
     data = plan_at(studyapp_cli, home, "2026-12-05")
     for entry in data["today_plan"]:
         assert any(entry["command"] in line for line in lines), entry  # each whole, on one line
+
+
+def test_topics_counts_what_home_counts(studyapp_cli: InProcessCli) -> None:
+    """c11: Home said `성능 분석 0/112` (every question), `studyapp topics` said 83 (O/X only)."""
+    from studyapp.cli.common import load_content
+    from studyapp.quiz.questions import all_questions
+
+    result = studyapp_cli("topics", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    content = load_content(None)
+    questions = all_questions(content).values()
+    for row in rows:
+        home = sum(1 for q in questions if q.topic == row["id"])  # Home's `본/전체` total
+        assert row["questions"] == home == row["items"] + row["glossary"] + row["drills"]
+    text = studyapp_cli("topics", "--lang", "ko", env={"COLUMNS": "80"}).stdout
+    assert "전체" in text and "용어" in text
+
+
+@pytest.mark.parametrize("command", [("exercise", "list"), ("lab", "list"), ("topics",)])
+def test_ids_a_learner_types_are_never_cut_at_80_columns(
+    studyapp_cli: InProcessCli, command: tuple[str, ...]
+) -> None:
+    """c13: `comm-share-from-tra…`, `distribu…` in the 80-column tables."""
+    result = studyapp_cli(*command, "--json")
+    ids = [row["id"] for row in json.loads(result.stdout)]
+    text = studyapp_cli(*command, env={"COLUMNS": "80"}).stdout
+    first_cells = [line.split()[0] for line in text.splitlines()[1:] if line.strip()]
+    for typed in ids:
+        assert typed in first_cells, typed

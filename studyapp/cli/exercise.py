@@ -160,12 +160,13 @@ def cmd_list(args: argparse.Namespace, t: Translator) -> int:
     table = Table(box=None)
     for column in ("ex.col.id", "ex.col.status", "ex.col.checklist", "ex.col.lab", "ex.col.title"):
         title = column == "ex.col.title"
+        typed = column == "ex.col.id"  # an id is typed (`exercise start ID`): never cut (c13)
         table.add_column(
             t(column),
             no_wrap=narrow,
             overflow="ellipsis",
             max_width=24 if title and narrow else None,
-            min_width=11 if column == "ex.col.status" else None,
+            min_width=max(len(r["id"]) for r in rows) if typed else 11 if column == "ex.col.status" else None,
         )
     styles = {"passed": "green", "failing": "yellow", "started": "cyan", "not started": "dim"}
     numbers = _checklist_numbers(args)
