@@ -129,3 +129,17 @@ def test_ids_a_learner_types_are_never_cut_at_80_columns(
     first_cells = [line.split()[0] for line in text.splitlines()[1:] if line.strip()]
     for typed in ids:
         assert typed in first_cells, typed
+
+
+def test_exercise_hints_print_bold_not_asterisks(studyapp_cli: InProcessCli, tmp_path: Path) -> None:
+    """c14: `exercise hint amdahl` printed `**n개일 때의 시간을 1로**` as raw markdown."""
+    from studyapp.cli.exercise import bold_spans
+
+    shown = bold_spans("Gustafson은 거꾸로 **n개일 때의 시간을 1로** 둡니다")
+    assert shown.plain == "Gustafson은 거꾸로 n개일 때의 시간을 1로 둡니다"
+    assert any(span.style == "bold" for span in shown.spans)
+    env = {"STUDYAPP_HOME": str(tmp_path / "h")}
+    for _ in range(4):  # every hint of the exercise, one at a time
+        result = studyapp_cli("exercise", "hint", "amdahl", env=env)
+        assert result.returncode == 0, result.stderr
+        assert "**" not in result.stdout

@@ -458,6 +458,14 @@ def _file_states(root: Path) -> dict[str, tuple[int, int] | None]:
     return {os.path.realpath(root / relative): _file_state(root / relative) for relative in files}
 
 
+def bold_spans(text: str) -> Text:
+    """Markdown's `**bold**` as bold text, not raw asterisks (c14); the rest stays as written."""
+    result = Text()
+    for index, part in enumerate(re.split(r"\*\*(.+?)\*\*", text, flags=re.DOTALL)):
+        result.append(part, style="bold" if index % 2 else "")
+    return result
+
+
 def cmd_hint(args: argparse.Namespace, t: Translator) -> int:
     info = _exercise(args.id)
     hints = info.hints()
@@ -468,7 +476,7 @@ def cmd_hint(args: argparse.Namespace, t: Translator) -> int:
     revealed = exercise_store.reveal_next_hint(store, info.id, len(hints))
     print(t("ex.hint", number=revealed, total=len(hints)))
     # wrapped at spaces by terminal cells (Hangul is two wide), not cut mid-word by the terminal
-    Console(highlight=False).print(Text(unwrap_paragraphs(hints[revealed - 1])))
+    Console(highlight=False).print(bold_spans(unwrap_paragraphs(hints[revealed - 1])))
     if revealed == len(hints):
         print(t("ex.hint.last", id=info.id))
     return EXIT_OK
