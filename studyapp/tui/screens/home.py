@@ -179,6 +179,12 @@ class HomeScreen(StudyScreen):
         if self.is_mounted:
             self._forecast = forecast_texts(self.study)
             self._fit_forecast()
+            self.call_after_refresh(self._show_top)
+
+    def _show_top(self) -> None:
+        """On a short terminal (60×20) focusing the topic list scrolled Home past its title and
+        its first line (c12): the top stays in view; the list scrolls within itself."""
+        self.scroll_home(animate=False, immediate=True)
 
     def _fit_forecast(self) -> None:
         """The forecast cut to the text column's width: a wider terminal shows more of the plan."""
@@ -191,6 +197,7 @@ class HomeScreen(StudyScreen):
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_forecast()
+        self.call_after_refresh(self._show_top)
 
     def action_size(self) -> None:
         self.study.cycle_session_size()
