@@ -352,3 +352,35 @@ async def test_home_keeps_its_top_in_view_and_no_empty_half(make: Any, size: tup
         below = size[1] - 1 - shortcuts.region.bottom  # rows between the keys and the key bar
         assert below < 10
         assert_fits(app, size[0])
+
+
+async def drill_session(make: Any) -> Any:
+    return make(start="quiz", options=SessionOptions(kind="drill", seed=1, mode="new"))
+
+
+async def test_a_drill_miss_shows_what_the_typed_expression_gives(make: Any) -> None:
+    """c9: `✗ 틀림 정답은 3.40배 내 답: 1/(0.2+0.8/4)`: the value the expression gives was not shown."""
+    from studyapp.quiz.numbers import parse_number
+
+    app = await drill_session(make)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        question = app.screen.session.current
+        typed = "1/(0.5+0.5/4)"  # 1.60, not the answer of any fixture drill asking this
+        await pilot.press(*typed, "enter")
+        await pilot.pause()
+        value = parse_number(typed, question.unit)
+        assert value is not None
+        text = flat(screen_text(app))
+        assert flat(f"내 답: {typed} = {value:.1f}") in text
+
+
+async def test_unsure_in_a_drill_is_marked_before_the_answer(make: Any) -> None:
+    """c10: `?` in the number box showed no mark until the answer was in (checked: it does now)."""
+    app = await drill_session(make)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert flat("? 모름 표시") in flat(screen_text(app))
+        assert app.screen.query_one("#drill-input", Input).value == ""  # `?` is not typed in the box
