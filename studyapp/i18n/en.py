@@ -149,6 +149,7 @@ STRINGS: dict[str, str] = {
     "home.size_set": "Sessions now ask up to {count} items.",
     "home.first_run": "Start here: s starts with {count} new items (about {minutes} min); c reads the concept cards first; z sets the session size.",
     "home.learning_steps": "+{count} later: items you just answered (4-choice options too) are in FSRS learning steps and come back within the hour once more before spacing out to days.",
+    "home.learning_steps_now": "Items you just answered come back in about 10 minutes: FSRS learning steps check them once more before spacing them out to days.",
     "key.session_size": "Session size",
     "quiz.mode.due": "Review",
     "quiz.mode.new": "New",

@@ -149,6 +149,7 @@ STRINGS: dict[str, str] = {
     "home.size_set": "한 세션에 {count}문항까지 냅니다.",
     "home.first_run": "처음이라면: s를 누르면 새 문항 {count}개로 시작합니다 (약 {minutes}분). 먼저 읽고 싶으면 c(개념 카드). z: 세션 크기.",
     "home.learning_steps": "이따 +{count}: 방금 푼 문항(4지선다의 보기 포함)은 FSRS 학습 단계라 10분~1시간 뒤 한 번 더 나온 뒤 간격이 며칠로 늘어납니다.",
+    "home.learning_steps_now": "방금 푼 문항이 10분쯤 뒤에 다시 나오는 것은 정상입니다: FSRS 학습 단계가 한 번 더 확인한 뒤 간격을 며칠로 늘립니다.",
     "key.session_size": "세션 크기",
     "quiz.mode.due": "복습",
     "quiz.mode.new": "새 문항",

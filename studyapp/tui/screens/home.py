@@ -148,6 +148,8 @@ class HomeScreen(StudyScreen):
             # Items in FSRS (re)learning steps come back within the hour: say so while some will
             # today, not on day 8 in the morning (c3).
             guide = t("home.learning_steps", count=later)
+        elif self._in_steps_today():  # back already: a step answered today is due again
+            guide = t("home.learning_steps_now")
         else:
             guide = ""
         self.query_one("#home-guide", Static).update(Content(guide))
@@ -172,6 +174,17 @@ class HomeScreen(StudyScreen):
         table.styles.max_height = table.row_count + 1  # the header and the rows, no blank rows below
         if table.row_count:
             table.move_cursor(row=min(row, table.row_count - 1), animate=False)
+
+    def _in_steps_today(self) -> bool:
+        """Some item in FSRS (re)learning steps was answered today (local day)."""
+        app = self.study
+        today = app.now().astimezone(app.tz).date()
+        return any(
+            schedule.state in (1, 3)
+            and schedule.last_review is not None
+            and schedule.last_review.astimezone(app.tz).date() == today
+            for schedule in app.store.schedules().values()
+        )
 
     def show_forecast(self) -> None:
         from studyapp.tui.widgets.forecast import forecast_texts
