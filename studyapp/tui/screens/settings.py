@@ -23,6 +23,7 @@ from studyapp.report import prediction
 from studyapp.report.prediction_text import prediction_lines
 from studyapp.timetext import parse_date, parse_pass_mark
 from studyapp.tui.screens.base import StudyScreen, TitleBar
+from studyapp.tui.strings import translate_bindings
 from studyapp.tui.widgets.keybar import KeyBar
 
 EXAM_DATE_HORIZON_DAYS = 3 * 366  # as `studyapp quiz --exam-date`: further out is a mistyped year
@@ -69,11 +70,21 @@ def _percent_text(share: float | None) -> str:
     return "" if share is None else f"{share * 100:g}"
 
 
+class SettingsBox(Input):
+    """A settings box whose Enter (submit: the screen saves) is on the key bar as `⏎ 저장`: the
+    Input's own Enter binding is hidden, and it took the key bar's place (m8). Not a priority
+    binding on the screen: that ran before the box had taken the keys typed just before Enter,
+    and saved the box's old value."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "key.settings_save", key_display="⏎"),
+    ]
+
+
 class SettingsScreen(StudyScreen):
     CSS_PATH = "settings.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        # priority: the focused box would take Enter first and hide `⏎ 저장` from the key bar (m8)
-        Binding("enter", "save", "key.settings_save", key_display="⏎", priority=True),
+        Binding("enter", "save", "key.settings_save", key_display="⏎"),
         Binding("escape", "back", "key.back", key_display="esc"),
     ]
 
@@ -82,16 +93,18 @@ class SettingsScreen(StudyScreen):
         yield TitleBar(t("settings.title"), id="settings-title")
         with VerticalScroll(id="settings-body"):
             yield Label(t("settings.exam_date"), classes="settings-label")
-            yield Input(placeholder=t("settings.date_placeholder"), id="settings-date")
+            yield SettingsBox(placeholder=t("settings.date_placeholder"), id="settings-date")
             yield Label(t("settings.pass_mark"), classes="settings-label")
-            yield Input(placeholder="60", id="settings-mark")
+            yield SettingsBox(placeholder="60", id="settings-mark")
             yield Label(t("settings.cutoff"), classes="settings-label")
-            yield Input(placeholder=t("settings.cutoff_none"), id="settings-cutoff")
+            yield SettingsBox(placeholder=t("settings.cutoff_none"), id="settings-cutoff")
             yield Static(id="settings-message", markup=False)
             yield Static(id="settings-prediction", markup=False)
         yield KeyBar()
 
     def on_mount(self) -> None:
+        for box in self.query(SettingsBox):
+            translate_bindings(box, self.t)
         self.load_values()
         self.query_one("#settings-date", Input).focus()
 
