@@ -1,10 +1,16 @@
-"""Durations and pass marks as text, shared by the mock exam (its countdown, options, line mode
+"""Durations, pass marks and dates as text, shared by the mock exam (its countdown, options, line mode
 and TUI), `progress` and the settings screen.
 
 A leaf: it imports nothing from studyapp, so the store's modules and the quiz can both use it.
 """
 
 from __future__ import annotations
+
+import re
+from datetime import date
+
+# What separates year, month and day: `-`, `.`, `/`, spaces, or 년/월/일 (`2026년 12월 26일`).
+_DATE_PARTS = re.compile(r"[\s./\-년월일]+")
 
 
 def format_clock(seconds: float) -> str:
@@ -37,3 +43,23 @@ def parse_pass_mark(text: str) -> float:
     if number != number:
         raise ValueError(text)
     return number / 100 if percent or number > 1 else number
+
+
+def parse_date(text: str, today: date) -> date:
+    """A date as Koreans write it: `2026-12-26`, `2026.12.26`, `2026. 12. 26.`, `2026/12/26`,
+    `20261226`, `2026년 12월 26일`, or without the year (`12/26`, `12.26`, `12월 26일`: the next such
+    day from `today` on). ValueError when unreadable."""
+    parts = [part for part in _DATE_PARTS.split(text.strip()) if part]
+    if len(parts) == 1 and len(parts[0]) == 8:
+        parts = [parts[0][:4], parts[0][4:6], parts[0][6:]]
+    if not parts or not all(part.isascii() and part.isdigit() for part in parts):
+        raise ValueError(text)
+    numbers = [int(part) for part in parts]
+    if len(numbers) == 3:
+        year, month, day = numbers
+        return date(year + 2000 if year < 100 else year, month, day)
+    if len(numbers) == 2:
+        month, day = numbers
+        this_year = date(today.year, month, day)
+        return this_year if this_year >= today else date(today.year + 1, month, day)
+    raise ValueError(text)

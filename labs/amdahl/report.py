@@ -118,11 +118,12 @@ def _speedup_plot(workers: list[int], speedups: dict[int, float], predicted: dic
     return {
         "title": "속도 향상: Amdahl 예측 vs 측정",
         "x": workers,
+        # the legend's words: Korean like the rest of the report (c16: `predicted` / `measured`)
         "series": {
-            "predicted": [predicted[p] for p in workers],
-            "measured": [speedups[p] for p in workers],
+            "Amdahl 예측": [predicted[p] for p in workers],
+            "측정": [speedups[p] for p in workers],
         },
-        "xlabel": "workers",
+        "xlabel": "작업자 수",
         "ylabel": "speedup (배)",
     }
 

@@ -25,7 +25,7 @@ from studyapp.exercises.registry import metadata_problems
 from studyapp.i18n import Translator
 from studyapp.labrunner import registry
 from studyapp.quiz.choice_cues import choice_scores
-from studyapp.quiz.questions import KIND_DRILL, all_questions
+from studyapp.quiz.questions import KIND_DRILL, KIND_GLOSSARY, all_questions
 
 # `studyapp check`'s cue figures: seeds of generated 4-choice questions per topic, and O/X splits
 # (tests/test_cues.py and benchmarks/cue_solver.py use more).
@@ -90,7 +90,10 @@ def cmd_check(args: argparse.Namespace, t: Translator) -> int:
 def cmd_topics(args: argparse.Namespace, t: Translator) -> int:
     content = load_content_for(args)
     rows = []
-    drills = Counter(q.topic for q in all_questions(content).values() if q.kind == KIND_DRILL)
+    questions = all_questions(content)
+    drills = Counter(q.topic for q in questions.values() if q.kind == KIND_DRILL)
+    terms = Counter(q.topic for q in questions.values() if q.kind == KIND_GLOSSARY)
+    every = Counter(q.topic for q in questions.values())
     for topic in content.ordered_topics():
         items = content.items_for_topic(topic.id)
         rows.append(
@@ -102,6 +105,9 @@ def cmd_topics(args: argparse.Namespace, t: Translator) -> int:
                 "items": len(items),
                 "o_items": sum(i.answer == "O" for i in items),
                 "drills": drills.get(topic.id, 0),  # Home and the cards count these too (N24)
+                "glossary": terms.get(topic.id, 0),
+                # every question of the topic: the number Home and the cards show (c11: 0/112 there, 83 here)
+                "questions": every.get(topic.id, 0),
                 "labs": list(topic.labs),
             }
         )
@@ -110,15 +116,20 @@ def cmd_topics(args: argparse.Namespace, t: Translator) -> int:
         return EXIT_OK
 
     table = Table(box=None)
-    for column in ("id", t("topics.header"), t("topics.items"), t("topics.drills"), t("topics.labs")):
-        table.add_column(column)
+    table.add_column("id", no_wrap=True)  # an id is typed: never cut (c13)
+    table.add_column(t("topics.header"))
+    for column in ("topics.items", "topics.glossary", "topics.drills", "topics.questions"):
+        table.add_column(t(column), justify="right")
+    table.add_column(t("topics.labs"))
     for row in rows:
         indent = "  └ " if row["parent"] else ""
         table.add_row(
             row["id"],
             f"{indent}{row['title']}",
             str(row["items"]),
+            str(row["glossary"]),
             str(row["drills"]),
+            str(row["questions"]),
             ", ".join(row["labs"]),
         )
     Console().print(table)

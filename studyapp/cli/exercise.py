@@ -160,12 +160,13 @@ def cmd_list(args: argparse.Namespace, t: Translator) -> int:
     table = Table(box=None)
     for column in ("ex.col.id", "ex.col.status", "ex.col.checklist", "ex.col.lab", "ex.col.title"):
         title = column == "ex.col.title"
+        typed = column == "ex.col.id"  # an id is typed (`exercise start ID`): never cut (c13)
         table.add_column(
             t(column),
             no_wrap=narrow,
             overflow="ellipsis",
             max_width=24 if title and narrow else None,
-            min_width=11 if column == "ex.col.status" else None,
+            min_width=max(len(r["id"]) for r in rows) if typed else 11 if column == "ex.col.status" else None,
         )
     styles = {"passed": "green", "failing": "yellow", "started": "cyan", "not started": "dim"}
     numbers = _checklist_numbers(args)
@@ -467,6 +468,14 @@ def _file_states(root: Path) -> dict[str, tuple[int, int] | None]:
     return {os.path.realpath(root / relative): _file_state(root / relative) for relative in files}
 
 
+def bold_spans(text: str) -> Text:
+    """Markdown's `**bold**` as bold text, not raw asterisks (c14); the rest stays as written."""
+    result = Text()
+    for index, part in enumerate(re.split(r"\*\*(.+?)\*\*", text, flags=re.DOTALL)):
+        result.append(part, style="bold" if index % 2 else "")
+    return result
+
+
 def cmd_hint(args: argparse.Namespace, t: Translator) -> int:
     info = _exercise(args.id)
     hints = info.hints()
@@ -477,7 +486,7 @@ def cmd_hint(args: argparse.Namespace, t: Translator) -> int:
     revealed = exercise_store.reveal_next_hint(store, info.id, len(hints))
     print(t("ex.hint", number=revealed, total=len(hints)))
     # wrapped at spaces by terminal cells (Hangul is two wide), not cut mid-word by the terminal
-    Console(highlight=False).print(Text(unwrap_paragraphs(hints[revealed - 1])))
+    Console(highlight=False).print(bold_spans(unwrap_paragraphs(hints[revealed - 1])))
     if revealed == len(hints):
         print(t("ex.hint.last", id=info.id))
     return EXIT_OK

@@ -159,7 +159,15 @@ def _list(args: argparse.Namespace, t: Translator, store: Any) -> int:
     narrow = console.width < NARROW_COLUMNS
     table = Table(box=None)
     for column, room in LIST_COLUMNS:
-        table.add_column(t(column), no_wrap=narrow, overflow="ellipsis", max_width=room if narrow else None)
+        # an id is typed (`studyapp lab ID`): never cut (c13)
+        widest = max((len(r["id"]) for r in rows), default=0) if column == "lab.id" else 0
+        table.add_column(
+            t(column),
+            no_wrap=narrow,
+            overflow="ellipsis",
+            max_width=max(room, widest) if narrow else None,
+            min_width=widest or None,
+        )
     for row in rows:
         last = (
             last_result(row["id"], row["last_status"], row["last_summary"])

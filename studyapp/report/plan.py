@@ -4,7 +4,11 @@ In this order, each entry only when it applies:
 - `reviews`: the items due by the end of today, with reviews aimed at the exam day
   (studyapp/progress/exam_aim.py);
 - `new`: new items a day so that every item is seen before the exam date (the quiz's own quota,
-  `studyapp.quiz.engine.new_quota`), with how many are still unseen;
+  `studyapp.quiz.engine.new_quota`), with how many are still unseen. When that is more than a
+  learner can take in (`MAX_NEW_PER_DAY`, or the exam is today) the entry says so and triages:
+  `triage` names the topics with the most expected exam misses among the unseen, weakest first,
+  and the command starts on the first of them. After the exam date it plans as if there were none
+  and names the passed date (`exam_passed`);
 - `exercise`: the exercise not yet passed whose checklist items hold the most expected misses in
   a mock exam — the exam questions on those items you would get wrong on the exam day, scaled by
   how much exercise evidence is missing (an exercise does not enter the score model itself: it
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from datetime import datetime, timedelta, tzinfo
+from datetime import date, datetime, timedelta, tzinfo
 from typing import Any
 
 from studyapp.content.model import Content
@@ -37,6 +41,24 @@ from studyapp.report.prediction import Knowledge, Prediction, pool_question_prob
 from studyapp.report.readiness import explain_answers, explain_prompts_by_checklist
 
 MOCK_EXAM_EVERY = timedelta(days=7)
+# More new items a day than this is not a plan anyone keeps (five sessions of ten, each bringing
+# its own reviews the next days): past it the plan triages instead of asking for 327 a day (m6).
+MAX_NEW_PER_DAY = 50
+TRIAGE_TOPICS = 3
+
+
+def weakest_unseen_topics(
+    content: Content, knowledge: Knowledge, seen: set[str], limit: int = TRIAGE_TOPICS
+) -> list[str]:
+    """Topic ids with unseen items, the most expected mock-exam misses on those items first."""
+    pool = exam_pool(content, ExamSettings())
+    misses: dict[str, float] = defaultdict(float)
+    for topic, per_item in pool_question_probabilities(pool, knowledge).items():
+        for item_id, p in per_item.items():
+            if item_id not in seen:
+                misses[topic] += 1 - p
+    ranked = sorted((topic for topic, miss in misses.items() if miss > 0), key=lambda t: (-misses[t], t))
+    return ranked[:limit]
 
 
 def expected_misses(
@@ -111,6 +133,30 @@ def _best_explain(
     }
 
 
+def _new_entry(
+    content: Content, store: ProgressStore, knowledge: Knowledge, seen: set[str], unseen: int, today: date
+) -> dict[str, Any]:
+    """The `new` entry: the pace that sees every item before the exam, or a triage when that pace
+    cannot be kept, or the no-date pace once the exam date has passed (no negative days)."""
+    exam = store.exam_date()
+    days_left = (exam - today).days if exam else None
+    entry: dict[str, Any] = {"kind": "new", "unseen": unseen, "days_left": days_left}
+    if exam is not None and days_left is not None and days_left < 0:
+        exam, entry["days_left"], entry["exam_passed"] = None, None, exam.isoformat()
+    needed = min(unseen, new_quota(unseen, exam, today, DEFAULT_NEW_PER_SESSION))
+    if entry["days_left"] is not None and (needed > MAX_NEW_PER_DAY or entry["days_left"] == 0):
+        per_day = min(unseen, MAX_NEW_PER_DAY)
+        triage = weakest_unseen_topics(content, knowledge, seen)
+        titles = [content.topics[topic].title for topic in triage]
+        entry.update(per_day=per_day, needed=needed, triage=triage, triage_titles=titles)
+        where = f" --topic {triage[0]}" if triage else ""
+        entry["command"] = f"studyapp quiz --mode new{where} --count {per_day}"
+        return entry
+    entry["per_day"] = needed
+    entry["command"] = f"studyapp quiz --mode new --count {needed}"
+    return entry
+
+
 def today_plan(
     content: Content,
     store: ProgressStore,
@@ -134,21 +180,12 @@ def today_plan(
     )
     if due:
         plan.append({"kind": "reviews", "count": due, "command": "studyapp quiz"})
+    knowledge = prediction.knowledge_exam_day or prediction.knowledge_today
     unseen = sum(1 for qid in questions if qid not in schedules)
     if unseen:
-        exam = store.exam_date()
-        today = now.astimezone(zone).date()
-        per_day = min(unseen, new_quota(unseen, exam, today, DEFAULT_NEW_PER_SESSION))
         plan.append(
-            {
-                "kind": "new",
-                "per_day": per_day,
-                "unseen": unseen,
-                "days_left": (exam - today).days if exam else None,
-                "command": f"studyapp quiz --mode new --count {per_day}",
-            }
+            _new_entry(content, store, knowledge, set(schedules), unseen, now.astimezone(zone).date())
         )
-    knowledge = prediction.knowledge_exam_day or prediction.knowledge_today
     misses = expected_misses(content, knowledge)
     exercise = _best_exercise(misses, exercises or {}, statuses or {})
     if exercise:

@@ -87,16 +87,7 @@ def plan_lines(plan: list[dict[str, Any]], t: Translator) -> list[str]:
         if kind == "reviews":
             lines.append(t("plan.reviews", count=entry["count"], command=entry["command"]))
         elif kind == "new":
-            key = "plan.new" if entry.get("days_left") else "plan.new_nodate"
-            lines.append(
-                t(
-                    key,
-                    per_day=entry["per_day"],
-                    unseen=entry["unseen"],
-                    days=entry.get("days_left"),
-                    command=entry["command"],
-                )
-            )
+            lines.append(_new_line(entry, t))
         elif kind in ("exercise", "explain"):
             lines.append(
                 t(f"plan.{kind}", id=entry["id"], stake=f"{entry['at_stake']:.1f}", command=entry["command"])
@@ -104,6 +95,23 @@ def plan_lines(plan: list[dict[str, Any]], t: Translator) -> list[str]:
         elif kind == "mock_exam":
             lines.append(t("plan.mock_exam", command=entry["command"]))
     return lines or [t("plan.nothing")]
+
+
+def _new_line(entry: dict[str, Any], t: Translator) -> str:
+    """The new-item line: the pace, or why it cannot be kept and which topics go first (m6)."""
+    values = {
+        "per_day": entry["per_day"],
+        "unseen": entry["unseen"],
+        "days": entry.get("days_left"),
+        "command": entry["command"],
+    }
+    if "triage" in entry:
+        key = "plan.new_triage_today" if entry.get("days_left") == 0 else "plan.new_triage"
+        topics = ", ".join(entry.get("triage_titles") or entry["triage"]) or "-"
+        return t(key, needed=entry.get("needed", entry["unseen"]), topics=topics, **values)
+    if entry.get("exam_passed"):
+        return t("plan.new_exam_passed", date=entry["exam_passed"], **values)
+    return t("plan.new" if entry.get("days_left") else "plan.new_nodate", **values)
 
 
 def reliability_plot(bins: Sequence[Any], width: int = 41, height: int = 11) -> list[str]:

@@ -11,6 +11,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -91,18 +92,20 @@ def _lab_state(status: str | None, t: Translator) -> str:
 
 def first_lines(data: dict[str, Any], t: Translator) -> list[str]:
     """What the report adds up to (N14): the exam date with the days left and the pace that sees
-    every item before it, and one line of what to do first today."""
+    every item before it (or that it cannot be kept: m6), and what to do first today: the first
+    two entries of today's plan, so the report makes one recommendation, not two (m7)."""
     lines: list[str] = []
     unseen = sum(max(0, int(s["items"]) - int(s["seen"])) for s in data["topics"].values())
+    today_plan = data.get("today_plan", [])
+    new = next((entry for entry in today_plan if entry["kind"] == "new"), None)
     if data.get("exam_date"):
         today = datetime.fromisoformat(str(data["generated_at"])).astimezone().date()
         exam = date.fromisoformat(str(data["exam_date"]))
         days = (exam - today).days
         if days > 0:
             per_day = -(-unseen // days)  # ceiling: every unseen item before the exam
-            lines.append(
-                t("progress.plan_date", date=exam.isoformat(), days=days, unseen=unseen, per_day=per_day)
-            )
+            key = "progress.plan_date_triage" if new and "triage" in new else "progress.plan_date"
+            lines.append(t(key, date=exam.isoformat(), days=days, unseen=unseen, per_day=per_day))
         else:
             lines.append(
                 t(
@@ -110,15 +113,77 @@ def first_lines(data: dict[str, Any], t: Translator) -> list[str]:
                     date=exam.isoformat(),
                 )
             )
-    weakest = min(data["checklist"], key=lambda row: row["readiness"], default=None)
-    first = []
-    if data["due_today"]:
-        first.append(t("progress.plan_due", due=data["due_today"]))
-    if weakest is not None and (weakest.get("action") or {}).get("kind", "ready") != "ready":
-        first.append(t("progress.plan_item", number=weakest["number"], step=step_of_row(weakest, t)))
+    first = [_plan_step(entry, t) for entry in today_plan[:2]]
     if first:
         lines.append(t("progress.plan_first", steps=" → ".join(first)))
     return lines
+
+
+def _plan_step(entry: dict[str, Any], t: Translator) -> str:
+    """A plan entry in a few words, for the `먼저 할 일` line."""
+    kind = entry["kind"]
+    if kind == "reviews":
+        return t("progress.plan_due", due=entry["count"])
+    if kind == "new":
+        return t("progress.plan_new", count=entry["per_day"])
+    if kind in ("exercise", "explain"):
+        return t(f"progress.plan_{kind}", id=entry["id"])
+    return t("progress.plan_mock_exam")
+
+
+# Below this many columns the checklist's commands do not fit a table cell: they broke mid-way
+# (`studyapp quiz` / `--checklist …`), so each item is printed as a few lines instead (c18).
+WIDE_TABLE = 120
+
+
+def _print_with_command(console: Console, line: str, indent: str) -> None:
+    """A plan line `what — command`: on one line when it fits, else the command on a line of its
+    own, so a terminal's wrapping never splits a command a learner copies (c18)."""
+    what, dash, command = line.rpartition(" — ")
+    if not dash or cell_len(indent + line) <= console.width:
+        console.print(Text(f"{indent}{line}"))
+        return
+    console.print(Text(f"{indent}{what}"))
+    console.print(Text(f"{indent}  → {command}"), overflow="ignore", crop=False)
+
+
+def _print_checklist_table(console: Console, rows: list[dict[str, Any]], t: Translator) -> None:
+    checklist = Table(box=None)
+    checklist.add_column("#")
+    checklist.add_column(t("progress.readiness", value=""))
+    checklist.add_column("")
+    checklist.add_column(t("progress.next"))
+    for entry in rows:
+        step = Text(step_of_row(entry, t))  # in the --lang language (N11)
+        if entry.get("raise_with"):  # the exercises whose pass would raise this item
+            step.append(f"\n{t('progress.raise_with')}: {', '.join(entry['raise_with'])}", style="dim")
+        checklist.add_row(
+            str(entry["number"]),
+            f"{_bar(entry['readiness'])} {_pct(entry['readiness'])}",
+            Text(entry["text"]),
+            step,
+        )
+    console.print(checklist)
+
+
+def _print_checklist_list(console: Console, rows: list[dict[str, Any]], t: Translator) -> None:
+    """The checklist on a narrow terminal: the item, then its next step, each command whole."""
+    for entry in rows:
+        console.print(
+            Text(
+                f"{entry['number']:>2}. {_bar(entry['readiness'])} {_pct(entry['readiness'])}  {entry['text']}"
+            )
+        )
+        step = step_of_row(entry, t)
+        label, colon, command = step.partition(": ")
+        if colon and command.startswith("studyapp "):
+            _print_with_command(console, f"{t('progress.next')}: {label} — {command}", "    ")
+        else:
+            console.print(Text(f"    {t('progress.next')}: {step}"))
+        if entry.get("raise_with"):
+            console.print(
+                Text(f"    {t('progress.raise_with')}: {', '.join(entry['raise_with'])}", style="dim")
+            )
 
 
 def print_report(data: dict[str, Any], t: Translator, cutoff: float | None = None) -> None:
@@ -130,7 +195,7 @@ def print_report(data: dict[str, Any], t: Translator, cutoff: float | None = Non
         console.print(Text(line))
     console.print(Text(t("plan.title"), style="bold"))
     for line in plan_lines(data.get("today_plan", []), t):
-        console.print(Text(f"  {line}"))
+        _print_with_command(console, line, "  ")
     console.print()
     console.print(Text(t("progress.title"), style="bold"))
     console.print(
@@ -163,22 +228,10 @@ def print_report(data: dict[str, Any], t: Translator, cutoff: float | None = Non
         )
     console.print(topics)
     console.print(Text(t("progress.readiness", value=_pct(data["readiness"])), style="bold"))
-    checklist = Table(box=None)
-    checklist.add_column("#")
-    checklist.add_column(t("progress.readiness", value=""))
-    checklist.add_column("")
-    checklist.add_column(t("progress.next"))
-    for entry in data["checklist"]:
-        step = Text(step_of_row(entry, t))  # in the --lang language (N11)
-        if entry.get("raise_with"):  # the exercises whose pass would raise this item
-            step.append(f"\n{t('progress.raise_with')}: {', '.join(entry['raise_with'])}", style="dim")
-        checklist.add_row(
-            str(entry["number"]),
-            f"{_bar(entry['readiness'])} {_pct(entry['readiness'])}",
-            Text(entry["text"]),
-            step,
-        )
-    console.print(checklist)
+    if console.width < WIDE_TABLE:
+        _print_checklist_list(console, data["checklist"], t)
+    else:
+        _print_checklist_table(console, data["checklist"], t)
     forecast = " ".join(f"{d['date'][5:]}:{d['due']}" for d in data["due_forecast"])
     console.print(f"{t('progress.forecast')}: {forecast}")
     # words, not raw ids and states (N12): "amdahl 성공 · benchmark 아직 없음"

@@ -12,7 +12,7 @@ from typing import Any
 
 from studyapp.content.model import Content
 from studyapp.progress.store import ProgressStore
-from studyapp.quiz.engine import due_window_end, is_due, local_tz
+from studyapp.quiz.engine import due_window_end, exam_at_of, is_due, local_tz
 from studyapp.quiz.questions import Question, all_questions
 
 RECENT_ANSWERS = 20  # recent accuracy looks at a topic's last N answers
@@ -68,6 +68,28 @@ def due_today(
     schedules = store.schedules()
     end = due_window_end(now, tz)
     return sum(1 for qid, s in schedules.items() if qid in questions and is_due(s, questions[qid], end))
+
+
+def due_now_and_later(
+    questions: dict[str, Question], store: ProgressStore, now: datetime, tz: tzinfo | None = None
+) -> tuple[int, int]:
+    """Today's reviews split in two: due now, and due later today. An answer puts a new item (and
+    the 4-choice options it was judged against) into FSRS learning steps, due again within the
+    hour: counted with the rest, "오늘 복습 48" became 47 after a 20-question session (m5). As in
+    Anki, those coming back later are counted apart, so the number to do now shrinks."""
+    schedules = store.schedules()
+    end = due_window_end(now, tz)
+    exam_at = exam_at_of(store, tz)  # as the `s` session picks its questions
+    now_due = later = 0
+    for qid, schedule in schedules.items():
+        question = questions.get(qid)
+        if question is None:
+            continue
+        if is_due(schedule, question, now, exam_at):
+            now_due += 1
+        elif is_due(schedule, question, end, exam_at):
+            later += 1
+    return now_due, later
 
 
 def reviews_per_day(

@@ -38,6 +38,7 @@ EXIT_AFTER_FIRST_PAINT = "STUDYAPP_EXIT_AFTER_FIRST_PAINT"
 THEME_META_KEY = "ui.theme"
 SIZE_META_KEY = "ui.session_size"
 SESSION_SIZES = (10, 20, 40)  # Home `z` cycles through them; 20 = the engine's default
+PRACTICE_KINDS = ("drill", "glossary", "choice", "ox")  # the palette's "only this kind" sessions
 
 
 class StudyCommands(Provider):
@@ -54,6 +55,11 @@ class StudyCommands(Provider):
         for mode in ("due", "new", "wrong", "exam", "cram"):
             entries.append(
                 (t(f"cmd.quiz.{mode}"), t(f"cmd.quiz.{mode}.help"), partial(app.action_quiz, mode))
+            )
+        # One question kind at a time (m9: "계산 문제만" only existed as `studyapp quiz --kind drill`).
+        for kind in PRACTICE_KINDS:
+            entries.append(
+                (t(f"cmd.kind.{kind}"), t(f"cmd.kind.{kind}.help"), partial(app.action_quiz_kind, kind))
             )
         for section in others:
             entries.append(
@@ -303,6 +309,12 @@ class StudyApp(App[int]):
         # The same question mix as `studyapp quiz` without --kind: 4-choice questions among the O/X.
         kind = default_kind(mode)
         self.start_quiz(SessionOptions(mode=mode, topic=topic, checklist=checklist, count=count, kind=kind))
+
+    def action_quiz_kind(self, kind: str) -> None:
+        """A due session of one question kind: its due questions first, then new ones."""
+        if self.refused_in_session():
+            return
+        self.start_quiz(SessionOptions(mode="due", count=self.session_size(), kind=kind))
 
     def session_size(self) -> int:
         saved = self.store.get_meta(SIZE_META_KEY)

@@ -179,3 +179,18 @@ def test_bad_options_exit_2_with_one_line(args: list[str]) -> None:
     assert len(messages) == 1
     assert messages[0]["type"] == "error" and messages[0]["kind"] == "usage"
     assert "\n" not in messages[0]["message"]
+
+
+@pytest.mark.parametrize(
+    ("fit", "over", "claim"),
+    [(1.9, 1.8, "넘지 못합니다"), (1.9, 1.95, "넘지 못합니다"), (0.94, 1.13, "측정 잡음")],
+)
+def test_the_core_limit_sentence_fits_its_numbers(fit: float, over: float, claim: str) -> None:
+    """m11: "4명의 1.13배는 2명의 0.94배를 넘지 못합니다" contradicted the table above it."""
+    from labs.amdahl.lab import core_limit_finding
+
+    sentence = core_limit_finding(2, 2, fit, 4, over)
+    assert claim in sentence
+    assert f"{over:.2f}배" in sentence and f"{fit:.2f}배" in sentence
+    if over > fit * 1.05:
+        assert "넘지 못" not in sentence

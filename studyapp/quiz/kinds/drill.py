@@ -18,6 +18,7 @@ from studyapp.quiz.kinds.base import (
     QuestionKind,
     misconception_label,
 )
+from studyapp.quiz.numbers import parse_number
 from studyapp.quiz.questions import KIND_DRILL, Question, drill_index, question_from_drill
 
 if TYPE_CHECKING:
@@ -61,11 +62,25 @@ class DrillKind(QuestionKind):
         except ValueError:
             return f"{question.answer}{unit}"
 
+    def response_text(self, question: Question, typed: str) -> str:
+        """What was typed, and the value it gives when it was an expression: `1/(0.2+0.8/4) =
+        2.50배` (c9: the miss showed the expression, not that it gave Amdahl's 2.50)."""
+        try:
+            float(typed.replace(",", ""))
+            return typed  # a plain number says its value itself
+        except ValueError:
+            pass
+        value = parse_number(typed, question.unit)
+        if value is None:
+            return typed
+        decimals = max(0, round(-math.log10(question.tolerance))) if question.tolerance > 0 else 2
+        return f"{typed} = {value:.{decimals}f}{unit_suffix(question.unit)}"
+
     def feedback(self, feedback: Feedback, content: Content, t: Translator) -> FeedbackView:
         question = feedback.question
         return FeedbackView(
             answer=t("quiz.answer", answer=self.answer_text(question)),
-            response=t("quiz.your_answer", answer=feedback.response.strip()),
+            response=t("quiz.your_answer", answer=self.response_text(question, feedback.response.strip())),
             blocks=(
                 FeedbackBlock(
                     question.explanation, misconception=misconception_label(content, question.misconception)

@@ -74,6 +74,8 @@ class CardsScreen(StudyScreen):
         """A section's heading: the standard kinds in the interface language, others as written."""
         if section.kind in STANDARD_KINDS and self.t.lang != "ko":
             return self.t(f"cards.kind.{section.kind}")
+        if section.kind == "patterns" and self.t.lang != "ko":  # c16: the title bar was Korean
+            return self.t("cards.kind.patterns")
         return section_title(section)
 
     def _short_title(self, section: Section) -> str:
@@ -205,7 +207,7 @@ class CardsScreen(StudyScreen):
         field.display = True
         field.focus()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         query = event.value.strip()
         if not query:
@@ -236,9 +238,10 @@ class CardsScreen(StudyScreen):
                 options.append(Option(label, id=str(index)))
             widgets.append(OptionList(*options, id="card-hits"))
             widgets.append(Static(Content(self.t("cards.search_hint")), classes="muted hint", markup=False))
-        with self.app.batch_update():
-            body.remove_children()
-            body.mount_all(widgets)
+        # The old hits must be gone before the new list mounts under the same id: a second search
+        # without Esc between crashed with DuplicateIds 'card-hits' (M2).
+        await body.remove_children()
+        await body.mount_all(widgets)
         if self._hits:
             self.call_after_refresh(self._focus_hits)
 

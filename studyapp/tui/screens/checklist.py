@@ -111,6 +111,9 @@ class ChecklistScreen(StudyScreen):
                     percent=percent(row.exercises) if "exercises" in row.weights else "-",
                 ),
                 t("checklist.labs", percent=percent(row.labs) if row.entry.labs else "-"),
+                # the explain slot (explain-it coverage or the self-check's share): the evidence
+                # below lists it, the summary left it out (c6)
+                t("checklist.explain", percent=percent(row.explain) if "explain" in row.weights else "-"),
                 t("checklist.self", value="✓" if row.self_check >= 1.0 else "–"),
             ]
         )

@@ -288,12 +288,14 @@ class ExercisesScreen(StudyScreen):
 
         self.query_one("#exs-results", Vertical).remove_children()
         self.query_one("#exs-title", TitleBar).set(right=self.t("exs.checking", id=info.id))
-        quick = self.quick
+        quick, lang = self.quick, self.t.lang
         # A pass that appears in the store while the learner's code runs is not counted (record_check).
         self.passed_before = exercise_store.passed_check_uids(self.study.store)
 
         def job(report: Callable[[Any], None], cancel: threading.Event) -> Any:
-            return run_check(info, path, quick=quick, on_event=report, cancel=cancel)
+            # lang: the checker writes its requirement lines in it (STUDYAPP_LANG); without it
+            # they were English in the Korean TUI while `studyapp exercise check` was Korean (m10)
+            return run_check(info, path, quick=quick, on_event=report, cancel=cancel, lang=lang)
 
         self.run_panel.start(info.id, job, self.t("exs.checking", id=info.id))
         self.refresh_bindings()

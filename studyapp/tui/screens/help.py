@@ -23,6 +23,7 @@ KEY_NAMES = {
     "enter": "Enter",
     "space": "Space",
     "question_mark": "?",
+    "slash": "/",
     "left_square_bracket": "[",
     "right_square_bracket": "]",
     "pageup": "PgUp",
@@ -57,9 +58,21 @@ def merge_rows(rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
                 merged[description].append(key)
     result = []
     for description, keys in merged.items():
-        digits = sorted(key for key in keys if key.isdigit())
+        digits = digit_ranges(sorted(int(key) for key in keys if key.isdigit()))
         result.append((" ".join([*digits, *(key for key in keys if not key.isdigit())]), description))
     return result
+
+
+def digit_ranges(digits: list[int]) -> list[str]:
+    """`1 2 3 4 5 6` → `1–6` (c5: six digits and Space did not fit the key column: `Spa…`);
+    two or three in a row stay as they are (`1 2 3 4` is how the quiz's answers read)."""
+    runs: list[list[int]] = []
+    for digit in digits:
+        if runs and digit == runs[-1][-1] + 1:
+            runs[-1].append(digit)
+        else:
+            runs.append([digit])
+    return [f"{run[0]}–{run[-1]}" if len(run) > 4 else " ".join(map(str, run)) for run in runs]
 
 
 class HelpScreen(StudyModal):
@@ -133,6 +146,8 @@ class HelpScreen(StudyModal):
             description = self.t(binding.description)
             if binding.action.startswith("restart("):  # the quiz's n / r: only once it is empty
                 description += " " + self.t("help.when_empty")
+            if binding.action == "cancel":  # Esc cancels a running lab, else it goes back (c5)
+                description += " " + self.t("help.when_running")
             rows.append((keys, description))
         return rows
 

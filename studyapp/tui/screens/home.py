@@ -11,10 +11,12 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
+from studyapp.clock import local_today
+from studyapp.quiz.engine import DEFAULT_NEW_PER_SESSION, new_quota
 from studyapp.quiz.presenting import bar, fit, pad, percent
 from studyapp.quiz.questions import all_questions
 from studyapp.report.readiness import checklist_readiness, overall
-from studyapp.report.stats import due_today, streak, topic_stats
+from studyapp.report.stats import due_now_and_later, streak, topic_stats
 from studyapp.tui.screens.base import StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
 
@@ -23,7 +25,7 @@ MASTERY_BAR = 10
 
 class HomeScreen(StudyScreen):
     CSS_PATH = "home.tcss"
-    _forecast: tuple[str, str] | None = None  # the prediction and plan lines, fitted on resize
+    _forecast: tuple[str, ...] | None = None  # the prediction and plan lines, fitted on resize
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "app.quiz('due')", "key.start_due"),
         Binding("n", "app.quiz('new')", "key.start_new"),
@@ -98,13 +100,14 @@ class HomeScreen(StudyScreen):
         t = self.t
         stats = topic_stats(content, store, now, tz)
         questions = all_questions(content)
-        due = due_today(questions, store, now, tz)
+        due, later = due_now_and_later(questions, store, now, tz)
         unseen = len(questions.keys() - store.schedules().keys())
         ready = overall(checklist_readiness(content, store, now, app.lab_questions()))
         seen = len(questions) - unseen
         # Two short lines rather than one that wraps inside a token ("시험" / "D-18") at 80 columns.
         parts = [
             Content.styled(t("home.due_today", count=due), "bold"),
+            Content(t("home.due_later", count=later) if later else ""),
             Content(" · "),
             Content(t("home.unseen", count=unseen)),
             Content(" · "),
@@ -135,10 +138,18 @@ class HomeScreen(StudyScreen):
         self.call_after_refresh(self.show_forecast)
         # The first-run path, then why answered items are due again so soon (FSRS learning steps).
         if store.review_count() == 0:
-            guide = t("home.first_run", count=app.session_size())
-        elif any(schedule.state in (1, 3) for schedule in store.schedules().values()):
-            # Items in FSRS (re)learning steps come back within minutes: say so.
-            guide = t("home.learning_steps")
+            # what `s` really starts with: the new-item quota within the session size (c2: Home
+            # said 10 and `s` opened 1/20, the quota being 34 a day before the exam date)
+            today = now.astimezone(tz).date() if tz else local_today()
+            quota = new_quota(unseen, exam, today, DEFAULT_NEW_PER_SESSION)
+            size = min(app.session_size(), quota, unseen)
+            guide = t("home.first_run", count=size, minutes=max(1, round(size / 2)))
+        elif later:
+            # Items in FSRS (re)learning steps come back within the hour: say so while some will
+            # today, not on day 8 in the morning (c3).
+            guide = t("home.learning_steps", count=later)
+        elif self._in_steps_today():  # back already: a step answered today is due again
+            guide = t("home.learning_steps_now")
         else:
             guide = ""
         self.query_one("#home-guide", Static).update(Content(guide))
@@ -164,12 +175,29 @@ class HomeScreen(StudyScreen):
         if table.row_count:
             table.move_cursor(row=min(row, table.row_count - 1), animate=False)
 
+    def _in_steps_today(self) -> bool:
+        """Some item in FSRS (re)learning steps was answered today (local day)."""
+        app = self.study
+        today = app.now().astimezone(app.tz).date()
+        return any(
+            schedule.state in (1, 3)
+            and schedule.last_review is not None
+            and schedule.last_review.astimezone(app.tz).date() == today
+            for schedule in app.store.schedules().values()
+        )
+
     def show_forecast(self) -> None:
         from studyapp.tui.widgets.forecast import forecast_texts
 
         if self.is_mounted:
             self._forecast = forecast_texts(self.study)
             self._fit_forecast()
+            self.call_after_refresh(self._show_top)
+
+    def _show_top(self) -> None:
+        """On a short terminal (60×20) focusing the topic list scrolled Home past its title and
+        its first line (c12): the top stays in view; the list scrolls within itself."""
+        self.scroll_home(animate=False, immediate=True)
 
     def _fit_forecast(self) -> None:
         """The forecast cut to the text column's width: a wider terminal shows more of the plan."""
@@ -182,6 +210,7 @@ class HomeScreen(StudyScreen):
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_forecast()
+        self.call_after_refresh(self._show_top)
 
     def action_size(self) -> None:
         self.study.cycle_session_size()

@@ -21,8 +21,9 @@ from studyapp.clock import local_today
 from studyapp.progress import goals
 from studyapp.report import prediction
 from studyapp.report.prediction_text import prediction_lines
-from studyapp.timetext import parse_pass_mark
+from studyapp.timetext import parse_date, parse_pass_mark
 from studyapp.tui.screens.base import StudyScreen, TitleBar
+from studyapp.tui.strings import translate_bindings
 from studyapp.tui.widgets.keybar import KeyBar
 
 EXAM_DATE_HORIZON_DAYS = 3 * 366  # as `studyapp quiz --exam-date`: further out is a mistyped year
@@ -42,7 +43,7 @@ def read_date(text: str, today: date) -> date | None:
     if not value:
         return None
     try:
-        exam = date.fromisoformat(value)
+        exam = parse_date(value, today)  # 2026.12.26, 12/26, 2026년 12월 26일 too (m8)
     except ValueError:
         raise SettingsError("settings.bad_date", value=value) from None
     if exam < today:
@@ -69,6 +70,17 @@ def _percent_text(share: float | None) -> str:
     return "" if share is None else f"{share * 100:g}"
 
 
+class SettingsBox(Input):
+    """A settings box whose Enter (submit: the screen saves) is on the key bar as `⏎ 저장`: the
+    Input's own Enter binding is hidden, and it took the key bar's place (m8). Not a priority
+    binding on the screen: that ran before the box had taken the keys typed just before Enter,
+    and saved the box's old value."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "key.settings_save", key_display="⏎"),
+    ]
+
+
 class SettingsScreen(StudyScreen):
     CSS_PATH = "settings.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -81,16 +93,18 @@ class SettingsScreen(StudyScreen):
         yield TitleBar(t("settings.title"), id="settings-title")
         with VerticalScroll(id="settings-body"):
             yield Label(t("settings.exam_date"), classes="settings-label")
-            yield Input(placeholder="YYYY-MM-DD", id="settings-date")
+            yield SettingsBox(placeholder=t("settings.date_placeholder"), id="settings-date")
             yield Label(t("settings.pass_mark"), classes="settings-label")
-            yield Input(placeholder="60", id="settings-mark")
+            yield SettingsBox(placeholder="60", id="settings-mark")
             yield Label(t("settings.cutoff"), classes="settings-label")
-            yield Input(placeholder=t("settings.cutoff_none"), id="settings-cutoff")
+            yield SettingsBox(placeholder=t("settings.cutoff_none"), id="settings-cutoff")
             yield Static(id="settings-message", markup=False)
             yield Static(id="settings-prediction", markup=False)
         yield KeyBar()
 
     def on_mount(self) -> None:
+        for box in self.query(SettingsBox):
+            translate_bindings(box, self.t)
         self.load_values()
         self.query_one("#settings-date", Input).focus()
 
@@ -112,6 +126,10 @@ class SettingsScreen(StudyScreen):
         report = {"exam_prediction": data.to_dict(), "calibration": data.calibration.to_dict()}
         today = app.now().astimezone(app.tz).date() if app.tz else local_today()
         lines = prediction_lines(report, today, self.t, goals.topic_cutoff(app.store))
+        # Here the box above sets the date: no shell command for it on this screen (m8).
+        lines = [
+            self.t("settings.no_date") if line == self.t("prediction.no_date") else line for line in lines
+        ]
         self.query_one("#settings-prediction", Static).update(Content("\n").join(map(Content, lines)))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -132,6 +150,8 @@ class SettingsScreen(StudyScreen):
             return
         store = app.store
         store.set_exam_date(exam)
+        # the box shows the date as read (`12/26` → 2026-12-26), so a surprise is visible at once
+        self.query_one("#settings-date", Input).value = exam.isoformat() if exam else ""
         goals.set_pass_mark(store, mark)
         goals.set_topic_cutoff(store, cutoff)
         message.update(Content.styled(t("settings.saved"), "$success"))

@@ -4,6 +4,7 @@ per day and the due forecast as terminal bar charts."""
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 from typing import Any, ClassVar
 
@@ -38,6 +39,8 @@ FORECAST_DAYS = 30  # the forgetting curve looks this far ahead
 CHART_HEIGHT = 5
 LABEL_WIDTH = 22
 BAR_WIDTH = 30
+
+YEAR_IN_ROW = re.compile(r"\b\d{4}-(\d\d-\d\d \d\d:\d\d)")
 
 
 class StatsScreen(StudyScreen):
@@ -131,6 +134,8 @@ class StatsScreen(StudyScreen):
         exam_lines = exams.attempt_lines(rows, t)
         # the TUI's words: keys, not the command line (N13)
         exam_lines = [t("stats.exams_none")] if not rows else [*exam_lines[:-1], t("stats.exams_keys")]
+        # the year is this year's: without it a row with a retry and a prediction fits 80 columns (c7)
+        exam_lines = [YEAR_IN_ROW.sub(r"\1", line) for line in exam_lines]
         self.query_one("#stats-exams", Static).update(
             Content("\n").join([Content.styled(exam_lines[0], "bold $accent"), *map(Content, exam_lines[1:])])
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from textual.content import Content
 
 from studyapp.exercises.status import all_statuses
@@ -25,8 +26,9 @@ def _discover_exercises() -> dict[str, Any]:
         return {}
 
 
-def forecast_texts(app: Any) -> tuple[str, str]:
-    """The two lines' texts (the prediction, today's plan) for the app's store at the app's now."""
+def forecast_texts(app: Any) -> tuple[str, ...]:
+    """The lines' texts for the app's store at the app's now: the prediction, then today's plan
+    in three wordings, longest first (`forecast_lines` shows the longest that fits)."""
     t = app.t
     content, store, now, tz = app.content, app.store, app.now(), app.tz
     forecast = prediction.predict(content, store, now, tz)
@@ -47,23 +49,38 @@ def forecast_texts(app: Any) -> tuple[str, str]:
         head += t("home.forecast_set_date")
     if forecast.answers < THIN_EVIDENCE:  # M3: a headline from 17 answers must say so
         head += t("home.forecast_thin", answers=forecast.answers)
-    parts = [_plan_word(entry, t) for entry in today_plan]
-    return head, t("home.plan", items=" · ".join(p for p in parts if p))
+    # The plan from the longest wording to the shortest: ids, then the exercise's id alone, then none.
+    plans = tuple(
+        t("home.plan", items=" · ".join(p for p in words if p))
+        for words in (
+            [_plan_word(entry, t) for entry in today_plan],
+            [_plan_word(entry, t, with_id=entry["kind"] == "exercise") for entry in today_plan],
+            [_plan_word(entry, t, with_id=False) for entry in today_plan],
+        )
+    )
+    return (head, *plans)
 
 
-def forecast_lines(texts: tuple[str, str], width: int = WIDTH) -> Content:
-    """The two lines, each cut to `width` cells (Home's text column; never below WIDTH)."""
-    head, line = texts
+def forecast_lines(texts: tuple[str, ...], width: int = WIDTH) -> Content:
+    """The lines, each cut to `width` cells (Home's text column; never below WIDTH). The plan
+    takes its longest wording that fits: it drops ids rather than its last steps (c1: at 80
+    columns the explain-it step was never visible)."""
+    head, *plans = texts
     width = max(WIDTH, width)
-    return Content("\n").join([Content.styled(fit(head, width), "bold $accent"), Content(fit(line, width))])
+    plan = next((line for line in plans if cell_len(line) <= width), plans[-1])
+    return Content("\n").join([Content.styled(fit(head, width), "bold $accent"), Content(fit(plan, width))])
 
 
-def _plan_word(entry: dict[str, Any], t: Any) -> str:
+def _plan_word(entry: dict[str, Any], t: Any, with_id: bool = True) -> str:
     kind = entry["kind"]
+    short = "" if with_id else "_short"
     if kind == "reviews":
-        return t("home.plan.reviews", count=entry["count"])
+        return t(f"home.plan.reviews{short}", count=entry["count"])
     if kind == "new":
-        return t("home.plan.new", count=entry["per_day"])
+        key = "home.plan.new_triage" if "triage" in entry else "home.plan.new"
+        return t(f"{key}{short}", count=entry["per_day"])
+    if kind in ("exercise", "explain") and not with_id:
+        return t(f"home.plan.{kind}_short")
     if kind in ("exercise", "explain"):
         return t(f"home.plan.{kind}", id=entry["checklist"] if kind == "explain" else entry["id"])
     if kind == "mock_exam":

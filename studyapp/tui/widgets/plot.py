@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
-from textual_plot import HiResMode, LegendLocation, NumericAxisFormatter, PlotWidget
+from textual_plot import HiResMode, NumericAxisFormatter, PlotWidget
 
 # Distinct on dark and light themes; series beyond six repeat the colours.
 SERIES_STYLES = ("cyan", "magenta", "yellow", "green", "red", "blue")
@@ -54,6 +54,7 @@ class LinePlot(Vertical):
     LinePlot { height: auto; margin-top: 1; }
     LinePlot > .plot-title { height: auto; text-style: bold; }
     LinePlot > PlotWidget { height: 14; }
+    LinePlot > .plot-legend { height: auto; padding-left: 8; }
     """
 
     def __init__(
@@ -83,6 +84,7 @@ class LinePlot(Vertical):
         plot = PlotWidget(allow_pan_and_zoom=False)
         plot.can_focus = False
         yield plot
+        yield Static(classes="plot-legend", markup=False)
 
     def on_mount(self) -> None:
         # After the PlotWidget's own mount, which clears the canvas.
@@ -94,6 +96,7 @@ class LinePlot(Vertical):
             return
         plot = found.first()
         drawn = 0
+        legend: list[Content] = []
         for (name, values), style in zip(self.series.items(), cycle(SERIES_STYLES)):
             points = [(a, b) for a, b in zip(self.x, values, strict=False) if numeric(a) and numeric(b)]
             if not points:
@@ -103,6 +106,7 @@ class LinePlot(Vertical):
                 plot.scatter(xs, ys, marker="●", marker_style=style, label=name)
             else:
                 plot.plot(xs, ys, line_style=style, hires_mode=HiResMode.BRAILLE, label=name)
+            legend.append(Content.assemble(("━━ ", style), name))
             drawn += 1
         if not drawn:
             plot.display = False
@@ -117,10 +121,13 @@ class LinePlot(Vertical):
         plot.set_ylabel(self.ylabel)
         if not self.xlabel:
             plot.margin_bottom = 2  # the tick labels only: no empty label row
-        if drawn > 1 or self.mark is not None:
-            # Left: anchored on the right, the legend was drawn before its width was known
-            # and Hangul labels ran off the edge.
-            plot.show_legend(LegendLocation.BOTTOMLEFT)
+        if self.mark is not None:
+            legend.append(Content.assemble(("│ ", "dim"), self.mark[1]))
+        # The legend goes under the plot, not in it: a box inside the canvas sat on the curves
+        # wherever it was anchored (c7), and Hangul labels ran off its right edge before.
+        self.query_one(".plot-legend", Static).update(
+            Content("   ").join(legend) if drawn > 1 or self.mark else ""
+        )
 
 
 __all__ = ["LinePlot"]
