@@ -308,7 +308,7 @@ def _check_links(c: _Collector, terms: dict[str, Term], link_lines: dict[str, di
                     c.error(lines[key], f"{what}: {key} names an unknown term '{other}'")
         if term.id in _reach(term.id, up):
             c.error(
-                lines["broader"],
+                lines["broader" if term.broader else "narrower"],
                 f"{what}: its broader/narrower relations form a cycle (it is a kind of itself)",
             )
         ancestors, descendants = _reach(term.id, up), _reach(term.id, down)
