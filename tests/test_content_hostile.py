@@ -25,7 +25,7 @@ from studyapp.content.cache import load_cached
 from studyapp.content.loader import load_content
 from studyapp.content.model import Content, Item, Term
 from tests.conftest import REPO
-from tests.helpers_content import write_content, write_glossary
+from tests.helpers_content import GLOSSARY, write_content, write_glossary
 
 ITEMS = Path("items") / "performance-analysis.yaml"
 COMMANDS = (("check",), ("topics",), ("quiz", "--plain", "--count", "3"))
@@ -264,9 +264,27 @@ def test_a_planted_json_cache_builds_nothing_but_the_model(tmp_path: Path) -> No
 
 
 def _rich_content(root: Path) -> Path:
-    """The demo content with every optional item field set and a glossary, so the round trip
-    sees them all."""
-    write_glossary(write_content(root))
+    """The demo content with every optional item field set and a glossary whose terms set every
+    optional field too (relations included), so the round trip sees them all."""
+    glossary = (
+        GLOSSARY.replace(
+            "    confused_with: [test-stub]\n",
+            "    confused_with: [test-stub]\n    broader: [test-harness]\n",
+            1,
+        )
+        .replace(
+            "    confused_with: [test-stub, test-harness]\n",
+            "    confused_with: [test-stub, test-harness]\n    narrower: [boundary-value-analysis]\n",
+            1,
+        )
+        .replace(
+            "    confused_with: [test-driver, mock-object]\n",
+            "    confused_with: [test-driver, mock-object]\n    not_with: [equivalence-partitioning]\n",
+            1,
+        )
+    )
+    assert glossary.count("broader:") == glossary.count("narrower:") == glossary.count("not_with:") == 1
+    write_glossary(write_content(root), glossary)
     items = root / "items" / "demo.yaml"
     text = items.read_text(encoding="utf-8")
     text = text.replace(

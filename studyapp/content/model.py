@@ -140,12 +140,18 @@ class Term:
     topic: str
     definition: str
     confused_with: tuple[str, ...] = ()  # other term ids
+    # Kinds of one another: never side by side in a question, where the genus would be a second
+    # right answer (인수 테스트 for 알파 테스트's definition). Other term ids; either side may say it.
+    broader: tuple[str, ...] = ()  # the kinds this term is one of (alpha-test → acceptance-test)
+    narrower: tuple[str, ...] = ()  # the kinds of this term (k-fold-cv → loocv)
+    not_with: tuple[str, ...] = ()  # terms whose definitions overlap this one's on no genus line
     location: Location = field(default_factory=lambda: Location(Path("?")))
 
     @property
     def label(self) -> str:
-        """`테스트 스텁 (test stub)`; the name alone when both spellings are the same."""
-        if self.term.casefold() == self.term_en.casefold():
+        """`테스트 스텁 (test stub)`; the name alone when it already holds the English one
+        (`cProfile`; never `자기 시간(tottime) (tottime)`, which `studyapp check` refuses anyway)."""
+        if "".join(self.term_en.split()).casefold() in "".join(self.term.split()).casefold():
             return self.term
         return f"{self.term} ({self.term_en})"
 

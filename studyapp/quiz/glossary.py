@@ -2,7 +2,8 @@
 
 The key is the term defined; its three distractors come from its `confused_with` first (the pairs
 an examiner sets side by side: test stub / test driver), then from the other terms of its topic
-(`studyapp.content.glossary.distractor_candidates`). Options are shuffled with the caller's
+(`studyapp.content.glossary.distractor_candidates`), never a broader or narrower kind of the key
+nor a `not_with` pair of it (a genus fits its species' definition: a second right answer). Options are shuffled with the caller's
 `random.Random`, so a seed reproduces a question, and a term asked again gets its options in a new
 order (nothing to learn from where the answer stood).
 
