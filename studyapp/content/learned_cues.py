@@ -22,13 +22,15 @@ This module finds such cues without being told what they are:
 what answering that key every time scores. Stratified folds keep that share in every fold, so it
 is also each held-out fold's majority rate. A cue is reported when its held-out score is more
 than `MARGIN` (10 points) above chance. A feature is only judged when `MIN_SUPPORT` statements
-carry it and its held-out count is itself unlikely to be luck (`MAX_P_VALUE`, a binomial tail
-corrected for the number of features judged): a bank of ~500 statements has thousands of words,
-and some of a few dozen carriers lean one way by chance alone.
+carry it, and flagged only when its held-out count is also unlikely to be luck (a binomial tail at
+the chance rate below `MAX_P_VALUE`, split Bonferroni-wise among the named forms, and separately
+among the mined words and endings): a bank of ~500 statements has thousands of words, and some
+carried by a dozen statements lean one way by chance alone.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import re
@@ -51,7 +53,7 @@ SEED = 32
 MARGIN = 0.10  # a cue: held-out accuracy above chance by more than this
 MIN_SUPPORT = 12  # statements that must carry a feature before it is judged alone
 MIN_MODEL_SUPPORT = 3  # rarer features are left out of the model (they cannot generalise)
-MAX_P_VALUE = 0.05  # per named form; a mined n-gram's is divided by their number (Bonferroni)
+MAX_P_VALUE = 0.05  # per family of tests (named forms; mined n-grams), split among its members
 L2 = 1.0  # ridge penalty per statement on the model's weights (larger: more cautious)
 STEPS = 300  # gradient steps per fit (Nesterov; converges well within this on the bank)
 NAMED_PREFIXES = ("form: ", "length: ")
@@ -78,7 +80,7 @@ def statement_features(statement: str) -> set[str]:
     """The named surface features of one statement (length bands are added per bank)."""
     words = _words(statement)
     features = {f"word '{word}'" for word in words}
-    features |= {f"words '{first} {second}'" for first, second in zip(words, words[1:], strict=False)}
+    features |= {f"words '{first} {second}'" for first, second in itertools.pairwise(words)}
     for word in words:
         for size in (2, 3):
             if len(word) > size:  # a word no longer than the ending is the word feature already
@@ -274,14 +276,15 @@ def learned_cue_report(items: Iterable[Item], seed: int = SEED) -> LearnedCueRep
             )
         )
     judged.sort(key=lambda cue: (-cue.held_out, cue.p_value, cue.feature))
-    # A named form (a family or a length band) is a hypothesis made before looking: its own test.
-    # A mined word or ending is one of many looked at: the test is corrected for all of them.
-    mined = sum(not cue.named for cue in judged)
+    # Two families of tests, each corrected for its own size (Bonferroni): the few forms named in
+    # advance (clause families, length bands), and the many words and endings mined from the bank.
+    named = sum(cue.named for cue in judged)
+    mined = len(judged) - named
     flagged = [
         cue
         for cue in judged
         if cue.held_out > chance + MARGIN
-        and cue.p_value < (MAX_P_VALUE if cue.named else MAX_P_VALUE / max(1, mined))
+        and cue.p_value < MAX_P_VALUE / max(1, named if cue.named else mined)
     ]
     return LearnedCueReport(
         len(items),
