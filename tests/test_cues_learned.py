@@ -50,7 +50,15 @@ OBJECTS = [
     "동기화 지점",
     "복사 구간",
 ]
-PLACES = ["첫 스텝에서", "매 에폭마다", "측정 구간 안에서", "GPU 위에서", "CPU 쪽에서", "작업자마다", "요청마다"]
+PLACES = [
+    "첫 스텝에서",
+    "매 에폭마다",
+    "측정 구간 안에서",
+    "GPU 위에서",
+    "CPU 쪽에서",
+    "작업자마다",
+    "요청마다",
+]
 VERBS = ["기록", "측정", "집계", "비교", "출력", "추적", "분리", "요약"]
 ENDINGS = ["한다.", "하지 않는다."]  # the planted cue: X statements end "…하지 않는다."
 
@@ -125,7 +133,18 @@ def test_a_planted_concessive_opening_is_flagged_as_a_form() -> None:
 def test_the_model_finds_a_cue_spread_over_words_too_rare_to_judge_alone() -> None:
     rng = random.Random(5)
     answers = balanced_answers(100, seed=5)
-    tells = ["주로", "대체로", "흔히", "대개", "보통은", "일반적으로", "자주", "종종", "거의", "가끔"]  # 5 X each
+    tells = [
+        "주로",
+        "대체로",
+        "흔히",
+        "대개",
+        "보통은",
+        "일반적으로",
+        "자주",
+        "종종",
+        "거의",
+        "가끔",
+    ]  # 5 X each
     tells_used = iter(tells * 5)
 
     def make(number: int, answer: str) -> str:
@@ -134,7 +153,9 @@ def test_the_model_finds_a_cue_spread_over_words_too_rare_to_judge_alone() -> No
 
     report = learned_cue_report(bank(answers, make))
     assert report is not None
-    assert all(not cue.feature.startswith("word '") or cue.feature[6:-1] not in tells for cue in report.judged)
+    assert all(
+        not cue.feature.startswith("word '") or cue.feature[6:-1] not in tells for cue in report.judged
+    )
     assert report.model_flagged and report.model > report.chance + MARGIN
 
 
@@ -186,7 +207,9 @@ def test_check_fails_on_a_planted_cue_and_names_its_items(studyapp_cli, tmp_path
     path, text = fixture_bank(tmp_path, planted=True)
     result = check(studyapp_cli, tmp_path, path.parent.parent)
     assert result.returncode == 2, result.stdout + result.stderr
-    cue_lines = [line for line in result.stderr.splitlines() if "learned cue: statement ends '…않는다'" in line]
+    cue_lines = [
+        line for line in result.stderr.splitlines() if "learned cue: statement ends '…않는다'" in line
+    ]
     assert len(cue_lines) == 1, result.stderr
     # It points at the first X statement carrying it (demo-002 is the fixture's first X item).
     assert cue_lines[0].startswith(f"{path}:{line_of(text, 'id: demo-002')}: learned cue")

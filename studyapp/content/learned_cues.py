@@ -180,17 +180,16 @@ def _binomial_tail(successes: int, trials: int, rate: float) -> float:
     )
 
 
-def _fit_logistic(features: numpy.ndarray, targets: numpy.ndarray) -> numpy.ndarray:
-    """Weights (bias last) minimising mean log-loss + L2/2·|w|²/n by Nesterov gradient descent.
-    The step is 1/L for L the loss's smoothness bound, so it never overshoots."""
+def _fit_logistic(design: numpy.ndarray, targets: numpy.ndarray, norm_squared: float) -> numpy.ndarray:
+    """Weights (the design's last column is the bias) minimising mean log-loss + L2/2·|w|²/n by
+    Nesterov gradient descent. `norm_squared` bounds the design's largest squared singular
+    value; the step is 1/L for L the loss's smoothness bound, so it never overshoots."""
     import numpy as np
 
-    rows = features.shape[0]
-    design = np.hstack([features, np.ones((rows, 1))])
+    rows = design.shape[0]
     penalty = np.full(design.shape[1], L2 / rows)
     penalty[-1] = 0.0  # the bias is not shrunk: it carries the key mix
-    smoothness = np.linalg.norm(design, 2) ** 2 / (4 * rows) + penalty.max()
-    step = 1.0 / smoothness
+    step = 1.0 / (norm_squared / (4 * rows) + L2 / rows)
     weights = np.zeros(design.shape[1])
     previous = weights
     for iteration in range(1, STEPS + 1):
@@ -219,11 +218,15 @@ def learned_cue_report(items: Iterable[Item], seed: int = SEED) -> LearnedCueRep
 
     # The model's columns: features seen often enough, and the standardised length.
     columns = sorted(name for name, where in carriers.items() if len(where) >= MIN_MODEL_SUPPORT)
-    matrix = np.zeros((len(items), len(columns) + 1))
+    matrix = np.zeros((len(items), len(columns) + 2))  # ..., the length, the bias
     for column, name in enumerate(columns):
         matrix[carriers[name], column] = 1.0
     length_array = np.asarray(lengths, dtype=float)
-    matrix[:, -1] = (length_array - length_array.mean()) / (length_array.std() or 1.0)
+    matrix[:, -2] = (length_array - length_array.mean()) / (length_array.std() or 1.0)
+    matrix[:, -1] = 1.0
+    # The largest squared singular value of the whole design bounds every training subset's
+    # (dropping rows never raises it): one small eigenproblem instead of one SVD per fold.
+    norm_squared = float(np.linalg.eigvalsh(matrix @ matrix.T)[-1])
     targets = np.asarray([answer == "O" for answer in answers], dtype=float)
 
     judged_names = sorted(name for name, where in carriers.items() if len(where) >= MIN_SUPPORT)
@@ -234,8 +237,8 @@ def learned_cue_report(items: Iterable[Item], seed: int = SEED) -> LearnedCueRep
         for held in _stratified_folds(answers, seed * 1_000_003 + repeat):
             held_set = set(held)
             train = [index for index in range(len(items)) if index not in held_set]
-            weights = _fit_logistic(matrix[train], targets[train])
-            scores = matrix[held] @ weights[:-1] + weights[-1]
+            weights = _fit_logistic(matrix[train], targets[train], norm_squared)
+            scores = matrix[held] @ weights
             model_right += int(np.sum((scores > 0) == (targets[held] > 0.5)))
             model_seen += len(held)
             train_o = sum(answers[index] == "O" for index in train)
