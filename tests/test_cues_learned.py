@@ -151,12 +151,17 @@ def test_the_model_finds_a_cue_spread_over_words_too_rare_to_judge_alone() -> No
         text = statement(rng, rng.choice(ENDINGS))
         return f"{next(tells_used)} {text}" if answer == "X" else text
 
-    report = learned_cue_report(bank(answers, make))
+    items = bank(answers, make)
+    report = learned_cue_report(items)
     assert report is not None
     assert all(
         not cue.feature.startswith("word '") or cue.feature[6:-1] not in tells for cue in report.judged
     )
     assert report.model_flagged and report.model > report.chance + MARGIN
+    # `studyapp check` fails on it: an error (not a warning) at the first item's file.
+    (problem,) = [p for p in learned_cues.learned_cue_problems(report, items) if "classifier" in p.message]
+    assert not problem.warning and problem.path == Path("t.yaml") and problem.line == 1
+    assert f"answers {report.model:.0%} of them held out" in problem.message
 
 
 def test_the_report_is_deterministic_and_needs_enough_statements() -> None:
