@@ -16,6 +16,7 @@ import hashlib
 import io
 import json
 import re
+import zlib
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable
@@ -178,8 +179,11 @@ def _read_document(path: Path) -> tuple[dict[str, Any], str]:
     raw = path.read_bytes()
     digest = hashlib.sha256(raw).hexdigest()[:12]
     if raw[:2] == b"\x1f\x8b":
-        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
-            raw = stream.read(MAX_TRACE_BYTES + 1)
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
+                raw = stream.read(MAX_TRACE_BYTES + 1)
+        except (OSError, EOFError, zlib.error) as error:
+            raise TraceProblem(f"{path.name} is not a readable gzip file: {error}") from None
     if len(raw) > MAX_TRACE_BYTES:
         raise TraceProblem(f"{path.name} is over {MAX_TRACE_BYTES // 2**20} MB once decompressed")
     try:
