@@ -6,6 +6,9 @@ What runs (model: labs/profiler/model.py):
                 with `prof.step()` after every step; the handler (trace_handler.py) exports the
                 Chrome trace once per cycle, writes the key_averages() table and a TensorBoard copy
   3. workers    the same profiled loop with DataLoader worker processes (`--workers`, default 2)
+  4. compile    (`--compile`, optional) a small block eager and under `torch.compile`, each profiled
+                (compile_compare.py): the first call's compile time, the step times, and two traces
+                to read side by side; where no compiler works here, one line says why
 Then the traces are read back (trace_analysis.py) to find the top operators by self time, the
 forward time of every `layer:` label (the bottleneck is the largest), and the share of each step
 spent waiting for data; report.py turns them into the tables and findings.
@@ -73,6 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--stack", action="store_true", help="with_stack=True: Python stacks of top ops")
     parser.add_argument("--gzip", action="store_true", help="write .pt.trace.json.gz instead of .json")
     parser.add_argument("--top", type=int, default=TOP, help="rows in the top-operator lists (10)")
+    parser.add_argument(
+        "--compile",
+        action="store_true",
+        help="also profile a small block eager and under torch.compile (needs a C++ compiler)",
+    )
     parser.add_argument(
         "--trace",
         metavar="PATH",
@@ -288,6 +296,7 @@ def run_model(args: argparse.Namespace) -> dict[str, Any]:
             (0.6, 0.95),
         )
 
+    compiled = compile_step(out) if args.compile else None
     progress("analysis", 0.95, "저장한 trace를 다시 읽는 중")
     result = build_report(
         args, settings, device, tensorboard_dir, scheduled, planted, baseline, main_run, workers_run
@@ -306,7 +315,53 @@ def run_model(args: argparse.Namespace) -> dict[str, Any]:
             overview = tb_overview.plugin_overview(trace_analysis.load_trace(cycle["tensorboard_trace"]))
             runs[f"workers{args.workers}"] = overview
     result["tensorboard_overview_runs"] = {run: ov for run, ov in runs.items() if ov}
+    if compiled is not None:
+        add_compile_step(result, compiled)
     return result
+
+
+def compile_step(out: Path) -> dict[str, Any]:
+    """Step 4: eager vs torch.compile on a small block, or why it cannot run here."""
+    from labs.profiler import compile_compare
+
+    progress("compile", 0.9, "torch.compile 비교 (첫 호출은 컴파일 시간 포함)")
+    reason = compile_compare.compile_available()
+    if reason is not None:
+        return {"available": False, "reason": reason}
+    measured = compile_compare.record(out / "compile")
+    return {
+        "available": True,
+        **measured,
+        "traces": [str(out / "compile" / f"{n}.json") for n in ("eager", "compiled")],
+    }
+
+
+def add_compile_step(result: dict[str, Any], compiled: dict[str, Any]) -> None:
+    result["compile"] = compiled
+    if not compiled["available"]:
+        result["findings"].append(f"torch.compile 비교를 건너뜀: {compiled['reason']}")
+        return
+    eager, fast = compiled["eager_step_ms"], compiled["compiled_step_ms"]
+    result["tables"].append(
+        {
+            "title": "eager vs torch.compile (같은 블록, 스텝당)",
+            "columns": ["mode", "step_ms", "first_call_s"],
+            "rows": [
+                {"mode": "eager", "step_ms": round(eager, 3), "first_call_s": None},
+                {
+                    "mode": "compiled",
+                    "step_ms": round(fast, 3),
+                    "first_call_s": round(compiled["first_compiled_call_s"], 3),
+                },
+            ],
+        }
+    )
+    verdict = "빠릅니다" if fast < eager else "느립니다"
+    result["findings"].append(
+        f"torch.compile: 첫 호출 {compiled['first_compiled_call_s']:.2f}초(컴파일 포함), 이후 스텝 {fast:.2f} ms로 "
+        f"eager {eager:.2f} ms보다 {eager / fast:.2f}배 — {verdict}. 두 trace를 나란히 열어 보세요: "
+        f"{compiled['traces'][0]} / {compiled['traces'][1]} (compile 쪽에는 원소별 aten 연산 대신 CompiledFxGraph 호출)."
+    )
 
 
 def train_loop(

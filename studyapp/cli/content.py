@@ -26,6 +26,7 @@ from studyapp.i18n import Translator
 from studyapp.labrunner import registry
 from studyapp.quiz.choice_cues import choice_scores
 from studyapp.quiz.questions import KIND_DRILL, KIND_GLOSSARY, all_questions
+from studyapp.quiz.trace_reading import check_traces
 
 # `studyapp check`'s cue figures: seeds of generated 4-choice questions per topic, and O/X splits
 # (tests/test_cues.py and benchmarks/cue_solver.py use more).
@@ -60,6 +61,8 @@ def cmd_check(args: argparse.Namespace, t: Translator) -> int:
     content, problems = check_content(root, known_labs=labs)
     problems += metadata_problems(content, labs)  # labs/*/exercises/*/exercise.yaml
     problems += check_explain(root, checklist_texts(content))[1]  # content/explain.yaml
+    trace_questions, trace_problems = check_traces(root)  # content/traces/: keys computed here
+    problems += trace_problems
     figures: list[str] = []
     if content is not None:  # near-duplicate statements and siblings: studyapp/content/similarity.py
         index = SimilarityIndex(content.items.values())  # one for all three: pair scores are reused
@@ -90,6 +93,9 @@ def cmd_check(args: argparse.Namespace, t: Translator) -> int:
     )
     if content.glossary:  # content/glossary.yaml is optional
         print(t("check.glossary", terms=len(content.glossary)))
+    if trace_questions:
+        traces = len({question.trace_id for question in trace_questions})
+        print(t("check.traces", questions=len(trace_questions), traces=traces))
     return EXIT_OK
 
 

@@ -6,6 +6,7 @@ STRINGS: dict[str, str] = {
     # the command line (check, topics, cards)
     "check.ok": "content ok: {topics} topics, {items} items, {checklist} checklist items",
     "check.glossary": "glossary: {terms} terms",
+    "check.traces": "trace-reading questions: {questions} from {traces} traces",
     "check.failed": "{count} content problem(s)",
     "topics.header": "topic",
     "topics.items": "O/X",

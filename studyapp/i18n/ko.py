@@ -6,6 +6,7 @@ STRINGS: dict[str, str] = {
     # the command line (check, topics, cards)
     "check.ok": "콘텐츠 정상: 주제 {topics}개, 문항 {items}개, 체크리스트 {checklist}개",
     "check.glossary": "용어집: 용어 {terms}개",
+    "check.traces": "트레이스 읽기 문제: 트레이스 {traces}개에서 {questions}문항",
     "check.failed": "콘텐츠 문제 {count}건",
     "topics.header": "주제",
     "topics.items": "O/X",
