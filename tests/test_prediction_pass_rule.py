@@ -4,14 +4,14 @@ pass probability apply the same pass mark and 과락 cutoff."""
 from __future__ import annotations
 
 import itertools
+from typing import NamedTuple
 
 import numpy as np
 import pytest
 
-from typing import NamedTuple
-
 from studyapp.quiz import pass_rule
 from studyapp.quiz.pass_rule import RULE_PASS_MARK, questions_needed
+from studyapp.report.prediction import outlook, poisson_binomial
 
 RULE_CUTOFF = pass_rule.RULE_TOPIC_CUTOFF
 
@@ -28,7 +28,6 @@ def verdict(scores: dict[str, tuple[int, int]], pass_mark: float, cutoff: float 
     total = sum(count for _, count in scores.values())
     decided = pass_rule.verdict(right, total, scores, pass_mark, cutoff)
     return Verdict(decided.passed, decided.rule, decided.topic)
-from studyapp.report.prediction import outlook, poisson_binomial
 
 
 def test_questions_needed_reaches_the_share_exactly() -> None:
