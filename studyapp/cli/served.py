@@ -26,7 +26,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
-from studyapp.cli.serve import MAX_COLUMNS, MAX_ROWS, clamp_size, origin_allowed, token_matches
+from studyapp.cli.serve_policy import MAX_COLUMNS, MAX_ROWS, clamp_size, origin_allowed, token_matches
 from studyapp.i18n import Translator
 
 log = logging.getLogger("studyapp.serve")
