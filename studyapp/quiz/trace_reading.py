@@ -123,6 +123,19 @@ def _clear_winner(values: Sequence[float]) -> bool:
     return len(ordered) >= 2 and ordered[0] > 0 and ordered[0] >= MARGIN * ordered[1]
 
 
+def _question(facts: TraceFacts, template: str, **fields: object) -> TraceQuestion:
+    """A template's question, with what every question of `facts` shares: its id, topic and source."""
+    return TraceQuestion(
+        id=f"trace-{facts.trace.id}-{template}",
+        topic=facts.trace.topic,
+        trace_id=facts.trace.id,
+        template=template,
+        source=facts.trace.source,
+        digest=facts.digest,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
 def _intro(facts: TraceFacts) -> str:
     return f"[트레이스: {facts.trace.title}]"
 
@@ -153,11 +166,9 @@ def top_kernel(facts: TraceFacts, rng: random.Random) -> Iterator[TraceQuestion]
         )
         if other is not key
     ]
-    yield TraceQuestion(
-        id=f"trace-{facts.trace.id}-top-kernel",
-        topic=facts.trace.topic,
-        trace_id=facts.trace.id,
-        template="top-kernel",
+    yield _question(
+        facts,
+        "top-kernel",
         prompt=f"{_intro(facts)} 다음 발췌에서 GPU 시간을 합계로 가장 많이 쓴 커널은?",
         excerpt=excerpt,
         options=options,
@@ -170,8 +181,6 @@ def top_kernel(facts: TraceFacts, rng: random.Random) -> Iterator[TraceQuestion]
                 "병목은 한 번이 긴 커널이나 자주 불리는 커널이 아니라 합계가 큰 커널이다.",
             ]
         ),
-        source=facts.trace.source,
-        digest=facts.digest,
     )
 
 
@@ -190,11 +199,9 @@ def top_self_op(facts: TraceFacts, rng: random.Random) -> Iterator[TraceQuestion
     )
     others = [rows[0].name, *[row.name for row in by_self[1:] if row.name != rows[0].name][:2]]
     options, index = _shuffled(clip(key.name), [clip(name) for name in others], rng)
-    yield TraceQuestion(
-        id=f"trace-{facts.trace.id}-top-self-op",
-        topic=facts.trace.topic,
-        trace_id=facts.trace.id,
-        template="top-self-op",
+    yield _question(
+        facts,
+        "top-self-op",
         prompt=f"{_intro(facts)} 자기 시간(self) 기준으로 가장 오래 걸린 연산은?",
         excerpt=excerpt,
         options=options,
@@ -204,8 +211,6 @@ def top_self_op(facts: TraceFacts, rng: random.Random) -> Iterator[TraceQuestion
             f"{_ms(rows[0].total_us)} ms로 맨 위에 있지만 자기 시간은 {_ms(rows[0].self_us)} ms이고, 자기 시간이 "
             f"가장 긴 것은 {clip(key.name)}({_ms(key.self_us)} ms)이다. 직접 최적화할 곳은 자기 시간이 긴 연산이다."
         ),
-        source=facts.trace.source,
-        digest=facts.digest,
     )
 
 
@@ -218,11 +223,9 @@ def gpu_idle(facts: TraceFacts, rng: random.Random) -> Iterator[TraceQuestion]:
         f"첫 GPU 활동부터 마지막 GPU 활동까지: {_ms(facts.gpu_window_us)} ms",
         f"그 사이 커널·복사·memset이 GPU를 쓴 시간(겹친 구간은 한 번만): {_ms(facts.gpu_busy_us)} ms",
     )
-    yield TraceQuestion(
-        id=f"trace-{facts.trace.id}-gpu-idle",
-        topic=facts.trace.topic,
-        trace_id=facts.trace.id,
-        template="gpu-idle",
+    yield _question(
+        facts,
+        "gpu-idle",
         prompt=f"{_intro(facts)} 이 구간에서 GPU가 아무 일도 하지 않은 시간은 몇 %인가?",
         excerpt=excerpt,
         number=answer,
@@ -233,8 +236,6 @@ def gpu_idle(facts: TraceFacts, rng: random.Random) -> Iterator[TraceQuestion]:
             f"{answer:g}%. 겹쳐 실행된 커널(여러 스트림)은 한 번만 센다. 유휴가 크면 GPU가 CPU 쪽(데이터 준비, "
             "커널 실행 요청, 동기화)을 기다린 것이다."
         ),
-        source=facts.trace.source,
-        digest=facts.digest,
     )
 
 
@@ -249,11 +250,9 @@ def communication_share(facts: TraceFacts, rng: random.Random) -> Iterator[Trace
         body.append(("그 밖의 커널", _ms(rest)))
     body.append(("모든 커널 합계", _ms(facts.kernel_us)))
     answer = round(100 * share, 1)
-    yield TraceQuestion(
-        id=f"trace-{facts.trace.id}-comm-share",
-        topic=facts.trace.topic,
-        trace_id=facts.trace.id,
-        template="comm-share",
+    yield _question(
+        facts,
+        "comm-share",
         prompt=f"{_intro(facts)} 통신(NCCL) 커널이 GPU 커널 시간에서 차지하는 비율은 몇 %인가?",
         excerpt=table(("GPU 커널", "합계(ms)"), body),
         number=answer,
@@ -264,8 +263,6 @@ def communication_share(facts: TraceFacts, rng: random.Random) -> Iterator[Trace
             f"{answer:g}%. 이 비율이 크면 계산보다 그래디언트 동기화가 스텝을 좌우하므로, 통신과 계산의 겹침"
             "(overlap)이나 버킷 크기를 먼저 본다."
         ),
-        source=facts.trace.source,
-        digest=facts.digest,
     )
 
 
@@ -277,11 +274,9 @@ def profiler_event(facts: TraceFacts, rng: random.Random) -> Iterator[TraceQuest
         return
     key = rng.choice(facts.profiler_events)
     options, index = _shuffled(clip(key), [clip(name) for name in rng.sample(workload, 3)], rng)
-    yield TraceQuestion(
-        id=f"trace-{facts.trace.id}-profiler-event",
-        topic=facts.trace.topic,
-        trace_id=facts.trace.id,
-        template="profiler-event",
+    yield _question(
+        facts,
+        "profiler-event",
         prompt=f"{_intro(facts)} 이 트레이스의 이벤트 중 프로그램이 아니라 프로파일러가 스스로 기록한 것은?",
         excerpt=(),
         options=options,
@@ -291,8 +286,6 @@ def profiler_event(facts: TraceFacts, rng: random.Random) -> Iterator[TraceQuest
             "prof.step()이 나눈 스텝 표시이다. 나머지는 프로그램이 부른 연산(aten::…)이나 CUDA 런타임 호출이다. "
             "프로파일러 자신의 이벤트와 오버헤드는 분석에서 빼고 읽는다."
         ),
-        source=facts.trace.source,
-        digest=facts.digest,
     )
 
 
@@ -326,11 +319,9 @@ def compiled_vanished(facts: TraceFacts, rng: random.Random, eager: TraceFacts) 
         ),
     )
     options, index = _shuffled(key, others, rng)
-    yield TraceQuestion(
-        id=f"trace-{facts.trace.id}-compiled-vanished",
-        topic=facts.trace.topic,
-        trace_id=facts.trace.id,
-        template="compiled-vanished",
+    yield _question(
+        facts,
+        "compiled-vanished",
         prompt=f"{_intro(facts)} eager 트레이스에는 있지만 torch.compile 트레이스에서는 연산으로 보이지 않는 것은?",
         excerpt=excerpt,
         options=options,
@@ -342,8 +333,6 @@ def compiled_vanished(facts: TraceFacts, rng: random.Random, eager: TraceFacts) 
             "Lookup'은 호출마다 가드를 검사해 캐시된 코드를 고르는 비용, 'Torch-Compiled Region'은 컴파일된 구간을 "
             "표시하는 이벤트로, 둘 다 eager에는 없다."
         ),
-        source=facts.trace.source,
-        digest=facts.digest,
     )
 
 
@@ -358,11 +347,9 @@ def compile_speedup(facts: TraceFacts, rng: random.Random, eager: TraceFacts) ->
     ]
     if lookup:
         excerpt.append(f"compile 쪽 TorchDynamo Cache Lookup: 호출당 {lookup.mean_us:,.1f} µs")
-    yield TraceQuestion(
-        id=f"trace-{facts.trace.id}-compile-speedup",
-        topic=facts.trace.topic,
-        trace_id=facts.trace.id,
-        template="compile-speedup",
+    yield _question(
+        facts,
+        "compile-speedup",
         prompt=f"{_intro(facts)} step 평균 시간 기준으로 compile 실행은 eager보다 몇 배 빠른가?",
         excerpt=tuple(excerpt),
         number=answer,
@@ -373,8 +360,6 @@ def compile_speedup(facts: TraceFacts, rng: random.Random, eager: TraceFacts) ->
             f"{answer:g}배. 첫 호출의 컴파일 시간은 이 step들에 들어 있지 않다(워밍업 뒤 기록). 아주 작은 연산은 "
             "가드 검사와 래퍼 비용이 연산보다 커서 compile이 오히려 느릴 수 있다."
         ),
-        source=facts.trace.source,
-        digest=facts.digest,
     )
 
 
@@ -392,11 +377,9 @@ def cpu_vs_gpu(facts: TraceFacts, rng: random.Random) -> Iterator[TraceQuestion]
     answer = round(op.gpu_us)
     rows = [(f"CPU  {clip(op.name, 34)}", "", _us(op.cpu_us))]
     rows += [(f"GPU  {clip(name, 34)}", str(correlation), _us(us)) for correlation, name, us in op.kernels]
-    yield TraceQuestion(
-        id=f"trace-{facts.trace.id}-cpu-vs-gpu",
-        topic=facts.trace.topic,
-        trace_id=facts.trace.id,
-        template="cpu-vs-gpu",
+    yield _question(
+        facts,
+        "cpu-vs-gpu",
         prompt=(
             f"{_intro(facts)} {op.name} 한 번의 호출이 실행 요청한 커널들(상관 ID로 연결)이 GPU에서 쓴 시간의 "
             "합은 몇 µs인가?"
@@ -410,8 +393,6 @@ def cpu_vs_gpu(facts: TraceFacts, rng: random.Random) -> Iterator[TraceQuestion]
             "시간은 커널을 실행 요청(cudaLaunchKernel)하고 라이브러리(cuDNN·cuBLAS)를 준비하는 시간이고, 커널은 "
             "비동기로 GPU에서 나중에 실행된다. 두 쪽은 상관 ID(correlation)로 짝을 찾는다."
         ),
-        source=facts.trace.source,
-        digest=facts.digest,
     )
 
 
