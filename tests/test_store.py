@@ -148,6 +148,11 @@ def test_kill_9_loses_at_most_the_answer_in_flight(tmp_path: Path) -> None:
         acknowledged = int(writer.stdout.readline())
     os.kill(writer.pid, signal.SIGKILL)
     writer.wait()
+    # The writer went on while this test read: what it acknowledged before the kill is still in
+    # the pipe (under load that was dozens of answers past the 25th).
+    for line in writer.stdout.read().splitlines():
+        if line.strip():
+            acknowledged = int(line)
     store = ProgressStore(path)
     assert store.notice is None
     assert store.integrity_ok()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -43,6 +43,12 @@ def from_iso(text: str) -> datetime:
 
 # Rows as NamedTuples, not frozen dataclasses: equally immutable, without the six methods a frozen
 # dataclass compiles at import (~0.8 ms a class on the quiz's start path, benchmarks/startup.py).
+class ReviewTotals(NamedTuple):
+    reviews: int
+    right: int
+    answers: int  # a 4-choice answer (one review per option) counts once
+
+
 class Review(NamedTuple):
     uid: str
     item_id: str
@@ -333,6 +339,67 @@ class ProgressStore(ProgressDB):
 
     def review_count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM reviews").fetchone()[0])
+
+    # Aggregates for the reports and Home: asked of SQLite so that a heavy store (10⁶ reviews) is
+    # never turned into Review objects whole (~40 s before, reliability review M1).
+    def review_totals(self) -> ReviewTotals:
+        """Reviews stored, how many were right, and answers: a 4-choice answer is stored as one
+        review per option with one time and session, and counts once (N24)."""
+        reviews, right = self._db.execute(
+            "SELECT count(*), coalesce(sum(correct != 0), 0) FROM reviews"
+        ).fetchone()
+        choice_reviews, choice_answers = self._db.execute(
+            "SELECT count(*), (SELECT count(*) FROM (SELECT DISTINCT session_id, reviewed_at FROM reviews"
+            " WHERE kind = 'choice')) FROM reviews WHERE kind = 'choice'"
+        ).fetchone()
+        return ReviewTotals(
+            int(reviews), int(right), int(reviews) - int(choice_reviews) + int(choice_answers)
+        )
+
+    def newest_answers(self, item_ids: Iterable[str], limit: int) -> list[bool]:
+        """Whether each of the newest `limit` reviews among `item_ids` was right, oldest first: one
+        short walk of the (item_id, reviewed_at) index an item, then the newest of those."""
+        newest: list[tuple[str, int, bool]] = []
+        for item_id in item_ids:
+            newest.extend(
+                (row[0], row[1], bool(row[2]))
+                for row in self._db.execute(
+                    "SELECT reviewed_at, id, correct FROM reviews WHERE item_id = ?"
+                    " ORDER BY reviewed_at DESC, id DESC LIMIT ?",
+                    (item_id, limit),
+                )
+            )
+        newest.sort()
+        return [correct for _, _, correct in newest[len(newest) - limit :]] if limit else []
+
+    def answered_between(self, start: datetime, end: datetime) -> bool:
+        """Whether any review falls in [start, end)."""
+        row = self._db.execute(
+            "SELECT 1 FROM reviews WHERE reviewed_at >= ? AND reviewed_at < ? LIMIT 1",
+            (to_iso(start), to_iso(end)),
+        ).fetchone()
+        return row is not None
+
+    def answer_marks(self, since: datetime) -> list[tuple[datetime, bool]]:
+        """(when, right) of every review since `since`, oldest first: what a per-day count needs."""
+        rows = self._db.execute(
+            "SELECT reviewed_at, correct FROM reviews WHERE reviewed_at >= ? ORDER BY reviewed_at, id",
+            (to_iso(since),),
+        ).fetchall()
+        return [(stored_time(row[0], "reviews.reviewed_at"), bool(row[1])) for row in rows]
+
+    def wrong_since(self, item_ids: Iterable[str], since: datetime, limit: int) -> list[str]:
+        """The items of the first `limit` wrong answers among `item_ids` after `since`, oldest first."""
+        ids = list(item_ids)
+        if not ids or limit <= 0:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = self._db.execute(
+            f"SELECT item_id FROM reviews WHERE item_id IN ({marks}) AND correct = 0 AND reviewed_at > ?"
+            " ORDER BY reviewed_at, id LIMIT ?",
+            (*ids, to_iso(since), limit),
+        ).fetchall()
+        return [row[0] for row in rows]
 
     def schedules(self) -> dict[str, ItemSchedule]:
         """Every reviewed item's current schedule, by item id."""

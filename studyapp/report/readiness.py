@@ -30,7 +30,7 @@ from studyapp.content.model import ChecklistEntry, Content
 from studyapp.exercises.status import all_statuses
 from studyapp.i18n import Translator
 from studyapp.progress.scheduler import ItemSchedule
-from studyapp.progress.store import LabRun, ProgressStore, Review, from_iso
+from studyapp.progress.store import LabRun, ProgressStore, from_iso
 from studyapp.quiz.questions import Question, all_questions
 
 WEIGHTS = {"exercises": 0.40, "quiz": 0.35, "explain": 0.20, "labs": 0.05}
@@ -139,13 +139,12 @@ def _lab_score(
 
 
 def _self_check(
-    entry: ChecklistEntry, checked: dict[str, datetime], linked: list[Question], reviews: list[Review]
+    entry: ChecklistEntry, checked: dict[str, datetime], linked: list[Question], store: ProgressStore
 ) -> tuple[float, dict[str, Any]]:
     when = checked.get(entry.id)
     if when is None:
         return 0.0, {"checked_at": None}
-    ids = {q.id for q in linked}
-    failed_since = [r.item_id for r in reviews if r.item_id in ids and not r.correct and r.reviewed_at > when]
+    failed_since = store.wrong_since(sorted({q.id for q in linked}), when, 5)
     valid = not failed_since
     return (1.0 if valid else 0.0), {
         "checked_at": when.isoformat(),
@@ -368,7 +367,6 @@ def checklist_readiness(
     runs = store.lab_runs()
     answers = store.lab_answers()
     checked = store.self_checks()
-    reviews = store.reviews()
     questioned = lab_questions or set()
     exercises = _discover_exercises() if exercises is None else exercises
     statuses = all_statuses(dict(exercises), store)
@@ -380,7 +378,7 @@ def checklist_readiness(
         linked = linked_questions(entry, questions)
         quiz, quiz_evidence = _quiz_score(linked, schedules, now)
         labs, lab_evidence = _lab_score(entry.labs, runs, answers, questioned)
-        self_score, self_evidence = _self_check(entry, checked, linked, reviews)
+        self_score, self_evidence = _self_check(entry, checked, linked, store)
         explain, explain_evidence = _explain_score(
             entry, self_score, explained.get(entry.id), entry.id in prompted
         )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass
-from datetime import date, datetime, timedelta, tzinfo
+from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 from studyapp.content.model import Content
@@ -38,14 +38,12 @@ def topic_stats(
 ) -> list[TopicStats]:
     questions = all_questions(content)
     schedules = store.schedules()
-    reviews = store.reviews()
     end_of_day = due_window_end(now, tz)
     result = []
     for topic in content.ordered_topics():
         topic_questions = [q for q in questions.values() if q.topic == topic.id]
-        ids = {q.id for q in topic_questions}
         seen = [schedules[q.id] for q in topic_questions if q.id in schedules]
-        recent = [r for r in reviews if r.item_id in ids][-RECENT_ANSWERS:]
+        recent = store.newest_answers((q.id for q in topic_questions if q.id in schedules), RECENT_ANSWERS)
         result.append(
             TopicStats(
                 id=topic.id,
@@ -53,7 +51,7 @@ def topic_stats(
                 items=len(topic_questions),
                 seen=len(seen),
                 mastered=sum(s.is_mastered(now) for s in seen),
-                accuracy=(sum(r.correct for r in recent) / len(recent)) if recent else None,
+                accuracy=(sum(recent) / len(recent)) if recent else None,
                 due=sum(
                     1 for q in topic_questions if q.id in schedules and is_due(schedules[q.id], q, end_of_day)
                 ),
@@ -98,7 +96,7 @@ def reviews_per_day(
     zone = tz or local_tz()
     today = now.astimezone(zone).date()
     counts = Counter(
-        r.reviewed_at.astimezone(zone).date() for r in store.reviews(since=now - timedelta(days=days + 1))
+        moment.astimezone(zone).date() for moment, _ in store.answer_marks(now - timedelta(days=days + 1))
     )
     return [
         (today - timedelta(days=offset), counts.get(today - timedelta(days=offset), 0))
@@ -107,14 +105,19 @@ def reviews_per_day(
 
 
 def streak(store: ProgressStore, now: datetime, tz: tzinfo | None = None) -> int:
-    """Consecutive local days with at least one review, ending today (or yesterday, if none yet today)."""
+    """Consecutive local days with at least one review, ending today (or yesterday, if none yet today).
+    Asked a day at a time (one index seek each), so a long history is never read whole."""
     zone = tz or local_tz()
-    days = {r.reviewed_at.astimezone(zone).date() for r in store.reviews()}
+
+    def answered_on(day: date) -> bool:
+        start = datetime.combine(day, time(0), tzinfo=zone)
+        return store.answered_between(start, datetime.combine(day + timedelta(days=1), time(0), tzinfo=zone))
+
     day = now.astimezone(zone).date()
-    if day not in days:
+    if not answered_on(day):
         day -= timedelta(days=1)
     count = 0
-    while day in days:
+    while day > date.min and answered_on(day):
         count += 1
         day -= timedelta(days=1)
     return count
@@ -141,12 +144,12 @@ def progress_report(
     """The object behind `studyapp progress --json`."""
     questions = all_questions(content)
     topics = topic_stats(content, store, now, tz)
-    reviews = store.reviews()
+    totals = store.review_totals()
     exam = store.exam_date()
     return {
         "generated_at": now.isoformat(),
-        "reviews_total": len(reviews),
-        "accuracy": (sum(r.correct for r in reviews) / len(reviews)) if reviews else None,
+        "reviews_total": totals.reviews,
+        "accuracy": (totals.right / totals.reviews) if totals.reviews else None,
         "due_today": due_today(questions, store, now, tz),
         "streak_days": streak(store, now, tz),
         "exam_date": exam.isoformat() if exam else None,
@@ -182,18 +185,12 @@ def accuracy_per_day(
     today = now.astimezone(zone).date()
     right: Counter[date] = Counter()
     answered: Counter[date] = Counter()
-    for review in store.reviews(since=now - timedelta(days=days + 1)):
-        day = review.reviewed_at.astimezone(zone).date()
+    for moment, correct in store.answer_marks(now - timedelta(days=days + 1)):
+        day = moment.astimezone(zone).date()
         answered[day] += 1
-        right[day] += bool(review.correct)
+        right[day] += correct
     result: list[tuple[date, float | None]] = []
     for offset in range(days - 1, -1, -1):
         day = today - timedelta(days=offset)
         result.append((day, right[day] / answered[day] if answered[day] else None))
     return result
-
-
-def answer_count(reviews: list[Any]) -> int:
-    """Questions answered: a 4-choice answer is stored as one review per option (all four
-    statements are graded), with one time and session; it counts once here (N24)."""
-    return len({(r.session_id, r.reviewed_at) if r.kind == "choice" else r.uid for r in reviews})

@@ -23,7 +23,6 @@ from studyapp.report.prediction import learner_state
 from studyapp.report.prediction_text import reliability_plot
 from studyapp.report.stats import (
     accuracy_per_day,
-    answer_count,
     due_forecast,
     due_today,
     retention_curve,
@@ -78,9 +77,9 @@ class StatsScreen(StudyScreen):
         app = self.study
         t = self.t
         content, store, now, tz = app.content, app.store, app.now(), app.tz
-        reviews = store.reviews()
-        accuracy = sum(r.correct for r in reviews) / len(reviews) if reviews else None
-        answers = answer_count(reviews)  # a 4-choice question is one answer, not four reviews
+        totals = store.review_totals()
+        accuracy = totals.right / totals.reviews if totals.reviews else None
+        answers = totals.answers  # a 4-choice question is one answer, not four reviews
         self.query_one("#stats-totals", Static).update(
             Content(
                 t(
