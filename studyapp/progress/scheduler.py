@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import IntEnum
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 DESIRED_RETENTION = 0.9
 
@@ -136,8 +136,14 @@ def preview_due(schedule: ItemSchedule | None, grade: Grade, now: datetime) -> d
     return new_card.due
 
 
-def replay_states(item_id: str, reviews: Iterable[tuple[datetime, Grade]]) -> Iterable[ItemSchedule]:
-    """The item's schedule after each review of its log, in order (what `replay` returns last)."""
+class ReplayedState(NamedTuple):
+    stability: float | None
+    last_review: datetime | None
+
+
+def replay_states(item_id: str, reviews: Iterable[tuple[datetime, Grade]]) -> Iterable[ReplayedState]:
+    """The item's stability and last review after each review of its log, in order (what
+    `replay` ends with); no card JSON is made, since the tracer replays thousands of reviews."""
     from fsrs import Card, Rating
 
     scheduler = _scheduler()
@@ -147,7 +153,7 @@ def replay_states(item_id: str, reviews: Iterable[tuple[datetime, Grade]]) -> It
         if card is None:
             card = Card(card_id=card_id_for(item_id), due=moment)
         card, _ = scheduler.review_card(card, Rating(int(grade)), review_datetime=moment)
-        yield ItemSchedule.from_card(item_id, card)
+        yield ReplayedState(card.stability, card.last_review)
 
 
 def recall_after(stability: float, elapsed_days: float) -> float:

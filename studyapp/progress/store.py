@@ -321,13 +321,16 @@ class ProgressStore(ProgressDB):
         rows = self._db.execute(query + " ORDER BY reviewed_at, id", params).fetchall()
         return [_review_from_row(r) for r in rows]
 
-    def reviews_bounded(self, first: int, last: int) -> list[Review]:
-        """Each item's first `first` and last `last` reviews, oldest first: what the exam
-        prediction reads (report/recall_model.bounded), without loading a heavy store whole.
-        Two short walks of the (item_id, reviewed_at) index an item: 10⁶ reviews in ~0.1 s."""
+    def reviewed_items(self) -> list[str]:
+        return [row[0] for row in self._db.execute("SELECT DISTINCT item_id FROM reviews")]
+
+    def reviews_bounded(self, first: int, last: int, items: Iterable[str] | None = None) -> list[Review]:
+        """Each item's first `first` and last `last` reviews (of `items`, every reviewed item by
+        default), oldest first: what the exam prediction reads (report/recall_model.bounded),
+        without loading a heavy store whole. Two short walks of the (item_id, reviewed_at) index
+        an item: 10⁶ reviews in ~0.1 s."""
         rows: dict[int, sqlite3.Row] = {}
-        items = [row[0] for row in self._db.execute("SELECT DISTINCT item_id FROM reviews")]
-        for item_id in items:
+        for item_id in self.reviewed_items() if items is None else items:
             for order, count in (("", first), (" DESC", last)):
                 for row in self._db.execute(
                     f"SELECT * FROM reviews WHERE item_id = ? ORDER BY reviewed_at{order}, id{order} LIMIT ?",
@@ -345,13 +348,14 @@ class ProgressStore(ProgressDB):
     def review_totals(self) -> ReviewTotals:
         """Reviews stored, how many were right, and answers: a 4-choice answer is stored as one
         review per option with one time and session, and counts once (N24)."""
-        reviews, right = self._db.execute(
-            "SELECT count(*), coalesce(sum(correct != 0), 0) FROM reviews"
+        reviews, right, choice_reviews = self._db.execute(
+            "SELECT count(*), coalesce(sum(correct != 0), 0), coalesce(sum(kind = 'choice'), 0) FROM reviews"
         ).fetchone()
-        choice_reviews, choice_answers = self._db.execute(
-            "SELECT count(*), (SELECT count(*) FROM (SELECT DISTINCT session_id, reviewed_at FROM reviews"
-            " WHERE kind = 'choice')) FROM reviews WHERE kind = 'choice'"
-        ).fetchone()
+        choice_answers = 0
+        if choice_reviews:  # a second walk only where there are 4-choice answers to group
+            choice_answers = self._db.execute(
+                "SELECT count(*) FROM (SELECT DISTINCT session_id, reviewed_at FROM reviews WHERE kind = 'choice')"
+            ).fetchone()[0]
         return ReviewTotals(
             int(reviews), int(right), int(reviews) - int(choice_reviews) + int(choice_answers)
         )

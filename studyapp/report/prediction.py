@@ -43,15 +43,15 @@ from studyapp.quiz.engine import local_tz
 from studyapp.quiz.exam import DEFAULT_COUNT, DEFAULT_PASS_MARK, KIND_CHOICE, KIND_OX, ExamQuestion, exam_pool
 from studyapp.quiz.pass_rule import questions_needed
 from studyapp.report.recall_model import (
-    FIRST_TRACED,
-    MAX_TRACED,
     THIN_EVIDENCE,
     Calibration,
     Fitted,
     RecallModel,
     by_item,
+    first_traced,
     fit_learner,
     guess_rate,
+    traced_per_item,
 )
 
 INTERVAL = (0.10, 0.90)  # the central 80 % of the score distribution
@@ -287,7 +287,9 @@ def learner_state(content: Content, store: ProgressStore) -> LearnerState:
     topic_of = {item.id: item.topic for item in content.items.values()}
     # only what the tracer reads of each item (its first and last reviews): a heavy store is not
     # loaded whole (10⁶ reviews: ~6 s and ~1 GB before)
-    stored = store.reviews_bounded(FIRST_TRACED, MAX_TRACED - FIRST_TRACED)
+    items = store.reviewed_items()
+    limit = traced_per_item(len(items))
+    stored = store.reviews_bounded(first_traced(limit), limit - first_traced(limit), items)
     answers = [*stored, *exam_answers(exams.attempts(store))]
     state = LearnerState(content, fit_learner(by_item(answers), topic_of))
     _cached = (key, state)
