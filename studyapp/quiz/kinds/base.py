@@ -114,6 +114,9 @@ class QuestionKind:
     # The bank kind this kind's questions are built from when a session asks for it alone
     # (4-choice: O/X items); None: its own questions.
     asked_from: ClassVar[str | None] = None
+    # Its `prepare` loads a generator (drawing a glossary question's options): a mixed session
+    # paints another kind's question first and prepares this one after (QuizSession.prepare).
+    prepares_late: ClassVar[bool] = False
     # The kind's own interface strings ({"ko": {...}, "en": {...}}), registered with the kind.
     strings: ClassVar[dict[str, dict[str, str]]] = {}
 

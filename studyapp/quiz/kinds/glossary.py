@@ -46,6 +46,7 @@ class GlossaryKind(QuestionKind):
     unreadable_key: ClassVar[str] = "choice.unreadable"
     plain_prompt_key: ClassVar[str] = "plain.prompt_choice"
     plain_unreadable_key: ClassVar[str] = "plain.unreadable_choice"
+    prepares_late: ClassVar[bool] = True  # its options are drawn by the glossary generator
     exam_share: ClassVar[float] = 0.2  # of a 4-choice mock exam (rounded down), when terms are in scope
 
     def source(self, content: Content) -> Iterable[Question]:
