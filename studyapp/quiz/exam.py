@@ -1,11 +1,12 @@
 """The mock exam (`studyapp quiz --mode exam`): a timed sitting graded only at the end.
 
-One `ExamSession` per attempt. Questions are 4-choice (4지선다, built by `studyapp.quiz.choice`)
-by default, with a share (`GLOSSARY_SHARE`) of glossary questions ("다음 설명에 해당하는 것은?",
-`studyapp.quiz.glossary`) when content/glossary.yaml exists; O/X when the choice generator is
-unavailable or `--kind ox` asks for it; glossary questions only with `--kind glossary`. The learner
-answers in any order, flags questions for review and jumps between them; nothing is graded and no
-explanation is shown until the exam is submitted — by the learner or by the clock. The result is
+One `ExamSession` per attempt. It asks the same `Question`s as practice, and each question's
+kind (`studyapp.quiz.kinds`) builds, reads, grades, archives and rebuilds it: by default 4-choice
+questions (4지선다) with the shares other kinds take (`exam_share`: a fifth of glossary terms,
+"다음 설명에 해당하는 것은?", when the glossary has terms in scope); `--kind NAME` asks one kind
+(O/X stands in when 4-choice questions cannot be made, the kind they are `asked_from`).
+The learner answers in any order, flags questions for review and jumps between them; nothing is
+graded and no explanation is shown until the exam is submitted — by the learner or by the clock. The result is
 the score, pass/fail against the pass mark (60 % by default), the score per topic, the time used
 and a review of every miss with its explanations.
 
