@@ -34,9 +34,9 @@ from studyapp.content.glossary import askable_terms
 from studyapp.content.model import Content, Item
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions
-from studyapp.quiz.exam import KIND_CHOICE, ExamSession, ExamSettings
+from studyapp.quiz.exam import ExamSession, ExamSettings
+from studyapp.quiz.questions import KIND_CHOICE, glossary_item_id
 from studyapp.quiz.questions import KIND_CHOICE as QUESTION_CHOICE
-from studyapp.quiz.questions import glossary_item_id
 from studyapp.report import prediction
 
 START = datetime(2026, 9, 1, 9, 0, tzinfo=timezone.utc)

@@ -21,16 +21,9 @@ from studyapp.errors import StudyappError
 from studyapp.progress import exams
 from studyapp.progress.store import ProgressStore
 from studyapp.progress.transfer import export_data, import_data
-from studyapp.quiz.exam import (
-    GLOSSARY_SHARE,
-    KIND_CHOICE,
-    KIND_GLOSSARY,
-    KIND_OX,
-    ExamQuestion,
-    ExamSession,
-    ExamSettings,
-    retry_questions,
-)
+from studyapp.quiz.exam import ExamSession, ExamSettings, retry_questions
+from studyapp.quiz.kinds import kind_of
+from studyapp.quiz.questions import KIND_CHOICE, KIND_GLOSSARY, KIND_OX, Question
 from studyapp.timetext import format_clock, parse_pass_mark, parse_time_limit
 from tests.conftest import REPO, FakeClock, InProcessCli
 
@@ -338,7 +331,7 @@ def test_a_scheduled_choice_exam_credits_every_option_and_retries_as_asked(conte
     assert questions[0].stem == result.misses[0].question.stem and questions[0].source is not None
 
 
-def key_of(question: ExamQuestion) -> str:
+def key_of(question: Question) -> str:
     return question.item_ids[int(question.answer) - 1]
 
 
@@ -356,7 +349,7 @@ def test_a_choice_retry_redraws_the_options_and_moves_the_key(content, store, cl
     # The default exam mixes in a share of glossary questions (issue 21, GLOSSARY_SHARE): they
     # come back as glossary questions on the same term with the key moved; the rest is 4-choice.
     choices = [(new, old) for new, old in zip(retried, missed, strict=True) if old.kind != KIND_GLOSSARY]
-    assert len(missed) - len(choices) == int(8 * GLOSSARY_SHARE)  # every answer was wrong
+    assert len(missed) - len(choices) == int(8 * kind_of(KIND_GLOSSARY).exam_share)  # every answer was wrong
     for new, old in zip(retried, missed, strict=True):
         assert new.kind == old.kind and len(new.options) == 4
         assert new.item_ids != old.item_ids  # redrawn or at least reordered

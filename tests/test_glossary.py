@@ -25,11 +25,11 @@ from studyapp.progress import exams
 from studyapp.progress.scheduler import Grade
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions, select_questions
-from studyapp.quiz.exam import KIND_GLOSSARY, ExamSession, ExamSettings, retry_questions
+from studyapp.quiz.exam import ExamSession, ExamSettings, retry_questions
 from studyapp.quiz.exam_text import result_lines
 from studyapp.quiz.glossary import build_glossary_question, generate_glossary_questions
 from studyapp.quiz.kinds import kind_of
-from studyapp.quiz.questions import GLOSSARY_STEM, all_questions, question_from_term
+from studyapp.quiz.questions import GLOSSARY_STEM, KIND_GLOSSARY, all_questions, question_from_term
 from studyapp.quiz.questions import KIND_GLOSSARY as QUESTION_KIND
 from studyapp.report.readiness import checklist_readiness
 from studyapp.report.stats import progress_report, topic_stats

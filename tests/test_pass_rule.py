@@ -37,8 +37,9 @@ def test_the_plain_result_says_the_topic_cutoff_decided(tmp_path, studyapp_cli) 
     from studyapp.content.loader import load_content
     from studyapp.progress import exams, goals
     from studyapp.progress.store import ProgressStore
-    from studyapp.quiz.exam import KIND_OX, ExamSession, ExamSettings
+    from studyapp.quiz.exam import ExamSession, ExamSettings
     from studyapp.quiz.presenting import topic_path
+    from studyapp.quiz.questions import KIND_OX
 
     content = load_content(locations.content_dir())
     settings = ExamSettings(count=10, kind=KIND_OX, seed=21)

@@ -25,11 +25,10 @@ from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
 from studyapp.progress import exams, goals
 from studyapp.progress.store import ProgressStore
+from studyapp.quiz.engine import MIXED
 from studyapp.quiz.exam import (
+    DEFAULT_KIND,
     DEFAULT_PASS_MARK,
-    KIND_CHOICE,
-    KIND_GLOSSARY,
-    KIND_OX,
     ExamSession,
     ExamSettings,
     retry_questions,
@@ -47,16 +46,14 @@ def settings_from_args(
     `topic_cutoff`: the learner's 과락 share (settings, F8)."""
     default_pass_mark = default_pass_mark or ExamSettings().pass_mark
     kind = getattr(args, "kind", None)
-    if kind == "drill":
-        raise StudyappError(
-            "an exam asks 4-choice, O/X or glossary questions: use --kind choice (default), ox or glossary"
-        )
+    if kind in (None, MIXED):
+        kind = DEFAULT_KIND  # a mock exam's own mix: 4-choice with the shares other kinds take
     return ExamSettings(
         count=args.count if args.count is not None else ExamSettings().count,
         time_limit_s=args.time_limit,
         pass_mark=args.pass_mark if args.pass_mark is not None else default_pass_mark,
         topic_cutoff=topic_cutoff,
-        kind={"ox": KIND_OX, "glossary": KIND_GLOSSARY}.get(kind or "", KIND_CHOICE),
+        kind=kind,
         topic=args.topic,
         checklist=args.checklist,
         schedule=bool(args.schedule),

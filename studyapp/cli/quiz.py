@@ -17,7 +17,7 @@ from studyapp.clock import local_today
 from studyapp.content.model import Content
 from studyapp.errors import EXIT_OK, StudyappError
 from studyapp.i18n import Translator
-from studyapp.quiz.engine import MODES, SessionOptions, default_kind, quiz_kinds, topic_family
+from studyapp.quiz.engine import MIXED, MODES, SessionOptions, default_kind, quiz_kinds, topic_family
 
 
 def _parse_date(text: str) -> date:
@@ -96,24 +96,19 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def dump_choice_questions(args: argparse.Namespace, content: Content) -> int:
-    """`quiz --kind choice|glossary --dump N [--json]`: generated questions for scripts, both in
-    one shape (stem, four options, answer index); no store is opened."""
-    # the generators (the 4-choice one with the cue solver and the similarity index) are not on
-    # the TUI's start path
-    from studyapp.quiz.choice import generate_choice_questions, topic_titles
-    from studyapp.quiz.glossary import generate_glossary_questions
+def dump_questions(args: argparse.Namespace, content: Content) -> int:
+    """`quiz --kind NAME --dump N [--json]`: questions as the kind builds them for a mock exam,
+    for scripts (stem, options, answer); no store is opened. Each row is the kind's
+    (`QuestionKind.dump_row`): a 4-choice or glossary question keeps its generator's shape."""
+    from studyapp.quiz.kinds import kind_of
+    from studyapp.quiz.kinds.base import ExamScope
 
-    topics = topic_family(content, args.topic) if args.topic else None
+    kind = kind_of(args.kind)
+    topics = frozenset(topic_family(content, args.topic)) if args.topic else None
+    items = [item for item in content.items.values() if topics is None or item.topic in topics]
     rng = random.Random(args.seed)
-    questions: list[Any]
-    if args.kind == "glossary":
-        questions = generate_glossary_questions(content.glossary, args.dump, rng, topics)
-    else:
-        questions = generate_choice_questions(
-            content.items.values(), args.dump, rng, topics, titles=topic_titles(content)
-        )
-    rows = [q.to_dict() for q in questions]
+    questions = kind.exam_questions(content, ExamScope(items, topics, None), args.dump, rng)
+    rows = [kind.dump_row(q) for q in questions]
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return EXIT_OK
@@ -123,14 +118,16 @@ def dump_choice_questions(args: argparse.Namespace, content: Content) -> int:
         for index, option in enumerate(row["options"]):
             mark = "*" if index == row["answer"] else " "
             print(f"  {mark}{index + 1}) {option['text']}  [{option['item_id']}]")
+        if not row["options"]:
+            print(f"  * {row['answer']}")
     return EXIT_OK
 
 
 def cmd_quiz(args: argparse.Namespace, t: Translator) -> int:
     check_option_scope(args, t)
-    if args.dump is not None and args.kind not in ("choice", "glossary"):
+    if args.dump is not None and (args.kind is None or args.kind == MIXED):
         raise StudyappError(
-            "quiz: --dump prints generated 4-choice questions; use it with --kind choice or --kind glossary"
+            "quiz: --dump prints one kind's generated questions; name it with --kind (e.g. choice)"
         )
     if args.json and args.dump is None:
         raise StudyappError("quiz: --json goes with --dump N (the quiz itself is interactive)")
@@ -138,7 +135,7 @@ def cmd_quiz(args: argparse.Namespace, t: Translator) -> int:
     if args.kind == "glossary" and not content.glossary:
         raise StudyappError(t("glossary.none"))
     if args.dump is not None:
-        return dump_choice_questions(args, content)
+        return dump_questions(args, content)
     store = open_store(args)
     if args.exam_date:
         store.set_exam_date(args.exam_date)

@@ -42,6 +42,7 @@ from studyapp.content.cues import ChoiceCase, Form, form_credits, has_absolute_w
 from studyapp.content.model import Content, Item
 from studyapp.content.similarity import CHOICE_SCORE, SimilarityIndex
 from studyapp.progress.scheduler import Grade, ItemSchedule
+from studyapp.quiz.kinds.base import item_options
 from studyapp.quiz.questions import (
     KIND_CHOICE,
     KIND_OX,
@@ -686,6 +687,7 @@ def as_question(question: ChoiceQuestion) -> Question:
         section=key.section,
         misconception=key.misconception,
         checklist=checklist,
+        options=item_options(question.options),
         choice=question,
     )
 

@@ -26,12 +26,7 @@ from studyapp.progress.exam_aim import exam_due, exam_moment
 from studyapp.progress.scheduler import Grade, ItemSchedule
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.kinds import kind_of, kinds
-from studyapp.quiz.questions import (
-    KIND_GLOSSARY,
-    Question,
-    all_questions,
-    record_credits,
-)
+from studyapp.quiz.questions import Question, all_questions, record_credits
 
 # The modes of a practice session. `studyapp quiz --mode exam` is the timed mock exam, a sitting of
 # its own (studyapp/quiz/exam.py): it never goes through QuizSession.
@@ -182,7 +177,8 @@ def select_questions(
     pool = all_questions(
         content,
         include_drills=options.include_drills,
-        include_glossary=kind == "glossary" or (kind == "mixed" and options.include_drills),
+        # terms: asked alone, or in a mix that is not O/X-only; None keeps the bank as it was before
+        include_glossary=kind is not None and (kind != MIXED or options.include_drills),
     )
     if kind is not None and kind != MIXED:  # one kind only; mixed keeps them all
         wanted = kind_of(kind).asked_from or kind  # 4-choice questions are made of O/X items
@@ -255,14 +251,14 @@ class QuizSession:
         self._to_mix: set[str] | None = None  # the items studied so far, while mixing waits
         self._unprepared = True  # glossary options not drawn yet (QuestionKind.prepare)
         self._queue = selected
-        waits = questions is None and self.options.kind == "mixed"
+        waits = questions is None and self.options.kind == MIXED
         if waits:
-            self._queue = first_not_glossary(selected)
-        if not waits or (self._queue and self._queue[0].kind == KIND_GLOSSARY):
+            self._queue = first_ready(selected)
+        if not waits or (self._queue and kind_of(self._queue[0]).prepares_late):
             self._prepare_kinds()  # --kind glossary, given questions, or terms alone: at once
-        if questions is None and self.options.kind in ("choice", "mixed"):
+        if questions is None and builds_from_others(self.options.kind):
             self._to_mix = set(store.schedules())
-            if self.options.kind == "choice":
+            if self.options.kind != MIXED:  # --kind choice: every question is built, at once
                 self.prepare()
         self.position = 0
         self.answers: list[AnswerRecord] = []
@@ -284,7 +280,7 @@ class QuizSession:
         if self._unprepared:
             self._unprepared = False
             # The first question stays as it is (it may be on screen): prepared at start, or not
-            # one a kind prepares (first_not_glossary).
+            # one a kind prepares late (first_ready).
             self._queue = prepared(self.content, self._queue, self.options.seed)
 
     @property
@@ -398,7 +394,7 @@ def with_choice_questions(
     """Ask some of the selected O/X items as 4-choice questions (`--kind choice|mixed`);
     distractors prefer `studied` items, so a question does not pull in three new ones."""
     kind = options.kind
-    if kind not in ("choice", "mixed"):
+    if not builds_from_others(kind):
         return selected
 
     # Seeded apart from the selection so the same seed gives the same O/X order as before.
@@ -410,10 +406,18 @@ def with_choice_questions(
     return mix_into_queue(shared_builder(content), selected, kind, rng, studied=studied)
 
 
-def first_not_glossary(queue: list[Question]) -> list[Question]:
-    """`queue` with its first question that is not a glossary one moved to the front, so a mixed
-    session can paint it before any glossary options are drawn; unchanged when it has none."""
-    first = next((index for index, question in enumerate(queue) if question.kind != KIND_GLOSSARY), None)
+def builds_from_others(kind: str | None) -> bool:
+    """A session whose questions are partly built from other kinds' (a mix: some O/X items asked as
+    4-choice questions), or wholly (a kind `asked_from` another)."""
+    known = kinds().get(kind) if kind is not None else None
+    return kind == MIXED or (known is not None and known.asked_from is not None)
+
+
+def first_ready(queue: list[Question]) -> list[Question]:
+    """`queue` with its first question whose kind does not prepare late (a glossary question draws
+    its options with a generator) moved to the front, so a mixed session can paint it before any
+    generator loads; unchanged when it has none."""
+    first = next((index for index, question in enumerate(queue) if not kind_of(question).prepares_late), None)
     if not first:  # 0: nothing to move; None: terms alone, prepared at once
         return list(queue)
     return [queue[first], *queue[:first], *queue[first + 1 :]]

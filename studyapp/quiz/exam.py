@@ -1,11 +1,12 @@
 """The mock exam (`studyapp quiz --mode exam`): a timed sitting graded only at the end.
 
-One `ExamSession` per attempt. Questions are 4-choice (4지선다, built by `studyapp.quiz.choice`)
-by default, with a share (`GLOSSARY_SHARE`) of glossary questions ("다음 설명에 해당하는 것은?",
-`studyapp.quiz.glossary`) when content/glossary.yaml exists; O/X when the choice generator is
-unavailable or `--kind ox` asks for it; glossary questions only with `--kind glossary`. The learner
-answers in any order, flags questions for review and jumps between them; nothing is graded and no
-explanation is shown until the exam is submitted — by the learner or by the clock. The result is
+One `ExamSession` per attempt. It asks the same `Question`s as practice, and each question's
+kind (`studyapp.quiz.kinds`) builds, reads, grades, archives and rebuilds it: by default 4-choice
+questions (4지선다) with the shares other kinds take (`exam_share`: a fifth of glossary terms,
+"다음 설명에 해당하는 것은?", when the glossary has terms in scope); `--kind NAME` asks one kind
+(O/X stands in when 4-choice questions cannot be made, the kind they are `asked_from`).
+The learner answers in any order, flags questions for review and jumps between them; nothing is
+graded and no explanation is shown until the exam is submitted — by the learner or by the clock. The result is
 the score, pass/fail against the pass mark (60 % by default), the score per topic, the time used
 and a review of every miss with its explanations.
 
@@ -27,33 +28,33 @@ import random
 import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from studyapp.content.glossary import askable_terms
 from studyapp.content.model import Content, Item
 from studyapp.errors import StudyappError
 from studyapp.ids import new_id
 from studyapp.progress import exams
 from studyapp.progress.store import ProgressStore
-from studyapp.quiz.engine import interleave, topic_family
-from studyapp.quiz.glossary import GlossaryQuestion, generate_glossary_questions
+from studyapp.quiz.engine import topic_family
+from studyapp.quiz.kinds import kind_of, kinds
+from studyapp.quiz.kinds.base import ExamScope, QuestionKind, row_kind
 from studyapp.quiz.pass_rule import Verdict, verdict
-from studyapp.quiz.questions import glossary_item_id, question_from_item, record_credits
+from studyapp.quiz.question import Question
+from studyapp.quiz.questions import record_credits
 
-KIND_CHOICE = "choice"
-KIND_OX = "ox"
-KIND_GLOSSARY = "glossary"  # "다음 설명에 해당하는 것은?": a definition, four terms
-GLOSSARY_SHARE = 0.2  # of a 4-choice exam (rounded down) when the glossary has terms in its scope
+# The exam's form as its intro names it (`exam.kind.*`): options to pick from, or statements to
+# judge. A word for the sitting, not a question kind: each question's kind asks and grades it.
+FORM_OPTIONS = "choice"
+FORM_STATEMENTS = "ox"
+DEFAULT_KIND = "choice"  # what `--kind` asks of an exam when it names none (the kind's name)
 DEFAULT_COUNT = 30
 DEFAULT_PASS_MARK = 0.60
 SECONDS_PER_QUESTION = 60  # default time limit: one minute a question
 MIN_TIME_LIMIT_S = 1.0
 MAX_TIME_LIMIT_S = 6 * 3600.0
 MAX_COUNT = 200
-OX_ANSWERS = ("O", "X")
-ROW_FORMAT = 2  # of an archived question (ExamQuestion.to_dict); 1: before "v" was written
 
 Clock = Callable[[], datetime]
 
@@ -64,7 +65,9 @@ class ExamSettings:
     time_limit_s: float | None = None  # None: SECONDS_PER_QUESTION × the number of questions
     pass_mark: float = DEFAULT_PASS_MARK  # a share, 0 < pass_mark <= 1
     topic_cutoff: float | None = None  # 과락: a share every topic must reach (settings, F8); None: none
-    kind: str = KIND_CHOICE  # choice, ox or glossary; `ExamSession.kind` says what was built
+    kind: str = (
+        DEFAULT_KIND  # the kind asked (with the others' `exam_share`); `ExamSession.kind`: the form built
+    )
     topic: str | None = None
     checklist: str | None = None
     schedule: bool = False  # record answers into FSRS
@@ -93,62 +96,15 @@ class ExamSettings:
                 key="cli.time_limit_range",
                 values={"least": least, "most": most},
             )
-        if self.kind not in (KIND_CHOICE, KIND_OX, KIND_GLOSSARY):
-            raise StudyappError(f"an exam asks 4-choice, O/X or glossary questions, not '{self.kind}'")
+        askable = [name for name, kind in kinds().items() if kind.in_exam]
+        if self.kind not in askable:
+            raise StudyappError(
+                f"an exam asks {', '.join(askable)} questions: use --kind {' or '.join(askable)}"
+            )
         return self
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)  # every field is a plain value: the archive's settings_json
-
-
-@dataclass(frozen=True)
-class ExamOption:
-    item_id: str
-    text: str
-    explanation: str  # a glossary option: the term's definition
-    true_statement: bool  # the item's O/X answer is O; a glossary option: the term defined
-
-
-@dataclass(frozen=True)
-class ExamQuestion:
-    """One exam question. For 4-choice, `options` are the four statements and `answer` is the
-    1-based number of the key; for glossary, the same with four terms and the definition in the
-    stem; for O/X, `options` is empty and `answer` is "O" or "X"."""
-
-    kind: str
-    topic: str
-    stem: str  # "다음 중 옳은 것은?" or the O/X statement itself
-    answer: str
-    options: tuple[ExamOption, ...] = ()
-    explanation: str = ""  # O/X: the item's explanation (4-choice: each option has its own)
-    item_ids: tuple[str, ...] = ()
-    misconception: str | None = None
-    source: Any = field(default=None, compare=False, repr=False)  # the Choice/GlossaryQuestion
-
-    @property
-    def valid_responses(self) -> tuple[str, ...]:
-        return tuple(str(n) for n in range(1, len(self.options) + 1)) if self.options else OX_ANSWERS
-
-    def normalise(self, response: str) -> str | None:
-        """The response as stored ("1"–"4" or "O"/"X"), or None when it is not an answer."""
-        text = response.strip().upper()
-        aliases = {"1": "O", "2": "X", "ㅇ": "O", "ㅐ": "O", "ㅌ": "X"} if not self.options else {}
-        text = aliases.get(text, text)
-        return text if text in self.valid_responses else None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The archive row (`exam_attempts.questions_json`); the kind named in it reads it back
-        (`QuestionKind.exam_from_row`, `exam_retried`). Rows without "v" (format 1) hold the same
-        fields and are read the same way."""
-        return {
-            "v": ROW_FORMAT,
-            "kind": self.kind,
-            "topic": self.topic,
-            "stem": self.stem,
-            "answer": self.answer,
-            "item_ids": list(self.item_ids),
-            "options": [{"item_id": o.item_id, "text": o.text} for o in self.options],
-        }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,79 +112,13 @@ class ExamQuestion:
 # ---------------------------------------------------------------------------------------------
 
 
-def choice_module() -> Any | None:
-    """`studyapp.quiz.choice`, or None when it is not available (then the exam is O/X)."""
-    try:
-        from studyapp.quiz import choice
-    except ImportError:
-        return None
-    return choice if hasattr(choice, "generate_choice_questions") else None
-
-
-def ox_question(item: Item) -> ExamQuestion:
-    return ExamQuestion(
-        kind=KIND_OX,
-        topic=item.topic,
-        stem=item.statement,
-        answer=item.answer,
-        explanation=item.explanation,
-        item_ids=(item.id,),
-        misconception=item.misconception,
-    )
-
-
-def exam_options(items: Iterable[Item]) -> tuple[ExamOption, ...]:
-    return tuple(ExamOption(item.id, item.statement, item.explanation, item.answer == "O") for item in items)
-
-
-def from_choice(choice_question: Any) -> ExamQuestion:
-    """An ExamQuestion from a `studyapp.quiz.choice.ChoiceQuestion` (options are bank items)."""
-    options = exam_options(choice_question.options)
-    return ExamQuestion(
-        kind=KIND_CHOICE,
-        topic=choice_question.topic,
-        stem=choice_question.stem,
-        answer=str(choice_question.answer_index + 1),
-        options=options,
-        item_ids=tuple(o.item_id for o in options),
-        source=choice_question,
-    )
-
-
-def from_glossary(question: GlossaryQuestion) -> ExamQuestion:
-    """An ExamQuestion from a glossary question: the options are terms, explained by their definitions."""
-    options = tuple(
-        ExamOption(glossary_item_id(term.id), term.label, term.definition, index == question.answer_index)
-        for index, term in enumerate(question.options)
-    )
-    return ExamQuestion(
-        kind=KIND_GLOSSARY,
-        topic=question.topic,
-        stem=question.stem,
-        answer=str(question.answer_index + 1),
-        options=options,
-        item_ids=tuple(o.item_id for o in options),
-        source=question,
-    )
-
-
-def glossary_scope(content: Content, settings: ExamSettings) -> set[str] | None:
-    """The topics whose terms this exam may ask (None: all); empty when a checklist filter is set
-    (terms are not linked to checklist items)."""
-    if settings.checklist:
-        return set()
-    return topic_family(content, settings.topic) if settings.topic else None
-
-
-def _askable_terms(content: Content, scope: set[str] | None) -> int:
-    return sum(1 for term in askable_terms(content.glossary) if scope is None or term.topic in scope)
-
-
-def exam_pool(content: Content, settings: ExamSettings) -> list[Item]:
+def exam_scope(content: Content, settings: ExamSettings) -> ExamScope:
+    """What this exam may ask: the O/X items its topic and checklist filters admit (by id), and
+    the filters themselves for kinds that draw from elsewhere (glossary terms have no checklist)."""
     items = sorted(content.items.values(), key=lambda i: i.id)
-    if settings.topic:
-        family = topic_family(content, settings.topic)
-        items = [i for i in items if i.topic in family]
+    topics = frozenset(topic_family(content, settings.topic)) if settings.topic else None
+    if topics is not None:
+        items = [i for i in items if i.topic in topics]
     if settings.checklist:
         entry = content.checklist_entry(settings.checklist)
         if entry is None:
@@ -236,98 +126,74 @@ def exam_pool(content: Content, settings: ExamSettings) -> list[Item]:
             raise StudyappError(f"unknown checklist item '{settings.checklist}'. Checklist: {ids}")
         linked = set(entry.items)
         items = [i for i in items if i.id in linked or settings.checklist in i.checklist]
-    return items
+    return ExamScope(items, topics, settings.checklist)
 
 
-def build_questions(content: Content, settings: ExamSettings) -> tuple[list[ExamQuestion], str | None]:
-    """The exam's questions and, when O/X had to stand in for 4-choice, why (a Translator key)."""
+def exam_pool(content: Content, settings: ExamSettings) -> list[Item]:
+    return exam_scope(content, settings).items
+
+
+def build_questions(content: Content, settings: ExamSettings) -> tuple[list[Question], str | None]:
+    """The exam's questions and, when the kind asked had to hand over to the kind it is built
+    from (4-choice to O/X), why (a Translator key). The kind asked may take the other kinds'
+    shares (`exam_share`: the glossary's fifth of a 4-choice exam), at random places."""
     rng = random.Random(settings.seed)
-    scope = glossary_scope(content, settings)
-    if settings.kind == KIND_GLOSSARY:
-        terms = generate_glossary_questions(content.glossary, settings.count, rng, scope)
-        if not terms:
-            raise StudyappError("no glossary terms match this exam's filters")
-        return [from_glossary(q) for q in terms], None
-    pool = exam_pool(content, settings)
-    if not pool:
-        raise StudyappError("no items match this exam's filters")
+    scope = exam_scope(content, settings)
+    main = kind_of(settings.kind)
+    shares: list[tuple[QuestionKind, int]] = []
+    if main.exam_takes_shares:
+        for other in kinds().values():
+            if other is not main and other.exam_share > 0:
+                in_scope = sum(1 for q in other.source(content) if scope.admits(q))
+                shares.append((other, min(int(settings.count * other.exam_share), in_scope)))
+    main_count = settings.count - sum(share for _, share in shares)
+    questions = main.exam_questions(content, scope, main_count, rng) if main_count > 0 or not shares else []
     notice = None
-    if settings.kind == KIND_CHOICE:
-        module = choice_module()
-        if module is None:
-            notice = "exam.notice.no_choice"  # a Translator key (studyapp/cli/exam.py)
-        else:
-            # Without a glossary nothing below draws from `rng`: the same seed, the same exam as before.
-            share = min(int(settings.count * GLOSSARY_SHARE), _askable_terms(content, scope))
-            generated = module.generate_choice_questions(
-                pool, settings.count - share, rng, titles=module.topic_titles(content)
-            )
-            if generated:
-                wanted = settings.count - len(generated)  # the share, or more if the bank ran short
-                terms = generate_glossary_questions(content.glossary, wanted, rng, scope) if share else []
-                return _mixed(
-                    [from_choice(q) for q in generated], [from_glossary(q) for q in terms], rng
-                ), None
-            notice = "exam.notice.too_few"
-    shuffled = list(pool)
-    rng.shuffle(shuffled)
-    chosen = interleave(question_from_item(item) for item in shuffled)[: settings.count]
-    return [ox_question(content.items[q.id]) for q in chosen], notice
+    if not questions:
+        fallback = kind_of(main.asked_from) if main.asked_from else None
+        if fallback is None or not scope.items:
+            raise StudyappError("no questions match this exam's filters")
+        notice = "exam.notice.too_few"  # a Translator key (studyapp/cli/exam.py)
+        return fallback.exam_questions(content, scope, settings.count, rng), notice
+    extra: list[Question] = []
+    for other, share in shares:
+        # Without a share nothing below draws from `rng`: the same seed, the same exam as before.
+        if share:
+            extra += other.exam_questions(content, scope, settings.count - len(questions) - len(extra), rng)
+    return _mixed(questions, extra, rng), notice
 
 
-def _mixed(choices: list[ExamQuestion], terms: list[ExamQuestion], rng: random.Random) -> list[ExamQuestion]:
-    """The glossary questions at random places among the 4-choice ones (each list keeps its order)."""
-    if not terms:
-        return choices
-    total = len(choices) + len(terms)
-    places = set(rng.sample(range(total), len(terms)))
-    term_iter, choice_iter = iter(terms), iter(choices)
-    return [next(term_iter) if index in places else next(choice_iter) for index in range(total)]
+def _mixed(main: list[Question], extra: list[Question], rng: random.Random) -> list[Question]:
+    """The shared kinds' questions at random places among the main ones (each list keeps its order)."""
+    if not extra:
+        return main
+    total = len(main) + len(extra)
+    places = set(rng.sample(range(total), len(extra)))
+    extra_iter, main_iter = iter(extra), iter(main)
+    return [next(extra_iter) if index in places else next(main_iter) for index in range(total)]
 
 
 def retry_questions(
     content: Content, attempt: exams.ExamAttempt, rng: random.Random | None = None
-) -> list[ExamQuestion]:
+) -> list[Question]:
     """The misses of an archived `attempt` as questions again (unanswered ones included), with
-    today's explanations. A 4-choice or glossary miss comes back as a new question around the
-    same key, its options redrawn where the topic allows (else the same options in another
-    order), so a retry tests the statements or terms, not where the answer sat. A miss whose
-    items were removed from the bank since is left out. `rng`: a seed for tests (default: fresh
-    each time)."""
+    today's explanations, each as its row's kind asks a retried miss (`exam_retried`: a 4-choice
+    or glossary miss comes back around the same key with its options redrawn where the bank
+    allows). A miss whose items were removed from the bank since is left out. `rng`: a seed for
+    tests (default: fresh each time)."""
     if not attempt.finished:
         raise StudyappError(f"attempt {attempt.short_id} was never submitted: there are no misses to retry")
-    from studyapp.quiz.kinds import kinds  # each row's kind asks its miss again
-
     rng = rng or random.Random()
     registry = kinds()
     shared: dict[str, Any] = {}  # one retry's scratch space, per kind
-    questions: list[ExamQuestion] = []
+    questions: list[Question] = []
     for row in attempt.misses:
-        kind = registry.get(str(row.get("kind") or KIND_OX))
+        kind = registry.get(row_kind(row))
         if kind is not None:
             questions.extend(kind.exam_retried(row, content, rng, shared))
     if not questions:
         raise StudyappError(f"attempt {attempt.short_id} has no misses left to retry")
     return questions
-
-
-def rebuild_choice(row: dict[str, Any], items: list[Item]) -> Any | None:
-    """The ChoiceQuestion as asked (for FSRS credit with --schedule), when the generator exists."""
-    module = choice_module()
-    if module is None or not hasattr(module, "ChoiceQuestion"):
-        return None
-    try:
-        answer_index = int(row.get("answer", "")) - 1
-        kind = "correct" if items[answer_index].answer == "O" else "incorrect"
-        return module.ChoiceQuestion(
-            stem=str(row.get("stem") or module.STEMS[kind]),
-            kind=kind,
-            options=tuple(items),
-            answer_index=answer_index,
-            topic=str(row.get("topic") or items[0].topic),
-        )
-    except (ValueError, TypeError, IndexError, KeyError, AttributeError):
-        return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -338,7 +204,7 @@ def rebuild_choice(row: dict[str, Any], items: list[Item]) -> Any | None:
 @dataclass(frozen=True)
 class QuestionResult:
     number: int  # 1-based
-    question: ExamQuestion
+    question: Question
     response: str | None  # None: not answered
     correct: bool
     flagged: bool
@@ -382,7 +248,7 @@ class ExamSession:
         content: Content,
         store: ProgressStore,
         settings: ExamSettings | None = None,
-        questions: Sequence[ExamQuestion] | None = None,
+        questions: Sequence[Question] | None = None,
         clock: Clock | None = None,
         notice: str | None = None,
     ) -> None:
@@ -396,11 +262,11 @@ class ExamSession:
             questions = built
         if not questions:
             raise StudyappError("this exam has no questions")
-        self.questions: list[ExamQuestion] = list(questions)
+        self.questions: list[Question] = list(questions)
         self.requested = settings.count  # the bank may hold fewer questions for a narrow scope
         self.settings = replace(settings, count=len(self.questions))
-        # A glossary question is a 4-choice question too (its options are terms).
-        self.kind = KIND_CHOICE if any(q.options for q in self.questions) else KIND_OX
+        # The sitting's form for its intro: any question with options makes it a pick exam.
+        self.kind = FORM_OPTIONS if any(q.options for q in self.questions) else FORM_STATEMENTS
         self.clock: Clock = clock or store.clock
         self.attempt_id = new_id()
         self.answers: dict[int, str] = {}  # 0-based index → normalised response
@@ -489,7 +355,7 @@ class ExamSession:
         return self.result is not None
 
     @property
-    def current(self) -> ExamQuestion:
+    def current(self) -> Question:
         return self.questions[self.position]
 
     def go(self, number: int) -> None:
@@ -518,7 +384,7 @@ class ExamSession:
         Nothing is graded here: the exam says nothing until it is submitted.
         """
         self._require_open()
-        normalised = self.current.normalise(response)
+        normalised = kind_of(self.current).exam_response(self.current, response)
         if normalised is None:
             return False
         self.answers[self.position] = normalised
@@ -540,7 +406,7 @@ class ExamSession:
         settings["elapsed_s"] = round(self.elapsed_s(), 3)  # what a resumed sitting has used up
         questions = []
         for index, question in enumerate(self.questions):
-            row = question.to_dict()
+            row = kind_of(question).exam_row(question)
             row["number"] = index + 1
             row["response"] = self.answers.get(index)
             row["flagged"] = index in self.flags
@@ -600,7 +466,7 @@ class ExamSession:
         per_topic: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for index, question in enumerate(self.questions):
             response = self.answers.get(index)
-            correct = response == question.answer
+            correct = response is not None and kind_of(question).exam_correct(question, response)
             results.append(QuestionResult(index + 1, question, response, correct, index in self.flags))
             per_topic[question.topic][1] += 1
             per_topic[question.topic][0] += int(correct)
@@ -638,14 +504,12 @@ class ExamSession:
         question's kind says which reviews its answer stores (`QuestionKind.exam_credits`), written
         through `record_credits` — a write that fails is kept by the store and retried, and its
         reason lands in `save_problem`."""
-        from studyapp.quiz.kinds import kind_of
-
         review: dict[str, Any] = {"mode": "exam", "session_id": self.attempt_id, "reviewed_at": when}
         for record in results:
             if record.response is None:
                 continue  # no answer is no evidence either way
             question = record.question
-            credits = kind_of(question.kind).exam_credits(question, record.response, self.content)
+            credits = kind_of(question).exam_credits(question, record.response, self.content)
             _, problem = record_credits(self.store, credits, question.kind, **review)
             self.save_problem = self.save_problem or problem
         self.store.checkpoint()  # record_credits leaves the checkpoint to its caller

@@ -18,9 +18,10 @@ from studyapp.content.model import Content
 from studyapp.errors import StudyappError
 from studyapp.progress import exams
 from studyapp.progress.store import ProgressStore
-from studyapp.quiz.exam import KIND_OX, ExamOption, ExamQuestion, ExamSession, ExamSettings
-from studyapp.quiz.kinds import kinds
-from studyapp.quiz.kinds.base import row_answer_index, row_ids
+from studyapp.quiz.exam import ExamSession, ExamSettings
+from studyapp.quiz.kinds import kind_of, kinds
+from studyapp.quiz.kinds.base import archived_question, row_kind
+from studyapp.quiz.question import Question
 
 RESUME_WITHIN = timedelta(hours=24)
 
@@ -50,31 +51,11 @@ def resumable(store: ProgressStore, now: datetime) -> exams.ExamAttempt | None:
     return None
 
 
-def _as_archived(row: dict[str, Any], kind: str) -> ExamQuestion:
-    """The question exactly as the archive holds it (stem, option texts, key), without today's
-    explanations: for a question whose items or terms left the bank since it was asked."""
-    ids = row_ids(row)
-    texts = [str(o.get("text", "")) for o in row.get("options", []) if isinstance(o, dict)]
-    answer_index = row_answer_index(row, len(texts))
-    return ExamQuestion(
-        kind=kind,
-        topic=str(row.get("topic") or ""),
-        stem=str(row.get("stem") or ""),
-        answer=str(row.get("answer") or ""),
-        options=tuple(
-            ExamOption(ids[n] if n < len(ids) else "", text, "", n == answer_index)
-            for n, text in enumerate(texts)
-        ),
-        item_ids=tuple(ids),
-    )
-
-
-def question_from_row(content: Content, row: dict[str, Any]) -> ExamQuestion:
+def question_from_row(content: Content, row: dict[str, Any]) -> Question:
     """The row's kind rebuilds it as asked; a row it cannot rebuild is shown as archived."""
-    name = str(row.get("kind") or KIND_OX)
-    kind = kinds().get(name)
+    kind = kinds().get(row_kind(row))
     made = kind.exam_from_row(row, content) if kind is not None else None
-    return made if made is not None else _as_archived(row, name)
+    return made if made is not None else archived_question(row)
 
 
 def resume_session(
@@ -101,7 +82,7 @@ def resume_session(
     session.prediction = prediction if isinstance(prediction, dict) else None
     for index, (row, question) in enumerate(zip(rows, questions, strict=True)):
         response = row.get("response")
-        if isinstance(response, str) and question.normalise(response) is not None:
+        if isinstance(response, str) and kind_of(question).exam_response(question, response) is not None:
             session.answers[index] = response
         if row.get("flagged"):
             session.flags.add(index)

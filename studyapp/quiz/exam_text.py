@@ -5,17 +5,11 @@ from __future__ import annotations
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
-from studyapp.quiz.exam import (
-    KIND_CHOICE,
-    KIND_OX,
-    ExamOption,
-    ExamQuestion,
-    ExamResult,
-    ExamSession,
-    QuestionResult,
-)
+from studyapp.quiz.exam import ExamResult, ExamSession, QuestionResult
+from studyapp.quiz.kinds import kind_of
 from studyapp.quiz.pass_rule import RULE_TOPIC_CUTOFF
 from studyapp.quiz.presenting import percent, topic_path
+from studyapp.quiz.question import Option, Question
 from studyapp.safetext import printable
 from studyapp.timetext import format_clock
 
@@ -137,9 +131,9 @@ def archive_warning(session: ExamSession, t: Translator) -> str | None:
     return t(key, problem=printable(session.save_problem))
 
 
-def option_truth(question: ExamQuestion, option: ExamOption, t: Translator) -> str:
+def option_truth(question: Question, option: Option, t: Translator) -> str:
     """` — 옳음` after a 4-choice option's statement; nothing after a term (✓ marks the one defined)."""
-    if question.kind != KIND_CHOICE:
+    if not kind_of(question).options_are_statements:
         return ""
     return " — " + (t("exam.option_true") if option.true_statement else t("exam.option_false"))
 
@@ -169,7 +163,7 @@ def miss_lines(record: QuestionResult, content: Content, t: Translator) -> list[
             lines.append(f"        {option.explanation}")
     else:
         lines.append(f"   {question.explanation}")
-    item = content.items.get(question.item_ids[0]) if question.item_ids else None
-    if question.kind == KIND_OX and item is not None and item.exam_note:
-        lines.append(f"   {item.exam_note}")
+    note = kind_of(question).exam_note(question, content)
+    if note:
+        lines.append(f"   {note}")
     return lines

@@ -38,6 +38,7 @@ from studyapp.quiz.questions import (
     GLOSSARY_STEM,
     KIND_GLOSSARY,
     OPTION_COUNT,
+    Option,
     Question,
     glossary_item_id,
     question_from_term,
@@ -137,8 +138,15 @@ def as_question(question: GlossaryQuestion) -> Question:
     """The engine's `Question`: the bank's question for the key with its options attached, and
     the key's option number as the answer (as a 4-choice question's). Reviews keep the bank
     question's text hash (`glossary_credits`), which does not depend on the options drawn."""
+    options = tuple(
+        Option(glossary_item_id(term.id), term.label, term.definition, index == question.answer_index)
+        for index, term in enumerate(question.options)
+    )
     return dataclasses.replace(
-        question_from_term(question.key), glossary=question, answer=str(question.answer_index + 1)
+        question_from_term(question.key),
+        glossary=question,
+        answer=str(question.answer_index + 1),
+        options=options,
     )
 
 

@@ -40,8 +40,10 @@ from studyapp.progress.exam_aim import exam_moment
 from studyapp.progress.scheduler import Grade
 from studyapp.progress.store import ProgressStore, Review
 from studyapp.quiz.engine import local_tz
-from studyapp.quiz.exam import DEFAULT_COUNT, DEFAULT_PASS_MARK, KIND_CHOICE, KIND_OX, ExamQuestion, exam_pool
+from studyapp.quiz.exam import DEFAULT_COUNT, DEFAULT_KIND, DEFAULT_PASS_MARK, exam_pool
+from studyapp.quiz.kinds import kind_of
 from studyapp.quiz.pass_rule import questions_needed
+from studyapp.quiz.question import Question
 from studyapp.report.recall_model import (
     THIN_EVIDENCE,
     Calibration,
@@ -50,7 +52,6 @@ from studyapp.report.recall_model import (
     by_item,
     first_traced,
     fit_learner,
-    guess_rate,
     traced_per_item,
 )
 
@@ -311,28 +312,14 @@ def choice_probability(key: float, distractors: Sequence[float]) -> float:
     return key + (1 - key) * eliminated_guess(distractors)
 
 
-def question_probability(question: ExamQuestion, knowledge: Knowledge) -> float:
-    """P(right) for one exam question as built (4-choice, O/X or another kind)."""
-    ids = list(question.item_ids)
-    if not ids:
-        return guess_rate(question.kind)
-    if question.kind == KIND_OX or len(ids) == 1:
-        k = knowledge.of(ids[0])
-        return k + (1 - k) * guess_rate(question.kind if question.kind != KIND_CHOICE else KIND_OX)
-    try:
-        key_index = int(question.answer) - 1
-    except ValueError:
-        key_index = 0
-    if not 0 <= key_index < len(ids):
-        key_index = 0
-    key = knowledge.of(ids[key_index])
-    if question.kind == KIND_CHOICE:
-        return choice_probability(key, [knowledge.of(i) for n, i in enumerate(ids) if n != key_index])
-    return key + (1 - key) * guess_rate(question.kind)
+def question_probability(question: Question, knowledge: Knowledge) -> float:
+    """P(right) for one exam question as built: its kind says how knowing its items turns into
+    a right answer (`QuestionKind.knows_probability`)."""
+    return kind_of(question).knows_probability(question, knowledge.of)
 
 
 def exam_forecast(
-    questions: Sequence[ExamQuestion], knowledge: Knowledge, pass_mark: float, cutoff: float | None = None
+    questions: Sequence[Question], knowledge: Knowledge, pass_mark: float, cutoff: float | None = None
 ) -> tuple[Outlook, list[float]]:
     """The outlook of an exam already built, and each question's probability."""
     probabilities = [question_probability(q, knowledge) for q in questions]
@@ -358,15 +345,16 @@ def _keyable(items: Sequence[Item]) -> dict[str, list[Item]]:
 
 
 def pool_question_probabilities(
-    pool: Sequence[Item], knowledge: Knowledge, kind: str = KIND_CHOICE
+    pool: Sequence[Item], knowledge: Knowledge, kind: str = DEFAULT_KIND
 ) -> dict[str, dict[str, float]]:
     """Topic → item → P(right) for the question keyed on that item, distractors at the topic's
     average knowledge of opposite-answer items (4-choice), or the item itself asked O/X."""
     result: dict[str, dict[str, float]] = {}
-    if kind == KIND_OX:
+    asked = kind_of(kind)
+    if not asked.options_are_statements:  # each item asked on its own, at the kind's guess rate
         for item in pool:
             k = knowledge.of(item.id)
-            result.setdefault(item.topic, {})[item.id] = k + (1 - k) * guess_rate(KIND_OX)
+            result.setdefault(item.topic, {})[item.id] = k + (1 - k) * asked.guess_rate
         return result
     for topic, keys in _keyable(pool).items():
         members = [i for i in pool if i.topic == topic]
@@ -410,7 +398,7 @@ def pool_forecast(
     pass_mark: float,
     cutoff: float | None = None,
     questions: int = DEFAULT_COUNT,
-    kind: str = KIND_CHOICE,
+    kind: str = DEFAULT_KIND,
 ) -> Outlook:
     """The outlook of a mock exam not yet built: `questions` questions from the whole bank."""
     from studyapp.quiz.exam import ExamSettings
@@ -496,7 +484,7 @@ def predict(
 
 
 def attempt_prediction(
-    content: Content, store: ProgressStore, questions: Sequence[ExamQuestion], pass_mark: float
+    content: Content, store: ProgressStore, questions: Sequence[Question], pass_mark: float
 ) -> dict[str, Any]:
     """What is archived with a mock exam just before it starts: the outlook of exactly its
     questions and each question's probability (`settings["prediction"]` of the attempt)."""

@@ -9,9 +9,10 @@ from typing import Any
 from studyapp.content.model import Content
 from studyapp.progress import exams
 from studyapp.progress.store import ProgressStore
-from studyapp.quiz.exam import KIND_OX, ExamSession, ExamSettings
+from studyapp.quiz.exam import ExamSession, ExamSettings
 from studyapp.quiz.exam_resume import resume_session
 from studyapp.quiz.presenting import topic_path
+from studyapp.quiz.questions import KIND_OX
 from studyapp.tui.screens.exam import ExamIntroScreen, ExamScreen
 from studyapp.tui.screens.exam_result import ExamResultScreen
 from tests.tui.helpers import SIZE, flat, screen_text

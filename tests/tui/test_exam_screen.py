@@ -10,7 +10,8 @@ from studyapp.content.model import Content
 from studyapp.progress import exams
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz import explain
-from studyapp.quiz.exam import KIND_OX, ExamSession, ExamSettings
+from studyapp.quiz.exam import ExamSession, ExamSettings
+from studyapp.quiz.questions import KIND_OX
 from studyapp.tui.screens.checklist import ChecklistScreen
 from studyapp.tui.screens.exam import ConfirmSubmit, ExamIntroScreen, ExamScreen
 from studyapp.tui.screens.exam_result import ExamResultScreen

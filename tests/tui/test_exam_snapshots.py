@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from studyapp.quiz.exam import KIND_CHOICE, ExamSession, ExamSettings
+from studyapp.quiz.exam import ExamSession, ExamSettings
+from studyapp.quiz.questions import KIND_CHOICE
 from tests.tui.helpers import SIZE
 
 

@@ -12,8 +12,8 @@ from studyapp.content.model import Content
 from studyapp.i18n import Translator
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import SessionOptions
-from studyapp.quiz.exam import KIND_GLOSSARY, ExamSession, ExamSettings
-from studyapp.quiz.questions import GLOSSARY_STEM
+from studyapp.quiz.exam import ExamSession, ExamSettings
+from studyapp.quiz.questions import GLOSSARY_STEM, KIND_GLOSSARY
 from studyapp.tui.app import StudyApp, make_app
 from studyapp.tui.screens.exam import ExamIntroScreen
 from studyapp.tui.screens.exam_result import ExamResultScreen

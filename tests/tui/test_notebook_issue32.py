@@ -99,8 +99,8 @@ async def test_the_last_mock_exams_glossary_misses_are_in_the_notebook(
 ) -> None:
     """m1 for the mock exam: its 용어 misses are listed with the term picked and the key, each
     explained by its definition (the row's kind rebuilds them)."""
-    from studyapp.quiz.exam import KIND_GLOSSARY as EXAM_GLOSSARY
     from studyapp.quiz.exam import ExamSession, ExamSettings
+    from studyapp.quiz.questions import KIND_GLOSSARY as EXAM_GLOSSARY
 
     session = ExamSession(demo, store, ExamSettings(count=2, kind=EXAM_GLOSSARY, seed=2))
     first = session.questions[0]

@@ -12,7 +12,8 @@ from rich.cells import cell_len as cell_width
 from studyapp.content.model import Content
 from studyapp.progress import exams, goals
 from studyapp.progress.store import ProgressStore
-from studyapp.quiz.exam import KIND_OX, ExamSession, ExamSettings
+from studyapp.quiz.exam import ExamSession, ExamSettings
+from studyapp.quiz.questions import KIND_OX
 from studyapp.tui.screens.exam import ExamIntroScreen, ExamScreen
 from studyapp.tui.screens.exam_result import ExamResultScreen
 from studyapp.tui.screens.home import HomeScreen

@@ -7,7 +7,8 @@ from typing import Any
 
 from studyapp.content.model import Content
 from studyapp.progress.store import ProgressStore
-from studyapp.quiz.exam import KIND_CHOICE, ExamSession, ExamSettings
+from studyapp.quiz.exam import ExamSession, ExamSettings
+from studyapp.quiz.questions import KIND_CHOICE
 from studyapp.tui.screens.cards import CardsScreen
 from studyapp.tui.screens.exam import ExamIntroScreen
 from studyapp.tui.screens.notebook import NotebookScreen

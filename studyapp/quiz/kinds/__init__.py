@@ -13,8 +13,8 @@ from typing import Any
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
 from studyapp.plugins import defined_in
-from studyapp.quiz.kinds.base import QuestionKind
-from studyapp.quiz.questions import Question
+from studyapp.quiz.kinds.base import ARCHIVED, QuestionKind
+from studyapp.quiz.question import Question
 
 _KINDS: dict[str, QuestionKind] = {}
 
@@ -32,6 +32,9 @@ def register(kind: QuestionKind) -> None:
 
 
 def kind_of(question: Question | str) -> QuestionKind:
+    """The kind that asks, grades and archives `question` (or the kind of that name)."""
+    if not isinstance(question, str) and question.archived:
+        return ARCHIVED  # its items left the bank: as the archive row holds it
     name = question if isinstance(question, str) else question.kind
     try:
         return _KINDS[name]

@@ -12,13 +12,14 @@ import random
 from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
-from studyapp.content.model import Content
+from studyapp.content.model import Content, Item
 from studyapp.i18n import Translator
-from studyapp.quiz.questions import Question, StoredAnswer, parse_pick
+from studyapp.quiz.question import Option, Question, StoredAnswer, parse_pick
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
-    from studyapp.quiz.exam import ExamQuestion
+
+ROW_FORMAT = 2  # of an archived exam question (`QuestionKind.exam_row`); 1: before "v" was written
 
 # How a front end takes the answer: the o/x keys, an option number 1-4 (0: don't know), or a
 # number typed into a box.
@@ -113,6 +114,9 @@ class QuestionKind:
     # The bank kind this kind's questions are built from when a session asks for it alone
     # (4-choice: O/X items); None: its own questions.
     asked_from: ClassVar[str | None] = None
+    # Its `prepare` loads a generator (drawing a glossary question's options): a mixed session
+    # paints another kind's question first and prepares this one after (QuizSession.prepare).
+    prepares_late: ClassVar[bool] = False
     # The kind's own interface strings ({"ko": {...}, "en": {...}}), registered with the kind.
     strings: ClassVar[dict[str, dict[str, str]]] = {}
 
@@ -168,23 +172,119 @@ class QuestionKind:
         return question
 
     # -- the mock exam (studyapp.quiz.exam) -------------------------------------------------------
-    # The exam archives every question as a row (`ExamQuestion.to_dict`: kind, topic, stem, answer,
-    # item_ids, options [{item_id, text}]); the kind named in the row turns it back into a question.
+    # The exam asks the same `Question`s as practice. It archives each as a row (`exam_row`: kind,
+    # topic, stem, answer, item_ids, options [{item_id, text}]); the kind named in the row turns it
+    # back into a question (`exam_from_row`: resume, the notebook; `exam_retried`: --retry).
 
-    def exam_from_row(self, row: dict[str, Any], content: Content) -> ExamQuestion | None:
-        """The question exactly as asked, with today's explanations (a resumed attempt); None
-        when its items left the bank (the exam then shows the row as archived)."""
+    # A 4-choice option is a statement with its own truth, shown after it in the exam's review
+    # ("— 옳음"); a term or another kind's option is not.
+    options_are_statements: ClassVar[bool] = False
+    in_exam: ClassVar[bool] = True  # a mock exam may ask it (`--mode exam --kind NAME`)
+    # The share of an exam of another kind this kind's questions take (the glossary: a fifth of a
+    # 4-choice exam), in an exam whose kind takes shares (`exam_takes_shares`).
+    exam_share: ClassVar[float] = 0.0
+    exam_takes_shares: ClassVar[bool] = False
+
+    def exam_questions(
+        self, content: Content, scope: ExamScope, count: int, rng: random.Random
+    ) -> list[Question]:
+        """Up to `count` questions of this kind for a mock exam within `scope`, ready to ask: by
+        default the kind's own bank questions in the scope's topics, shuffled and prepared."""
+        admitted = [q for q in self.source(content) if scope.admits(q)]
+        rng.shuffle(admitted)
+        queued = frozenset(q.id for q in admitted[:count])
+        ready = (self.prepare(q, content, rng, queued) for q in admitted)
+        return [q for q in ready if q is not None][:count]
+
+    def exam_response(self, question: Question, response: str) -> str | None:
+        """An exam answer as it is stored and compared ("O", "3", a number), or None when it is not
+        one: the kind's own reading (`read`) of what was typed or pressed."""
+        graded = self.read(question, self.plain_response(response.strip()), unsure=False)
+        return graded.shown if graded is not None else None
+
+    def exam_correct(self, question: Question, response: str) -> bool:
+        graded = self.read(question, response, unsure=False)
+        return graded is not None and graded.correct
+
+    def exam_row(self, question: Question) -> dict[str, Any]:
+        """The archive row (`exam_attempts.questions_json`); rows without "v" (format 1) hold the
+        same fields and are read the same way."""
+        return {
+            "v": ROW_FORMAT,
+            "kind": question.kind,
+            "topic": question.topic,
+            "stem": question.stem,
+            "answer": question.answer,
+            "item_ids": list(question.item_ids),
+            "options": [{"item_id": o.item_id, "text": o.text} for o in question.options],
+        }
+
+    def dump_row(self, question: Question) -> dict[str, Any]:
+        """`studyapp quiz --kind NAME --dump N --json`: one question for scripts, its answer as the
+        key's 0-based option index where it has options (else the answer as the kind reads it)."""
+        row = self.exam_row(question)
+        del row["v"]
+        key = answer_index(question)
+        return {"id": question.id, **row, "answer": key if key is not None else question.answer}
+
+    def exam_from_row(self, row: dict[str, Any], content: Content) -> Question | None:
+        """The question exactly as asked, with today's explanations (a resumed attempt, the
+        notebook); None when its items left the bank (the exam then shows the row as archived)."""
         return None
 
     def exam_retried(
         self, row: dict[str, Any], content: Content, rng: random.Random, shared: dict[str, Any]
-    ) -> list[ExamQuestion]:
-        """An archived miss asked again (`--retry`, the result's `r`): [] when it cannot be."""
-        return []
+    ) -> list[Question]:
+        """An archived miss asked again (`--retry`, the result's `r`): by default the question as
+        asked, as this kind retries a practice miss (`retried`); [] when it cannot be."""
+        made = self.exam_from_row(row, content)
+        return [self.retried(made, content, rng, shared)] if made is not None else []
 
-    def exam_credits(self, question: ExamQuestion, response: str, content: Content) -> tuple[Credit, ...]:
-        """The reviews an exam answer stores with `--schedule` (the same as a quiz answer's)."""
-        return ()
+    def exam_credits(self, question: Question, response: str, content: Content) -> tuple[Credit, ...]:
+        """The reviews an exam answer stores with `--schedule`: the same as a quiz answer's."""
+        graded = self.read(question, response, unsure=False)
+        return graded.credits if graded is not None else ()
+
+    def exam_note(self, question: Question, content: Content) -> str | None:
+        """A line the exam's review adds under a missed question (an O/X item's exam note)."""
+        return None
+
+    def knows_probability(self, question: Question, knows: Callable[[str], float]) -> float:
+        """P(right) for a learner who knows each item with `knows(item_id)` (the prediction): the
+        key known, else a blind guess. A kind whose options can be struck one by one says so."""
+        ids = question.item_ids
+        if not ids:
+            return self.guess_rate
+        key = knows(ids[answer_index(question) or 0])
+        return key + (1 - key) * self.guess_rate
+
+
+class ExamScope(NamedTuple):
+    """What a mock exam may ask: the O/X items its filters admit, its topics and checklist entry."""
+
+    items: list[Item]  # the bank's items in the scope (topic family and checklist), by id
+    topics: frozenset[str] | None  # None: every topic
+    checklist: str | None
+
+    def admits(self, question: Question) -> bool:
+        if self.topics is not None and question.topic not in self.topics:
+            return False
+        return self.checklist is None or self.checklist in question.checklist
+
+
+def answer_index(question: Question) -> int | None:
+    """The key's 0-based option index of a question with options, or None."""
+    return row_answer_index({"answer": question.answer}, len(question.options))
+
+
+def item_options(items: Iterable[Item]) -> tuple[Option, ...]:
+    """O/X items as options: the statement, its explanation and its truth."""
+    return tuple(Option(item.id, item.statement, item.explanation, item.answer == "O") for item in items)
+
+
+def row_kind(row: dict[str, Any]) -> str:
+    """The kind an archived exam row names (rows from before kinds were named are O/X)."""
+    return str(row.get("kind") or "ox")
 
 
 def row_ids(row: dict[str, Any]) -> list[str]:
@@ -207,3 +307,49 @@ def as_credits(stored: Iterable[StoredAnswer]) -> tuple[Credit, ...]:
 
 def misconception_label(content: Content, tag: str | None) -> str | None:
     return content.misconceptions.get(tag, tag) if tag else None
+
+
+class ArchivedKind(QuestionKind):
+    """An archived exam question whose items left the bank (`Question.archived`): shown, graded and
+    archived again exactly as its row holds it, with no explanation and no review to store."""
+
+    name: ClassVar[str] = "archived"
+
+    def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
+        if question.options:
+            return graded_pick(
+                response,
+                unsure,
+                len(question.options),
+                lambda picked: (),
+                lambda picked: picked is not None and str(picked + 1) == question.answer,
+            )
+        text = response.strip().upper()
+        return Graded(text == question.answer, text, ()) if text else None
+
+    def feedback(self, feedback: Feedback, content: Content, t: Translator) -> FeedbackView:
+        return FeedbackView(t("quiz.answer", answer=feedback.question.answer), None, ())
+
+
+ARCHIVED = ArchivedKind()
+
+
+def archived_question(row: dict[str, Any]) -> Question:
+    """The question exactly as the archive row holds it (stem, option texts, key), without today's
+    explanations: for a question whose items or terms left the bank since it was asked."""
+    ids = row_ids(row)
+    texts = [str(o.get("text", "")) for o in row.get("options", []) if isinstance(o, dict)]
+    key = row_answer_index(row, len(texts))
+    options = tuple(
+        Option(ids[n] if n < len(ids) else "", text, "", n == key) for n, text in enumerate(texts)
+    )
+    return Question(
+        id=ids[0] if ids else "",
+        kind=row_kind(row),
+        topic=str(row.get("topic") or ""),
+        prompt=str(row.get("stem") or ""),
+        answer=str(row.get("answer") or ""),
+        explanation="",
+        options=options,
+        archived=True,
+    )

@@ -4,28 +4,28 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from studyapp.content.model import Content
+from studyapp.content.model import Content, Item
 from studyapp.i18n import Translator
 from studyapp.quiz.kinds.base import (
     INPUT_PICK,
-    Credit,
+    ExamScope,
     FeedbackBlock,
     FeedbackView,
     Graded,
     QuestionKind,
-    as_credits,
+    answer_index,
     graded_pick,
     misconception_label,
     row_answer_index,
     row_ids,
 )
-from studyapp.quiz.questions import KIND_CHOICE, KIND_OX, Question
+from studyapp.quiz.question import KIND_CHOICE, KIND_OX, Question, question_from_item
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
-    from studyapp.quiz.exam import ExamQuestion
 
 
 class ChoiceKind(QuestionKind):
@@ -37,6 +37,8 @@ class ChoiceKind(QuestionKind):
     unreadable_key: ClassVar[str] = "choice.unreadable"
     plain_prompt_key: ClassVar[str] = "plain.prompt_choice"
     plain_unreadable_key: ClassVar[str] = "plain.unreadable_choice"
+    options_are_statements: ClassVar[bool] = True  # each option is an O/X statement with its truth
+    exam_takes_shares: ClassVar[bool] = True  # a 4-choice exam mixes in the glossary's share
 
     def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
         choice = question.choice
@@ -117,65 +119,94 @@ class ChoiceKind(QuestionKind):
         key = question.choice.key
         return f"[{key.id}] {question.prompt} {key.statement} → {question.answer}"
 
-    def exam_from_row(self, row: dict[str, Any], content: Content) -> ExamQuestion | None:
+    def exam_questions(
+        self, content: Content, scope: ExamScope, count: int, rng: random.Random
+    ) -> list[Question]:
+        """Four statements of one topic around each key the scope's items allow."""
+        from studyapp.quiz.choice import as_question, generate_choice_questions, topic_titles
+
+        made = generate_choice_questions(scope.items, count, rng, titles=topic_titles(content))
+        return [as_question(question) for question in made]
+
+    def dump_row(self, question: Question) -> dict[str, Any]:
+        """The generator's own shape (`--dump --json` kept it before kinds owned the dump)."""
+        return question.source.to_dict() if question.source is not None else super().dump_row(question)
+
+    def exam_from_row(self, row: dict[str, Any], content: Content) -> Question | None:
         """The four statements in the order asked, each with today's explanation."""
-        from studyapp.quiz import exam
+        from studyapp.quiz.choice import as_question
 
         ids = row_ids(row)
         items = [content.items.get(i) for i in ids]
         present = [item for item in items if item is not None]
         if not ids or len(present) != len(ids) or not row.get("options"):
             return None
-        return exam.ExamQuestion(
-            kind=KIND_CHOICE,
-            topic=str(row.get("topic") or present[0].topic),
-            stem=str(row.get("stem") or ""),
-            answer=str(row.get("answer") or ""),
-            options=exam.exam_options(present),
-            item_ids=tuple(ids),
-            source=exam.rebuild_choice(row, present),
-        )
+        asked = _rebuild_choice(row, present)
+        return as_question(asked) if asked is not None else None
 
     def exam_retried(
         self, row: dict[str, Any], content: Content, rng: random.Random, shared: dict[str, Any]
-    ) -> list[ExamQuestion]:
+    ) -> list[Question]:
         """A new question around the same key, its options redrawn where the topic allows (else
         the same ones reshuffled); the statements one by one as O/X when the bank's answer key
         changed since, or when only one statement is left."""
-        from studyapp.quiz import exam
+        from studyapp.quiz.choice import ChoiceSession, as_question, shared_builder
 
         ids = row_ids(row)
         if not ids or any(i not in content.items for i in ids):
             return []  # removed from the bank since
         items = [content.items[i] for i in ids]
         if len(items) == 1:
-            return [exam.ox_question(items[0])]
+            return [question_from_item(items[0])]
         key_answer = items[row_answer_index(row, len(items)) or 0].answer
         if sum(item.answer == key_answer for item in items) != 1:
-            return [exam.ox_question(item) for item in items]
-        module = exam.choice_module()
-        source = exam.rebuild_choice(row, items)
-        if source is not None and module is not None:
-            session = shared.setdefault(self.name, module.ChoiceSession(rng))
-            return [exam.from_choice(module.shared_builder(content).fresh_question(source, rng, session))]
-        return [
-            exam.ExamQuestion(
-                kind=KIND_CHOICE,
-                topic=str(row.get("topic") or items[0].topic),
-                stem=str(row.get("stem") or ""),
-                answer=str(row.get("answer")),
-                options=exam.exam_options(items),
-                item_ids=tuple(ids),
-            )
+            return [question_from_item(item) for item in items]
+        source = _rebuild_choice(row, items)
+        if source is None:
+            return []
+        session = shared.setdefault(self.name, ChoiceSession(rng))
+        return [as_question(shared_builder(content).fresh_question(source, rng, session))]
+
+    def knows_probability(self, question: Question, knows: Callable[[str], float]) -> float:
+        """The key known, else the distractors known to be false struck and a guess among the rest."""
+        ids = question.item_ids
+        if len(ids) < 2:
+            return super().knows_probability(question, knows)
+        key_index = answer_index(question) or 0
+        key = knows(ids[key_index])
+        return key + (1 - key) * eliminated_guess([knows(i) for n, i in enumerate(ids) if n != key_index])
+
+
+def eliminated_guess(distractor_knows: Sequence[float]) -> float:
+    """P(right) when the key is not known: strike the known distractors, guess among the rest
+    (the number not known is Poisson-binomial; plain Python: the quiz path never loads numpy)."""
+    unknown = [1.0]  # unknown[c]: P(c distractors not known)
+    for k in distractor_knows:
+        unknown = [
+            (unknown[c] if c < len(unknown) else 0.0) * k + (unknown[c - 1] * (1 - k) if c > 0 else 0.0)
+            for c in range(len(unknown) + 1)
         ]
+    return sum(p / (1 + count) for count, p in enumerate(unknown))
 
-    def exam_credits(self, question: ExamQuestion, response: str, content: Content) -> tuple[Credit, ...]:
-        """Every option's item, the way a 4-choice quiz answer credits them."""
-        if question.source is None:
-            return ()  # rebuilt without the generator: nothing to credit
-        from studyapp.quiz.choice import stored_credits
 
-        return as_credits(stored_credits(question.source, int(response) - 1, False))
+def _rebuild_choice(row: dict[str, Any], items: list[Item]) -> Any | None:
+    """The ChoiceQuestion as asked (its stem, options and key), or None when the row does not read."""
+    from studyapp.quiz.choice import KIND_CORRECT, KIND_INCORRECT, STEMS, ChoiceQuestion
+
+    try:
+        answer_index = int(row.get("answer", "")) - 1
+        if not 0 <= answer_index < len(items):
+            return None
+        kind = KIND_CORRECT if items[answer_index].answer == "O" else KIND_INCORRECT
+        return ChoiceQuestion(
+            stem=str(row.get("stem") or STEMS[kind]),
+            kind=kind,
+            options=tuple(items),
+            answer_index=answer_index,
+            topic=str(row.get("topic") or items[0].topic),
+        )
+    except (ValueError, TypeError, KeyError):
+        return None
 
 
 KIND = ChoiceKind()

@@ -19,7 +19,7 @@ from studyapp.quiz.kinds.base import (
     misconception_label,
 )
 from studyapp.quiz.numbers import parse_number
-from studyapp.quiz.questions import KIND_DRILL, Question, drill_index, question_from_drill
+from studyapp.quiz.question import KIND_DRILL, Question, drill_index, question_from_drill
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
@@ -35,6 +35,7 @@ def unit_suffix(unit: str) -> str:
 class DrillKind(QuestionKind):
     name: ClassVar[str] = KIND_DRILL
     guess_rate: ClassVar[float] = 0.0
+    in_exam: ClassVar[bool] = False  # the exam's screens take picks and O/X, not typed numbers
     input: ClassVar[str] = INPUT_NUMBER
     label_key: ClassVar[str | None] = "quiz.drill"
     hint_key: ClassVar[str] = "quiz.drill_hint"

@@ -15,21 +15,19 @@ from studyapp.content.model import Content
 from studyapp.i18n import Translator
 from studyapp.quiz.kinds.base import (
     INPUT_PICK,
-    Credit,
+    ExamScope,
     FeedbackBlock,
     FeedbackView,
     Graded,
     QuestionKind,
-    as_credits,
     graded_pick,
     row_answer_index,
     row_ids,
 )
-from studyapp.quiz.questions import KIND_GLOSSARY, Question, question_from_term
+from studyapp.quiz.question import KIND_GLOSSARY, Question, question_from_term
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
-    from studyapp.quiz.exam import ExamQuestion
     from studyapp.quiz.glossary import GlossaryQuestion
 
 
@@ -48,6 +46,8 @@ class GlossaryKind(QuestionKind):
     unreadable_key: ClassVar[str] = "choice.unreadable"
     plain_prompt_key: ClassVar[str] = "plain.prompt_choice"
     plain_unreadable_key: ClassVar[str] = "plain.unreadable_choice"
+    prepares_late: ClassVar[bool] = True  # its options are drawn by the glossary generator
+    exam_share: ClassVar[float] = 0.2  # of a 4-choice mock exam (rounded down), when terms are in scope
 
     def source(self, content: Content) -> Iterable[Question]:
         """Every askable term (one with a definition and enough distractors)."""
@@ -144,23 +144,38 @@ class GlossaryKind(QuestionKind):
         definition = question.prompt.split("\n", 1)[-1]
         return f"[{question.id}] {definition} → {self.answer_text(question)}"
 
-    def exam_from_row(self, row: dict[str, Any], content: Content) -> ExamQuestion | None:
+    def exam_questions(
+        self, content: Content, scope: ExamScope, count: int, rng: random.Random
+    ) -> list[Question]:
+        """Terms of the scope's topics with their options drawn; none under a checklist filter
+        (terms are not linked to checklist items)."""
+        if scope.checklist:
+            return []
+        from studyapp.quiz.glossary import as_question, generate_glossary_questions
+
+        drawn = generate_glossary_questions(content.glossary, count, rng, scope.topics)
+        return [as_question(question) for question in drawn]
+
+    def dump_row(self, question: Question) -> dict[str, Any]:
+        """The generator's own shape (`--dump --json` kept it before kinds owned the dump)."""
+        return question.source.to_dict() if question.source is not None else super().dump_row(question)
+
+    def exam_from_row(self, row: dict[str, Any], content: Content) -> Question | None:
         """The same four terms in the same order (an answer "3" still means the third term)."""
-        from studyapp.quiz.exam import from_glossary
-        from studyapp.quiz.glossary import rebuild
+        from studyapp.quiz.glossary import as_question, rebuild
 
         ids = row_ids(row)
         answer_index = row_answer_index(row, len(ids))
         asked = rebuild(content.glossary, ids, answer_index) if answer_index is not None else None
-        return from_glossary(asked) if asked is not None else None
+        return as_question(asked) if asked is not None else None
 
     def exam_retried(
         self, row: dict[str, Any], content: Content, rng: random.Random, shared: dict[str, Any]
-    ) -> list[ExamQuestion]:
+    ) -> list[Question]:
         """The same key term with today's definitions: other distractors where the glossary has
         them and the key moved; drawn afresh when a distractor left the glossary; [] when the key did."""
-        from studyapp.quiz.exam import from_glossary
         from studyapp.quiz.glossary import (
+            as_question,
             build_glossary_question,
             fresh_glossary_question,
             rebuild,
@@ -175,16 +190,8 @@ class GlossaryKind(QuestionKind):
         asked = rebuild(content.glossary, ids, answer_index)
         if asked is None:
             drawn = build_glossary_question(key, content.glossary, rng)
-            return [from_glossary(drawn)] if drawn is not None else []
-        return [from_glossary(fresh_glossary_question(asked, content.glossary, rng))]
-
-    def exam_credits(self, question: ExamQuestion, response: str, content: Content) -> tuple[Credit, ...]:
-        """The key and a wrongly picked term, the way a glossary quiz answer credits them."""
-        from studyapp.quiz.glossary import GlossaryQuestion, glossary_credits
-
-        if not isinstance(question.source, GlossaryQuestion):
-            return ()
-        return as_credits(glossary_credits(question.source, int(response) - 1, False))
+            return [as_question(drawn)] if drawn is not None else []
+        return [as_question(fresh_glossary_question(asked, content.glossary, rng))]
 
 
 KIND = GlossaryKind()

@@ -11,6 +11,7 @@ from studyapp.i18n import Translator
 from studyapp.quiz.kinds.base import (
     INPUT_OX,
     Credit,
+    ExamScope,
     FeedbackBlock,
     FeedbackView,
     Graded,
@@ -18,11 +19,10 @@ from studyapp.quiz.kinds.base import (
     misconception_label,
     row_ids,
 )
-from studyapp.quiz.questions import KIND_OX, Question, question_from_item
+from studyapp.quiz.question import KIND_OX, Question, question_from_item
 
 if TYPE_CHECKING:
     from studyapp.quiz.engine import Feedback
-    from studyapp.quiz.exam import ExamQuestion
 
 # Typed in the line mode; the TUI binds the same keys.
 _KEY_ALIASES = {"1": "O", "2": "X", "o": "O", "x": "X", "ㅇ": "O", "ㅐ": "O", "ㅌ": "X"}
@@ -61,25 +61,24 @@ class OxKind(QuestionKind):
             ),
         )
 
-    def exam_from_row(self, row: dict[str, Any], content: Content) -> ExamQuestion | None:
-        from studyapp.quiz.exam import ox_question
+    def exam_questions(
+        self, content: Content, scope: ExamScope, count: int, rng: random.Random
+    ) -> list[Question]:
+        """The scope's items shuffled, dealt round-robin over topics."""
+        from studyapp.quiz.engine import interleave  # the engine imports the kinds: asked at call time
 
+        shuffled = list(scope.items)
+        rng.shuffle(shuffled)
+        return interleave(question_from_item(item) for item in shuffled)[:count]
+
+    def exam_from_row(self, row: dict[str, Any], content: Content) -> Question | None:
         ids = row_ids(row)
         item = content.items.get(ids[0]) if ids else None
-        return ox_question(item) if item is not None else None
+        return question_from_item(item) if item is not None else None
 
-    def exam_retried(
-        self, row: dict[str, Any], content: Content, rng: random.Random, shared: dict[str, Any]
-    ) -> list[ExamQuestion]:
-        made = self.exam_from_row(row, content)
-        return [made] if made is not None else []
-
-    def exam_credits(self, question: ExamQuestion, response: str, content: Content) -> tuple[Credit, ...]:
-        item = content.items.get(question.item_ids[0]) if question.item_ids else None
-        if item is None:
-            return ()
-        correct = response == question.answer
-        return (Credit(item.id, response, correct, False, question_from_item(item).text_hash),)
+    def exam_note(self, question: Question, content: Content) -> str | None:
+        item = content.items.get(question.id)
+        return item.exam_note if item is not None else None
 
 
 KIND = OxKind()

@@ -31,6 +31,7 @@ from studyapp.quiz.exam import (
 )
 from studyapp.quiz.exam_resume import resumable, resume_session, time_left
 from studyapp.quiz.exam_text import archive_warning, intro_lines
+from studyapp.quiz.kinds import kind_of
 from studyapp.timetext import format_clock
 from studyapp.tui.screens.base import StudyModal, StudyScreen, TitleBar
 from studyapp.tui.widgets.keybar import KeyBar
@@ -351,7 +352,8 @@ class ExamScreen(StudyScreen):
         if self.session.finished:
             return False
         if action == "answer":  # 1–4 for 4-choice; o/x (or 1/2, as in the quiz) for O/X
-            return not parameters or self.session.current.normalise(str(parameters[0])) is not None
+            current = self.session.current
+            return not parameters or kind_of(current).exam_response(current, str(parameters[0])) is not None
         return True
 
     def on_key(self, event: events.Key) -> None:
