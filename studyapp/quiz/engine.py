@@ -183,6 +183,7 @@ def select_questions(
         content,
         include_drills=options.include_drills,
         include_glossary=kind == "glossary" or (kind == "mixed" and options.include_drills),
+        asked=kind,
     )
     if kind is not None and kind != MIXED:  # one kind only; mixed keeps them all
         wanted = kind_of(kind).asked_from or kind  # 4-choice questions are made of O/X items

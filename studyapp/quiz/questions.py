@@ -120,10 +120,11 @@ def question_from_drill(drill: Drill) -> Question:
 
 
 def all_questions(
-    content: Content, include_drills: bool = True, include_glossary: bool = True
+    content: Content, include_drills: bool = True, include_glossary: bool = True, asked: str | None = None
 ) -> dict[str, Question]:
     """Every question the bank holds, by id: what each registered kind draws from the content
-    (`QuestionKind.source`: O/X items, glossary terms, drills, and any kind added since)."""
+    (`QuestionKind.source`: O/X items, glossary terms, drills, and any kind added since). A kind
+    that is `on_request` (trace reading) joins only when `asked` names it."""
     # The kinds import this module, so the registry is looked up at call time by name (an import
     # statement here would make a circle of modules, tests/test_architecture.py)
     kinds = importlib.import_module("studyapp.quiz.kinds").kinds
@@ -133,7 +134,7 @@ def all_questions(
         left_out.add(KIND_GLOSSARY)
     questions: dict[str, Question] = {}
     for kind in kinds().values():
-        if kind.name not in left_out:
+        if kind.name not in left_out and (not kind.on_request or kind.name == asked):
             questions.update((question.id, question) for question in kind.source(content))
     return questions
 

@@ -113,6 +113,10 @@ class QuestionKind:
     # The bank kind this kind's questions are built from when a session asks for it alone
     # (4-choice: O/X items); None: its own questions.
     asked_from: ClassVar[str | None] = None
+    # True: its questions join only a session that asks for this kind by name (`--kind trace`), not
+    # the bank Home, the stats and a mixed session count, because making them reads files
+    # (profiler traces) that would slow every start.
+    on_request: ClassVar[bool] = False
     # The kind's own interface strings ({"ko": {...}, "en": {...}}), registered with the kind.
     strings: ClassVar[dict[str, dict[str, str]]] = {}
 
