@@ -42,6 +42,9 @@ def parse_exam_date(text: str) -> date:
     return exam
 
 
+TRACE_KINDS = ("trace", "trace-drill")  # studyapp/quiz/kinds/trace.py, trace_drill.py
+
+
 def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     quiz = sub.add_parser("quiz", parents=[common], help="drill O/X items with spaced repetition")
     quiz.add_argument("--topic", help="only this topic (and its sub-topics)")
@@ -58,7 +61,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         "--dump",
         type=_positive_int,
         metavar="N",
-        help="print N generated 4-choice questions (with --kind choice or glossary) and exit; "
+        help="print N generated questions (with --kind choice, glossary, trace or trace-drill) and exit; "
         "progress untouched",
     )
     quiz.add_argument("--json", action="store_true", help="with --dump: print JSON")
@@ -106,6 +109,8 @@ def dump_choice_questions(args: argparse.Namespace, content: Content) -> int:
 
     topics = topic_family(content, args.topic) if args.topic else None
     rng = random.Random(args.seed)
+    if args.kind in TRACE_KINDS:
+        return dump_trace_questions(args, content, topics, rng)
     questions: list[Any]
     if args.kind == "glossary":
         questions = generate_glossary_questions(content.glossary, args.dump, rng, topics)
@@ -126,11 +131,40 @@ def dump_choice_questions(args: argparse.Namespace, content: Content) -> int:
     return EXIT_OK
 
 
+def dump_trace_questions(
+    args: argparse.Namespace, content: Content, topics: set[str] | None, rng: random.Random
+) -> int:
+    """`quiz --kind trace|trace-drill --dump N [--json]`: trace questions with their excerpts and
+    computed keys (options and the key's index, or the number, its tolerance and unit)."""
+    from studyapp.quiz.kinds.trace import dump_row, trace_questions
+
+    picks = args.kind == "trace"
+    pool = [
+        q
+        for q in trace_questions(content)
+        if (q.key is not None) == picks and (topics is None or q.topic in topics)
+    ]
+    rows = [dump_row(q) for q in rng.sample(pool, min(args.dump, len(pool)))]
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    for number, row in enumerate(rows, start=1):
+        print(f"{number}. [{row['topic']}] {row['stem']}")
+        for line in row["excerpt"]:
+            print(f"   {line}")
+        for index, option in enumerate(row.get("options", [])):
+            mark = "*" if index == row["answer"] else " "
+            print(f"  {mark}{index + 1}) {option['text']}")
+        if not picks:
+            print(f"  = {row['answer']:g}{row['unit']} (± {row['tolerance']:g})")
+    return EXIT_OK
+
+
 def cmd_quiz(args: argparse.Namespace, t: Translator) -> int:
     check_option_scope(args, t)
-    if args.dump is not None and args.kind not in ("choice", "glossary"):
+    if args.dump is not None and args.kind not in ("choice", "glossary", *TRACE_KINDS):
         raise StudyappError(
-            "quiz: --dump prints generated 4-choice questions; use it with --kind choice or --kind glossary"
+            "quiz: --dump prints generated questions; use it with --kind choice, glossary, trace or trace-drill"
         )
     if args.json and args.dump is None:
         raise StudyappError("quiz: --json goes with --dump N (the quiz itself is interactive)")
