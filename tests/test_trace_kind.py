@@ -141,7 +141,17 @@ def _shown_question(stdout: str) -> tuple[str, list[str]]:
 def test_plain_asks_a_trace_question_and_grades_the_computed_key(studyapp_cli: Any, content: Content) -> None:
     computed = list(trace_questions(content))
     first = studyapp_cli(
-        "quiz", "--plain", "--kind", "trace", "--mode", "cram", "--count", "1", "--seed", "4", input_text="q\n"
+        "quiz",
+        "--plain",
+        "--kind",
+        "trace",
+        "--mode",
+        "cram",
+        "--count",
+        "1",
+        "--seed",
+        "4",
+        input_text="q\n",
     )
     prompt, options = _shown_question(first.stdout)
     asked = next(q for q in computed if prompt.startswith(q.prompt) and q.options == tuple(options))
