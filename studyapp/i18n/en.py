@@ -630,6 +630,8 @@ STRINGS: dict[str, str] = {
     "choice.picked": "your pick",
     # glossary questions (다음 설명에 해당하는 것은?)
     "glossary.label": "Term",
+    "trace.label": "Trace reading",  # studyapp/quiz/kinds/trace.py
+    "trace.drill_label": "Trace calculation",  # studyapp/quiz/kinds/trace_drill.py
     "glossary.none": "no glossary (content/glossary.yaml): there are no term questions to ask",
     # notifications
     "notify.not_saved": "Not saved yet — kept, will retry",

@@ -630,6 +630,8 @@ STRINGS: dict[str, str] = {
     "choice.picked": "내 선택",
     # glossary questions (다음 설명에 해당하는 것은?)
     "glossary.label": "용어",
+    "trace.label": "트레이스 읽기",  # studyapp/quiz/kinds/trace.py
+    "trace.drill_label": "트레이스 계산",  # studyapp/quiz/kinds/trace_drill.py
     "glossary.none": "용어집(content/glossary.yaml)이 없어 용어 문제를 낼 수 없습니다.",
     # notifications
     "notify.not_saved": "아직 저장 못 함 — 기억해 두고 다시 저장합니다",

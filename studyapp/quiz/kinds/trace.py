@@ -51,22 +51,26 @@ LEARNER_TOPIC = "pytorch-profiling"
 
 STRINGS = {
     "ko": {
-        "trace.label": "트레이스 읽기",
-        "trace.drill_label": "트레이스 계산",
         "trace.source": "출처: {source}",
         "trace.learner_title": "내 프로파일러 실습 기록 ({stamp})",
         "trace.learner_eager": "내 실습의 eager 실행 ({stamp})",
         "trace.learner_compiled": "내 실습의 torch.compile 실행 ({stamp})",
         "trace.learner_source": "이 컴퓨터에서 studyapp lab profiler가 기록한 트레이스",
+        "cmd.kind.trace": "트레이스 읽기 문제만",
+        "cmd.kind.trace.help": "실제 프로파일러 트레이스 발췌를 읽고 고르기 (내 실습 기록 포함)",
+        "cmd.kind.trace-drill": "트레이스 계산 문제만",
+        "cmd.kind.trace-drill.help": "트레이스 발췌에서 숫자 읽기: 통신 비율, GPU 유휴, compile 속도 향상",
     },
     "en": {
-        "trace.label": "Trace reading",
-        "trace.drill_label": "Trace calculation",
         "trace.source": "Source: {source}",
         "trace.learner_title": "My profiler lab recording ({stamp})",
         "trace.learner_eager": "My lab's eager run ({stamp})",
         "trace.learner_compiled": "My lab's torch.compile run ({stamp})",
         "trace.learner_source": "a trace studyapp lab profiler recorded on this computer",
+        "cmd.kind.trace": "Trace-reading questions only",
+        "cmd.kind.trace.help": "Read an excerpt of a real profiler trace and pick (your own lab runs too)",
+        "cmd.kind.trace-drill": "Trace calculations only",
+        "cmd.kind.trace-drill.help": "Read a number off a trace: communication share, GPU idle, compile speedup",
     },
 }
 
