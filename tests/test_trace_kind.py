@@ -291,3 +291,23 @@ def test_exam_trace_questions_are_drawn_apart_from_the_rest(content: Content) ->
     assert [q.stem for q in kept] == [
         q.stem for q, new in zip(without, with_traces, strict=True) if new.kind != "trace"
     ]
+
+
+def test_a_missed_trace_question_comes_back_in_a_mixed_wrong_session(
+    studyapp_cli: Any, content: Content
+) -> None:
+    """The notebook's session (`--mode wrong`, every kind) retries a trace miss like any other."""
+    args = ("quiz", "--plain", "--kind", "trace", "--mode", "cram", "--count", "1", "--seed", "4")
+    shown = studyapp_cli(*args, input_text="q\n")
+    prompt, options = _shown_question(shown.stdout)
+    asked = next(
+        q for q in trace_questions(content) if prompt.startswith(q.prompt) and q.options == tuple(options)
+    )
+    assert asked.key is not None
+    wrong = "1" if asked.key != 0 else "2"
+    assert "Wrong" in studyapp_cli(*args, input_text=f"{wrong}\n").stdout
+    retry = studyapp_cli(
+        "quiz", "--plain", "--mode", "wrong", "--kind", "mixed", input_text=f"{asked.key + 1}\n"
+    )
+    assert retry.returncode == 0, retry.stderr
+    assert asked.prompt in retry.stdout and "Right" in retry.stdout

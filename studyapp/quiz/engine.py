@@ -27,6 +27,7 @@ from studyapp.progress.scheduler import Grade, ItemSchedule
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.kinds import kind_of, kinds
 from studyapp.quiz.questions import (
+    EVERY_KIND,
     KIND_GLOSSARY,
     Question,
     all_questions,
@@ -183,7 +184,8 @@ def select_questions(
         content,
         include_drills=options.include_drills,
         include_glossary=kind == "glossary" or (kind == "mixed" and options.include_drills),
-        asked=kind,
+        # a mixed `wrong` session (the notebook) retries every kind's misses, trace reading's too
+        asked=EVERY_KIND if kind == MIXED and options.mode == "wrong" else kind,
     )
     if kind is not None and kind != MIXED:  # one kind only; mixed keeps them all
         wanted = kind_of(kind).asked_from or kind  # 4-choice questions are made of O/X items

@@ -31,6 +31,7 @@ KIND_GLOSSARY = "glossary"  # a definition, four terms (studyapp.quiz.glossary)
 GLOSSARY_PREFIX = "gl-"  # a glossary term's item id: progress is keyed by `gl-<term id>`
 GLOSSARY_STEM = "다음 설명에 해당하는 것은?"
 OPTION_COUNT = 4  # options of a 4-choice question
+EVERY_KIND = "*"  # `all_questions(asked=...)`: the on-request kinds too (a `wrong` session, the notebook)
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def all_questions(
 ) -> dict[str, Question]:
     """Every question the bank holds, by id: what each registered kind draws from the content
     (`QuestionKind.source`: O/X items, glossary terms, drills, and any kind added since). A kind
-    that is `on_request` (trace reading) joins only when `asked` names it."""
+    that is `on_request` (trace reading) joins only when `asked` names it, or is EVERY_KIND."""
     # The kinds import this module, so the registry is looked up at call time by name (an import
     # statement here would make a circle of modules, tests/test_architecture.py)
     kinds = importlib.import_module("studyapp.quiz.kinds").kinds
@@ -134,7 +135,7 @@ def all_questions(
         left_out.add(KIND_GLOSSARY)
     questions: dict[str, Question] = {}
     for kind in kinds().values():
-        if kind.name not in left_out and (not kind.on_request or kind.name == asked):
+        if kind.name not in left_out and (not kind.on_request or asked in (kind.name, EVERY_KIND)):
             questions.update((question.id, question) for question in kind.source(content))
     return questions
 
