@@ -282,12 +282,12 @@ def test_exam_trace_questions_are_drawn_apart_from_the_rest(content: Content) ->
 
     with_traces, _ = exam.build_questions(content, ExamSettings(seed=11, count=30))
     kept = [q for q in with_traces if q.kind != "trace"]
-    original = exam.with_trace_questions
+    original = exam.with_kind_questions
     try:
-        exam.with_trace_questions = lambda content, settings, scope, questions: questions  # type: ignore[assignment]
+        exam.with_kind_questions = lambda content, settings, scope, questions: questions  # type: ignore[assignment]
         without, _ = exam.build_questions(content, ExamSettings(seed=11, count=30))
     finally:
-        exam.with_trace_questions = original
+        exam.with_kind_questions = original
     assert [q.stem for q in kept] == [
         q.stem for q, new in zip(without, with_traces, strict=True) if new.kind != "trace"
     ]

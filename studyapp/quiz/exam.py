@@ -46,9 +46,6 @@ KIND_CHOICE = "choice"
 KIND_OX = "ox"
 KIND_GLOSSARY = "glossary"  # "다음 설명에 해당하는 것은?": a definition, four terms
 GLOSSARY_SHARE = 0.2  # of a 4-choice exam (rounded down) when the glossary has terms in its scope
-# Of a 4-choice exam (rounded down): trace-reading questions (studyapp/quiz/kinds/trace.py) in
-# place of as many 4-choice ones, when traces in the exam's scope give them.
-TRACE_SHARE = 0.1
 DEFAULT_COUNT = 30
 DEFAULT_PASS_MARK = 0.60
 SECONDS_PER_QUESTION = 60  # default time limit: one minute a question
@@ -269,7 +266,7 @@ def build_questions(content: Content, settings: ExamSettings) -> tuple[list[Exam
                 wanted = settings.count - len(generated)  # the share, or more if the bank ran short
                 terms = generate_glossary_questions(content.glossary, wanted, rng, scope) if share else []
                 mixed = _mixed([from_choice(q) for q in generated], [from_glossary(q) for q in terms], rng)
-                return with_trace_questions(content, settings, scope, mixed), None
+                return with_kind_questions(content, settings, scope, mixed), None
             notice = "exam.notice.too_few"
     shuffled = list(pool)
     rng.shuffle(shuffled)
@@ -287,24 +284,27 @@ def _mixed(choices: list[ExamQuestion], terms: list[ExamQuestion], rng: random.R
     return [next(term_iter) if index in places else next(choice_iter) for index in range(total)]
 
 
-def with_trace_questions(
+def with_kind_questions(
     content: Content, settings: ExamSettings, scope: set[str] | None, questions: list[ExamQuestion]
 ) -> list[ExamQuestion]:
-    """`questions` with TRACE_SHARE of its 4-choice ones replaced by trace-reading questions at
-    their places. Drawn with a generator of their own, so the rest of a seeded exam stays as it was."""
-    share = int(len(questions) * TRACE_SHARE)
-    if share == 0 or scope == set():
-        return questions
-    from studyapp.quiz.kinds.trace import KIND as TRACE  # it reads the traces: not on the import path
+    """`questions` with some 4-choice ones replaced, in their places, by the questions of each kind
+    that has an `exam_share` (trace reading: a tenth). Drawn with a generator of their own, so the
+    rest of a seeded exam stays as it was."""
+    if scope == set():
+        return questions  # a checklist filter: only items are linked to checklist entries
+    from studyapp.quiz.kinds import kinds  # a kind may read files for its questions: on first use
 
-    rng = random.Random(f"{settings.seed}:trace" if settings.seed is not None else None)
-    traces = TRACE.exam_questions(content, share, rng, scope)
-    places = [index for index, question in enumerate(questions) if question.kind == KIND_CHOICE]
     mixed = list(questions)
-    for index, question in zip(
-        sorted(rng.sample(places, min(len(traces), len(places)))), traces, strict=False
-    ):
-        mixed[index] = question
+    for name, kind in sorted(kinds().items()):
+        share = int(len(questions) * kind.exam_share)
+        if share == 0:
+            continue
+        rng = random.Random(f"{settings.seed}:{name}" if settings.seed is not None else None)
+        drawn = kind.exam_questions(content, share, rng, scope)
+        places = [index for index, question in enumerate(mixed) if question.kind == KIND_CHOICE]
+        chosen = sorted(rng.sample(places, min(len(drawn), len(places))))
+        for index, question in zip(chosen, drawn, strict=False):
+            mixed[index] = question
     return mixed
 
 

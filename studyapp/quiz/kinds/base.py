@@ -190,6 +190,16 @@ class QuestionKind:
         """The reviews an exam answer stores with `--schedule` (the same as a quiz answer's)."""
         return ()
 
+    # A kind whose questions are not built from the bank's items can join a 4-choice mock exam:
+    # `exam_share` of its questions (rounded down) stand in for as many 4-choice ones.
+    exam_share: ClassVar[float] = 0.0
+
+    def exam_questions(
+        self, content: Content, count: int, rng: random.Random, scope: set[str] | None
+    ) -> list[ExamQuestion]:
+        """Up to `count` questions of this kind for the mock exam, in `scope`'s topics (None: all)."""
+        return []
+
 
 def row_ids(row: dict[str, Any]) -> list[str]:
     """An archived exam question's item ids (option order for a question with options)."""

@@ -241,6 +241,7 @@ class TraceKind(QuestionKind):
     guess_rate: ClassVar[float] = 0.25
     input: ClassVar[str] = INPUT_PICK
     on_request: ClassVar[bool] = True
+    exam_share: ClassVar[float] = 0.1  # 3 of a 30-question mock exam
     label_key: ClassVar[str | None] = "trace.label"
     hint_key: ClassVar[str] = "choice.hint"
     unreadable_key: ClassVar[str] = "choice.unreadable"
@@ -325,7 +326,7 @@ class TraceKind(QuestionKind):
         except (ValueError, IndexError):
             return answer
 
-    # -- the mock exam: a pick question among the 4-choice ones (exam.with_trace_questions) ---------
+    # -- the mock exam: a pick question among the 4-choice ones (exam.with_kind_questions) ----------
 
     def exam_questions(
         self, content: Content, count: int, rng: random.Random, scope: set[str] | None
