@@ -311,3 +311,21 @@ def test_a_missed_trace_question_comes_back_in_a_mixed_wrong_session(
     )
     assert retry.returncode == 0, retry.stderr
     assert asked.prompt in retry.stdout and "Right" in retry.stdout
+
+
+def test_an_exam_with_schedule_records_a_trace_answer_under_its_question(
+    content: Content, isolated_home: Path
+) -> None:
+    store = ProgressStore.in_dir(isolated_home)
+    try:
+        session = ExamSession(content, store, ExamSettings(seed=3, count=20, schedule=True))
+        index, question = next((i, q) for i, q in enumerate(session.questions) if q.kind == "trace")
+        session.start()
+        session.go(index + 1)
+        assert session.answer(question.answer)
+        session.submit()
+        assert session.save_problem is None
+        schedule = store.schedules()[question.item_ids[0]]
+        assert schedule.last_correct
+    finally:
+        store.close()
