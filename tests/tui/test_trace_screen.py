@@ -74,3 +74,31 @@ async def test_a_trace_drill_takes_a_typed_number(shipped: Content, store: Progr
         await pilot.pause()
         assert screen.state == FEEDBACK and screen.feedback is not None and screen.feedback.correct
         assert_fits(app)
+
+
+async def test_a_trace_question_in_the_mock_exam_at_80x24(shipped: Content, store: ProgressStore) -> None:
+    from studyapp.quiz.exam import ExamSession, ExamSettings
+
+    session = ExamSession(shipped, store, ExamSettings(seed=7, count=30))
+    traced = [index for index, question in enumerate(session.questions) if question.kind == "trace"]
+    assert traced
+    app = make_app(content=shipped, store=store, lang="ko", start="exam", options=session, tz=KST)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")  # past the intro
+        await pilot.pause()
+        for index in traced:
+            await pilot.press("g", *str(index + 1), "enter")
+            await pilot.pause()
+            question = session.questions[index]
+            shown = screen_text(app)
+            prompt, *excerpt = question.stem.split("\n")
+            assert flat(prompt) in flat(shown)
+            for line in excerpt:
+                assert line.rstrip() in shown  # the excerpt's rows unwrapped
+            for number, option in enumerate(question.options, start=1):
+                assert f"{number}) {option.text}" in shown  # every option on screen
+            assert_fits(app)
+            await pilot.press(question.answer)
+            await pilot.pause()
+        assert all(session.answers[index] == session.questions[index].answer for index in traced)
