@@ -49,31 +49,6 @@ LAB_RUNS = ("runs", "profiler")  # under the data directory: studyapp.labrunner.
 MAX_LEARNER_TRACE_BYTES = 16 * 1024 * 1024
 LEARNER_TOPIC = "pytorch-profiling"
 
-STRINGS = {
-    "ko": {
-        "trace.source": "출처: {source}",
-        "trace.learner_title": "내 프로파일러 실습 기록 ({stamp})",
-        "trace.learner_eager": "내 실습의 eager 실행 ({stamp})",
-        "trace.learner_compiled": "내 실습의 torch.compile 실행 ({stamp})",
-        "trace.learner_source": "이 컴퓨터에서 studyapp lab profiler가 기록한 트레이스",
-        "cmd.kind.trace": "트레이스 읽기 문제만",
-        "cmd.kind.trace.help": "실제 프로파일러 트레이스 발췌를 읽고 고르기 (내 실습 기록 포함)",
-        "cmd.kind.trace-drill": "트레이스 계산 문제만",
-        "cmd.kind.trace-drill.help": "트레이스 발췌에서 숫자 읽기: 통신 비율, GPU 유휴, compile 속도 향상",
-    },
-    "en": {
-        "trace.source": "Source: {source}",
-        "trace.learner_title": "My profiler lab recording ({stamp})",
-        "trace.learner_eager": "My lab's eager run ({stamp})",
-        "trace.learner_compiled": "My lab's torch.compile run ({stamp})",
-        "trace.learner_source": "a trace studyapp lab profiler recorded on this computer",
-        "cmd.kind.trace": "Trace-reading questions only",
-        "cmd.kind.trace.help": "Read an excerpt of a real profiler trace and pick (your own lab runs too)",
-        "cmd.kind.trace-drill": "Trace calculations only",
-        "cmd.kind.trace-drill.help": "Read a number off a trace: communication share, GPU idle, compile speedup",
-    },
-}
-
 
 # -- the sources, shared with kinds/trace_drill.py --------------------------------------------
 
@@ -88,7 +63,10 @@ def learner_traces(data_dir: Path) -> list[TraceFile]:
         stamps = sorted((run for run in runs.iterdir() if run.is_dir()), reverse=True)
     except OSError:
         return []  # no lab run yet (or an unreadable folder: nothing to ask from)
-    ko, en = STRINGS["ko"], STRINGS["en"]
+    from studyapp.i18n import en as english
+    from studyapp.i18n import ko as korean
+
+    ko, en = korean.STRINGS, english.STRINGS
 
     def mine(trace_id: str, path: Path, title_key: str, stamp: str, eager_of: str | None = None) -> TraceFile:
         return TraceFile(
@@ -247,7 +225,6 @@ class TraceKind(QuestionKind):
     unreadable_key: ClassVar[str] = "choice.unreadable"
     plain_prompt_key: ClassVar[str] = "plain.prompt_choice"
     plain_unreadable_key: ClassVar[str] = "plain.unreadable_choice"
-    strings: ClassVar[dict[str, dict[str, str]]] = STRINGS
 
     def source(self, content: Content) -> Iterable[Question]:
         return [as_question(q, self.name) for q in trace_questions(content) if q.key is not None]
@@ -293,7 +270,7 @@ class TraceKind(QuestionKind):
         if feedback.picked is not None and feedback.picked != asked.key:
             blocks.append(
                 FeedbackBlock(
-                    "",
+                    t("trace.not_key"),
                     heading=f"{feedback.picked + 1}) {asked.options[feedback.picked]}",
                     true_statement=False,
                     verdict=False,
