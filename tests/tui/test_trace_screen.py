@@ -102,3 +102,21 @@ async def test_a_trace_question_in_the_mock_exam_at_80x24(shipped: Content, stor
             await pilot.press(question.answer)
             await pilot.pause()
         assert all(session.answers[index] == session.questions[index].answer for index in traced)
+
+
+async def test_a_trace_session_from_the_command_palette(shipped: Content, store: ProgressStore) -> None:
+    app = make_app(content=shipped, store=store, lang="en", tz=KST)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Trace-reading questions only")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        for _ in range(300):  # the palette's search runs in a worker: wait for the screen, not a time
+            if isinstance(app.screen, QuizScreen):
+                break
+            await pilot.pause(0.1)
+        screen = app.screen
+        assert isinstance(screen, QuizScreen) and screen.question is not None
+        assert screen.question.kind == "trace" and "[트레이스: " in screen_text(app)
