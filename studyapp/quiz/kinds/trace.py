@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from studyapp.content.model import Content
 from studyapp.i18n import Translator
@@ -102,8 +101,7 @@ def _small(path: Path) -> bool:
         return False
 
 
-@dataclass(frozen=True)
-class _Computed:
+class _Computed(NamedTuple):  # not a frozen dataclass: this module is imported at every quiz start
     signature: tuple[tuple[str, str, int, int], ...]
     questions: tuple[TraceQuestion, ...]
 
