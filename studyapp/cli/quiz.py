@@ -58,7 +58,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         "--dump",
         type=_positive_int,
         metavar="N",
-        help="print N generated 4-choice questions (with --kind choice or glossary) and exit; "
+        help="print N generated questions (with --kind choice, glossary, trace or trace-drill) and exit; "
         "progress untouched",
     )
     quiz.add_argument("--json", action="store_true", help="with --dump: print JSON")

@@ -630,6 +630,18 @@ STRINGS: dict[str, str] = {
     "choice.picked": "your pick",
     # glossary questions (다음 설명에 해당하는 것은?)
     "glossary.label": "Term",
+    "trace.label": "Trace reading",  # studyapp/quiz/kinds/trace.py
+    "trace.drill_label": "Trace calculation",  # studyapp/quiz/kinds/trace_drill.py
+    "trace.source": "Source: {source}",
+    "trace.not_key": "Not what the trace's numbers give (the computation above).",
+    "trace.learner_title": "My profiler lab recording ({stamp})",
+    "trace.learner_eager": "My lab's eager run ({stamp})",
+    "trace.learner_compiled": "My lab's torch.compile run ({stamp})",
+    "trace.learner_source": "a trace studyapp lab profiler recorded on this computer",
+    "cmd.kind.trace": "Trace-reading questions only",
+    "cmd.kind.trace.help": "Read an excerpt of a real profiler trace and pick (your own lab runs too)",
+    "cmd.kind.trace-drill": "Trace calculations only",
+    "cmd.kind.trace-drill.help": "Read a number off a trace: communication share, GPU idle, compile speedup",
     "glossary.none": "no glossary (content/glossary.yaml): there are no term questions to ask",
     # notifications
     "notify.not_saved": "Not saved yet — kept, will retry",

@@ -630,6 +630,18 @@ STRINGS: dict[str, str] = {
     "choice.picked": "내 선택",
     # glossary questions (다음 설명에 해당하는 것은?)
     "glossary.label": "용어",
+    "trace.label": "트레이스 읽기",  # studyapp/quiz/kinds/trace.py
+    "trace.drill_label": "트레이스 계산",  # studyapp/quiz/kinds/trace_drill.py
+    "trace.source": "출처: {source}",
+    "trace.not_key": "트레이스의 수치로 계산하면 답이 아니다(위의 계산).",
+    "trace.learner_title": "내 프로파일러 실습 기록 ({stamp})",
+    "trace.learner_eager": "내 실습의 eager 실행 ({stamp})",
+    "trace.learner_compiled": "내 실습의 torch.compile 실행 ({stamp})",
+    "trace.learner_source": "이 컴퓨터에서 studyapp lab profiler가 기록한 트레이스",
+    "cmd.kind.trace": "트레이스 읽기 문제만",
+    "cmd.kind.trace.help": "실제 프로파일러 트레이스 발췌를 읽고 고르기 (내 실습 기록 포함)",
+    "cmd.kind.trace-drill": "트레이스 계산 문제만",
+    "cmd.kind.trace-drill.help": "트레이스 발췌에서 숫자 읽기: 통신 비율, GPU 유휴, compile 속도 향상",
     "glossary.none": "용어집(content/glossary.yaml)이 없어 용어 문제를 낼 수 없습니다.",
     # notifications
     "notify.not_saved": "아직 저장 못 함 — 기억해 두고 다시 저장합니다",

@@ -26,7 +26,7 @@ from studyapp.progress.exam_aim import exam_due, exam_moment
 from studyapp.progress.scheduler import Grade, ItemSchedule
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.kinds import kind_of, kinds
-from studyapp.quiz.questions import Question, all_questions, record_credits
+from studyapp.quiz.questions import EVERY_KIND, Question, all_questions, record_credits
 
 # The modes of a practice session. `studyapp quiz --mode exam` is the timed mock exam, a sitting of
 # its own (studyapp/quiz/exam.py): it never goes through QuizSession.
@@ -179,6 +179,8 @@ def select_questions(
         include_drills=options.include_drills,
         # terms: asked alone, or in a mix that is not O/X-only; None keeps the bank as it was before
         include_glossary=kind is not None and (kind != MIXED or options.include_drills),
+        # a mixed `wrong` session (the notebook) retries every kind's misses, trace reading's too
+        asked=EVERY_KIND if kind == MIXED and options.mode == "wrong" else kind,
     )
     if kind is not None and kind != MIXED:  # one kind only; mixed keeps them all
         wanted = kind_of(kind).asked_from or kind  # 4-choice questions are made of O/X items

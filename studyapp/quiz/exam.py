@@ -156,10 +156,14 @@ def build_questions(content: Content, settings: ExamSettings) -> tuple[list[Ques
         notice = "exam.notice.too_few"  # a Translator key (studyapp/cli/exam.py)
         return fallback.exam_questions(content, scope, settings.count, rng), notice
     extra: list[Question] = []
+    # What the main kind could not make goes to the sharing kinds, in turn (the glossary first).
+    missing = max(0, main_count - len(questions))
     for other, share in shares:
         # Without a share nothing below draws from `rng`: the same seed, the same exam as before.
         if share:
-            extra += other.exam_questions(content, scope, settings.count - len(questions) - len(extra), rng)
+            drawn = other.exam_questions(content, scope, share + missing, rng)
+            missing = max(0, share + missing - len(drawn))
+            extra += drawn
     return _mixed(questions, extra, rng), notice
 
 

@@ -37,6 +37,7 @@ from studyapp.quiz.question import (
 )
 
 __all__ = [
+    "EVERY_KIND",
     "GLOSSARY_PREFIX",
     "GLOSSARY_STEM",
     "KIND_CHOICE",
@@ -61,18 +62,21 @@ if TYPE_CHECKING:
     from studyapp.progress.scheduler import ItemSchedule
     from studyapp.progress.store import ProgressStore
 
+EVERY_KIND = "*"  # `all_questions(asked=...)`: the on-request kinds too (a `wrong` session, the notebook)
+
 
 def all_questions(
-    content: Content, include_drills: bool = True, include_glossary: bool = True
+    content: Content, include_drills: bool = True, include_glossary: bool = True, asked: str | None = None
 ) -> dict[str, Question]:
     """Every question the bank holds, by id: what each registered kind draws from the content
-    (`QuestionKind.source`: O/X items, glossary terms, drills, and any kind added since)."""
+    (`QuestionKind.source`: O/X items, glossary terms, drills, and any kind added since). A kind
+    that is `on_request` (trace reading) joins only when `asked` names it, or is EVERY_KIND."""
     left_out = {KIND_DRILL} if not include_drills else set()
     if not include_glossary:
         left_out.add(KIND_GLOSSARY)
     questions: dict[str, Question] = {}
     for kind in kinds().values():
-        if kind.name not in left_out:
+        if kind.name not in left_out and (not kind.on_request or asked in (kind.name, EVERY_KIND)):
             questions.update((question.id, question) for question in kind.source(content))
     return questions
 

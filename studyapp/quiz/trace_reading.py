@@ -5,7 +5,8 @@ answers by reading the excerpt the way an examiner expects: total vs self time, 
 idle gaps on the GPU, the share of communication kernels, which events the profiler wrote, what
 `torch.compile` took away, and the CPU and GPU time of one op linked by correlation ids. A
 template that the trace cannot support cleanly (too few rows, a near tie) makes no question, so
-no key is ever a coin flip. Excerpts fit 76 columns and 12 lines (80×24 with the question).
+no key is ever a coin flip. A question fits the quiz screen at 80×24 whole: its statement box
+holds 72 columns and 14 rows for the question, the excerpt and the options (`problems`).
 """
 
 from __future__ import annotations
@@ -32,8 +33,12 @@ from studyapp.content.yamlfile import FileProblem
 
 MARGIN = 1.05  # the key beats the runner-up by 5 % at least: never a near tie
 NAME_WIDTH = 40
-MAX_LINES = 12
-WIDTH = 76
+# The quiz screen's statement box at 80×24 (studyapp/tui/screens/quiz.py, app.tcss): 80 columns
+# less the margin, border and padding; 24 rows less the title, its rule, the box's frame, the hint
+# and the key bar. Measured on the screen by tests/tui/test_trace_screen.py.
+WIDTH = 72
+SCREEN_ROWS = 14
+MAX_LINES = 8  # an excerpt never takes more than this, whatever the question around it
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,36 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> tuple[str, ..
         ]
         lines.append("  ".join(parts).rstrip())
     return tuple(lines)
+
+
+def side_by_side(left: Sequence[str], right: Sequence[str]) -> tuple[str, ...]:
+    """Two tables next to each other, so a comparison takes the rows of one (80×24)."""
+    width = max(display_width(line) for line in left)
+    rows = max(len(left), len(right))
+    padded_left = [*left, *[""] * (rows - len(left))]
+    padded_right = [*right, *[""] * (rows - len(right))]
+    return tuple(
+        f"{pad(one, width)} │ {other}".rstrip() for one, other in zip(padded_left, padded_right, strict=True)
+    )
+
+
+def wrapped_rows(text: str, width: int = WIDTH) -> int:
+    """How many rows `text` takes when wrapped at spaces to `width` cells (as the screen wraps it)."""
+    rows = 0
+    for paragraph in text.split("\n"):
+        rows += 1
+        used = 0
+        for word in paragraph.split(" "):
+            size = display_width(word)
+            if used and used + 1 + size > width:
+                rows += 1
+                used = size
+            else:
+                used += size + (1 if used else 0)
+            while used > width:  # a word longer than the row breaks inside it
+                rows += 1
+                used -= width
+    return rows
 
 
 def _ms(us: float) -> str:
@@ -308,15 +343,9 @@ def compiled_vanished(facts: TraceFacts, rng: random.Random, eager: TraceFacts) 
     if not gone or len(others) < 3:
         return
     key = rng.choice(gone)
-    excerpt = (
-        *table(
-            ("eager 연산", "호출 수", "자기(ms)"),
-            [(clip(r.name, 30), str(r.calls), _ms(r.self_us)) for r in eager_rows],
-        ),
-        *table(
-            ("compile 연산", "호출 수", "자기(ms)"),
-            [(clip(r.name, 30), str(r.calls), _ms(r.self_us)) for r in compiled_rows],
-        ),
+    excerpt = side_by_side(
+        table(("eager 연산", "자기(ms)"), [(clip(r.name, 20), _ms(r.self_us)) for r in eager_rows]),
+        table(("compile 연산", "자기(ms)"), [(clip(r.name, 26), _ms(r.self_us)) for r in compiled_rows]),
     )
     options, index = _shuffled(key, others, rng)
     yield _question(
@@ -342,8 +371,8 @@ def compile_speedup(facts: TraceFacts, rng: random.Random, eager: TraceFacts) ->
     answer = round(eager.step_mean_us / facts.step_mean_us, 2)
     lookup = next((row for row in facts.cpu_ops if row.name == "TorchDynamo Cache Lookup"), None)
     excerpt = [
-        f"eager   step 평균: {_ms(eager.step_mean_us)} ms  ({eager.trace.title})",
-        f"compile step 평균: {_ms(facts.step_mean_us)} ms  ({facts.trace.title})",
+        f"eager   step 평균: {_ms(eager.step_mean_us)} ms",
+        f"compile step 평균: {_ms(facts.step_mean_us)} ms",
     ]
     if lookup:
         excerpt.append(f"compile 쪽 TorchDynamo Cache Lookup: 호출당 {lookup.mean_us:,.1f} µs")
@@ -437,6 +466,10 @@ def problems(question: TraceQuestion) -> list[str]:
     wide = [line for line in question.excerpt if display_width(line) > WIDTH]
     if wide:
         found.append(f"excerpt line wider than {WIDTH} columns: {wide[0][:40]}…")
+    rows = wrapped_rows(question.prompt) + len(question.excerpt)
+    rows += 1 + sum(wrapped_rows(f"{n}) {option}") for n, option in enumerate(question.options, 1))
+    if rows > SCREEN_ROWS:
+        found.append(f"question, excerpt and options take {rows} rows (the quiz screen shows {SCREEN_ROWS})")
     return found
 
 

@@ -38,7 +38,14 @@ EXIT_AFTER_FIRST_PAINT = "STUDYAPP_EXIT_AFTER_FIRST_PAINT"
 THEME_META_KEY = "ui.theme"
 SIZE_META_KEY = "ui.session_size"
 SESSION_SIZES = (10, 20, 40)  # Home `z` cycles through them; 20 = the engine's default
-PRACTICE_KINDS = ("drill", "glossary", "choice", "ox")  # the palette's "only this kind" sessions
+PRACTICE_KINDS = (
+    "drill",
+    "glossary",
+    "choice",
+    "ox",
+    "trace",
+    "trace-drill",
+)  # the palette's "only this kind" sessions
 
 
 class StudyCommands(Provider):

@@ -117,6 +117,10 @@ class QuestionKind:
     # Its `prepare` loads a generator (drawing a glossary question's options): a mixed session
     # paints another kind's question first and prepares this one after (QuizSession.prepare).
     prepares_late: ClassVar[bool] = False
+    # True: its questions join only a session that asks for this kind by name (`--kind trace`), not
+    # the bank Home, the stats and a mixed session count, because making them reads files
+    # (profiler traces) that would slow every start.
+    on_request: ClassVar[bool] = False
     # The kind's own interface strings ({"ko": {...}, "en": {...}}), registered with the kind.
     strings: ClassVar[dict[str, dict[str, str]]] = {}
 
