@@ -20,8 +20,8 @@ NO_TORCH = REPO / "tests" / "emulation" / "notorch"
 TRACE_HANDLER = REPO / "labs" / "profiler" / "exercises" / "trace-handler" / "solution"
 
 
-def _studyapp(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(NO_TORCH), str(REPO)])}
+def _studyapp(*args: str, stdin: str = "", lang: str = "en") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(NO_TORCH), str(REPO)]), "STUDYAPP_LANG": lang}
     return subprocess.run(
         [sys.executable, "-m", "studyapp", *args],
         input=stdin,
@@ -72,11 +72,17 @@ def test_a_torch_lab_says_what_to_install(lab: str) -> None:
     ]
 
 
-def test_a_torch_exercise_check_says_what_to_install(tmp_path: Path) -> None:
+NEEDS_TORCH = {
+    "en": "studyapp: this exercise needs torch, which is not installed here: pip install torch",
+    "ko": "studyapp: 이 연습에는 torch이(가) 필요한데 설치되어 있지 않습니다: pip install torch",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_torch_exercise_check_says_what_to_install(lang: str, tmp_path: Path) -> None:
     workspace = tmp_path / "trace-handler"
     shutil.copytree(TRACE_HANDLER, workspace)
-    result = _studyapp("exercise", "check", "trace-handler", "--quick", "--path", str(workspace))
+    result = _studyapp("exercise", "check", "trace-handler", "--quick", "--path", str(workspace), lang=lang)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
-    (line,) = result.stderr.strip().splitlines()
-    assert "needs torch" in line and "pip install torch" in line
+    assert result.stderr.strip().splitlines() == [NEEDS_TORCH[lang]]
