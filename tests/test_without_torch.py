@@ -63,6 +63,13 @@ def test_quiz_check_and_progress_work_without_torch() -> None:
     assert "1" in progress.stdout  # the answer just given is counted
 
 
+def test_a_lab_whose_torch_part_is_optional_runs_without_it(tmp_path: Path) -> None:
+    """The pipeline lab measures its DataLoader part only with torch; the rest runs and reports."""
+    result = _studyapp("lab", "pipeline", "--quick", "--json", "--out", str(tmp_path / "run"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / "run" / "result.json").is_file()
+
+
 @pytest.mark.parametrize("lab", ["profiler", "distributed"])
 def test_a_torch_lab_says_what_to_install(lab: str) -> None:
     result = _studyapp("lab", lab, "--quick")
