@@ -43,6 +43,8 @@ SLOW_TESTS = (
     ("tui/test_e2e_tmux.py", ""),
     ("tui/test_exam_e2e_tmux.py", ""),
     ("test_packaging.py", ""),
+    ("test_without_torch.py", "test_a_"),  # `lab` / `exercise check` processes without torch
+    ("test_without_torch.py", "test_quiz_"),
     ("test_content_hostile.py", ""),  # about 60 `python -m studyapp` runs under a memory cap
     ("test_content_fuzz.py", "test_mutated_shipped_yaml_never_crashes_a_command[[]full"),
     ("test_reliability_store.py", "test_a_held_lock_is_waited_for_with_a_notice"),  # holds a lock 11 s
@@ -86,7 +88,10 @@ def _matches(item: pytest.Item, rules: tuple[tuple[str, str], ...]) -> bool:
 
 # Under `--dist loadgroup` (CI) each test file is one group, so a module-scoped lab run happens on
 # one worker, once. These tests are long enough to be spread instead: one group per test.
-SPREAD_TESTS = (("test_content_fuzz.py", "test_mutated_shipped_yaml_never_crashes_a_command"),)
+SPREAD_TESTS = (
+    ("test_content_fuzz.py", "test_mutated_shipped_yaml_never_crashes_a_command"),
+    ("test_platform_emulation.py", ""),  # every lab and reference under emulation: 2-30 s each
+)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

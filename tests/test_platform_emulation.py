@@ -4,9 +4,11 @@ start method) and tests/emulation/macos (no /proc, spawn). Each runs real `study
 with the emulation first on PYTHONPATH, so every child (guard, lab, checker, the learner's code)
 runs under it too.
 
-A representative few, to keep CI short (README, "Platforms"): a lab that starts worker processes
-(amdahl), an exercise whose checker runs the learner's code (confusion), and learner code that
-spawns, orphans a grandchild and hangs, which must still be ended and reported.
+The Windows-like leg runs every lab's --quick and every exercise's reference solution (one test
+each, spread over CI's parallel workers: tests/conftest.py, SPREAD_TESTS); the macOS-like leg runs
+a representative few to keep CI short: a lab that starts worker processes (amdahl), an exercise
+whose checker runs the learner's code (confusion). Under both, learner code that spawns, orphans a
+grandchild and hangs must still be ended and reported. Seconds each took here: README, "Platforms".
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ pytestmark = pytest.mark.slow
 
 EMULATIONS = ("nonposix", "macos")
 CONFUSION = REPO / "labs" / "errors" / "exercises" / "confusion" / "solution"
+LABS = sorted(folder.name for folder in (REPO / "labs").iterdir() if (folder / "lab.yaml").is_file())
+EXERCISES = {
+    meta.parent.name: meta.parent for meta in sorted((REPO / "labs").glob("*/exercises/*/exercise.yaml"))
+}
+EXIT_UNDECIDED = 3  # `exercise check`: a speed check the busy machine could not decide (README)
 
 
 # The Windows-like leg also has what a Korean Windows has: a cp949 console and a home folder with a
@@ -79,28 +86,43 @@ def test_the_emulation_takes_its_facilities_away(emulation: str, tmp_path: Path)
     assert done.stdout.strip() == expected, done.stderr
 
 
-@pytest.mark.parametrize("emulation", EMULATIONS)
-def test_a_lab_runs_quick(emulation: str, tmp_path: Path) -> None:
-    result = _studyapp(emulation, _home(tmp_path), "lab", "amdahl", "--quick", cwd=tmp_path)
+def test_every_lab_and_exercise_on_disk_is_in_the_windows_like_leg() -> None:
+    """The leg finds them on disk, so a new lab or exercise is covered without a new test."""
+    assert "amdahl" in LABS and "profiler" in LABS and len(LABS) >= 7
+    assert "confusion" in EXERCISES and len(EXERCISES) >= 14
+
+
+LEGS = [("nonposix", lab) for lab in LABS] + [("macos", "amdahl")]
+
+
+@pytest.mark.parametrize(("emulation", "lab"), LEGS, ids=[f"{e}-{lab}" for e, lab in LEGS])
+def test_a_lab_runs_quick(emulation: str, lab: str, tmp_path: Path) -> None:
+    result = _studyapp(emulation, _home(tmp_path), "lab", lab, "--quick", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("emulation", EMULATIONS)
-def test_an_exercise_reference_solution_passes(emulation: str, tmp_path: Path) -> None:
+SOLUTIONS = [("nonposix", exercise) for exercise in EXERCISES] + [("macos", "confusion")]
+
+
+@pytest.mark.parametrize(("emulation", "exercise"), SOLUTIONS, ids=[f"{e}-{x}" for e, x in SOLUTIONS])
+def test_an_exercise_reference_solution_passes(emulation: str, exercise: str, tmp_path: Path) -> None:
     workspace = _home(tmp_path).parent / "작업 폴더"
-    shutil.copytree(CONFUSION, workspace)
+    shutil.copytree(EXERCISES[exercise] / "solution", workspace)
     result = _studyapp(
         emulation,
         _home(tmp_path),
         "exercise",
         "check",
-        "confusion",
+        exercise,
         "--quick",
         "--path",
         str(workspace),
         cwd=tmp_path,
     )
+    assert "Traceback" not in result.stdout + result.stderr
+    if result.returncode == EXIT_UNDECIDED:  # honest, as tests/exercises/test_catalogue.py: not a pass
+        pytest.skip(f"{exercise}: undecided on this busy machine (a speed check), nothing else failed")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "passed: all" in result.stdout
 

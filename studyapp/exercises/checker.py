@@ -30,6 +30,7 @@ from studyapp.child import (
     run_child,
 )
 from studyapp.exercises.registry import ExerciseInfo
+from studyapp.i18n import Translator
 from studyapp.safetext import printable
 
 # Verdicts of a check. The first three come from the checker; the rest are what studyapp saw.
@@ -272,9 +273,9 @@ def run_check(
 
     missing = missing_modules(info)
     if missing:
-        return outcome(
-            USAGE, f"this exercise needs {', '.join(missing)}: install it (pip install {missing[0]})"
-        )
+        # torch is an extra (pyproject.toml, `labs`): a plain `pip install .` lacks it
+        needs = Translator(lang)("ex.needs", modules=", ".join(missing), first=missing[0])
+        return outcome(USAGE, needs)
     if not workspace.is_dir():
         return outcome(USAGE, f"no workspace at {workspace}")
     report = _CheckReport(on_event)

@@ -329,6 +329,7 @@ STRINGS: dict[str, str] = {
     "ex.verdict.passed": "passed: all {total} requirements pass ({seconds:.1f} s)",
     "ex.verdict.failed": "not yet: {failing} of {total} requirements not met yet ({seconds:.1f} s) · hint: {hint}",
     "ex.verdict.undecided": "undecided: the machine was too busy to tell your code from the noise; close other programs and check again",
+    "ex.needs": "this exercise needs {modules}, which is not installed here: pip install {first}",
     "ex.verdict.other": "no verdict ({verdict}): {message}",
     "ex.passed.next": "reference solution: studyapp exercise solution {id}",
     "ex.watching": "watching {path} — every save checks again. Ctrl+C to stop",

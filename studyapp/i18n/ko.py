@@ -329,6 +329,7 @@ STRINGS: dict[str, str] = {
     "ex.verdict.passed": "통과: 요구 사항 {total}개 모두 충족 ({seconds:.1f}초)",
     "ex.verdict.failed": "아직: 요구 사항 {total}개 중 {failing}개 미충족 ({seconds:.1f}초) · 힌트: {hint}",
     "ex.verdict.undecided": "판정 보류: 컴퓨터가 바빠 측정 잡음과 구분할 수 없었습니다. 다른 프로그램을 닫고 다시 검사하세요",
+    "ex.needs": "이 연습에는 {modules}이(가) 필요한데 설치되어 있지 않습니다: pip install {first}",
     "ex.verdict.other": "판정 없음 ({verdict}): {message}",
     "ex.passed.next": "모범 답안: studyapp exercise solution {id}",
     "ex.watching": "{path} 감시 중 — 파일을 저장할 때마다 다시 검사합니다. 끝내려면 Ctrl+C",

@@ -167,9 +167,29 @@ LOCK_WAIT_S = 120.0  # how long in all before giving up (STUDYAPP_LOCK_WAIT_S ov
 _LOW_DISK_BYTES = 1 << 20  # less free space than this makes an I/O error read as "disk full"
 
 
+# Python 3.10's sqlite3 errors carry no `sqlite_errorcode` (added in 3.11): there the code is read
+# back from SQLite's own message for it (sqlite3_errstr's texts, stable across SQLite versions).
+_CODE_BY_MESSAGE = (
+    ("database disk image is malformed", _SQLITE_CORRUPT),
+    ("file is not a database", _SQLITE_NOTADB),
+    ("database is locked", _SQLITE_BUSY),
+    ("database table is locked", _SQLITE_LOCKED),
+    ("attempt to write a readonly database", _SQLITE_READONLY),
+    ("disk i/o error", _SQLITE_IOERR),
+    ("database or disk is full", _SQLITE_FULL),
+    ("unable to open database file", _SQLITE_CANTOPEN),
+    ("access permission denied", _SQLITE_PERM),
+    ("authorization denied", _SQLITE_AUTH),
+)
+
+
 def sqlite_code(exc: BaseException) -> int:
     """The primary SQLite result code of an sqlite3 error (0 when it has none)."""
-    return (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None and isinstance(exc, sqlite3.Error):  # Python 3.10
+        text = str(exc).lower()
+        return next((known for message, known in _CODE_BY_MESSAGE if text.startswith(message)), 0)
+    return (code or 0) & 0xFF
 
 
 _MIN_FREE_TO_WRITE = 64 << 10  # a few answers' worth of WAL frames and checkpointed pages

@@ -1,7 +1,7 @@
 """A Linux process made to look like it lacks what Windows lacks (issue 30): put this folder first
 on PYTHONPATH (and name this file in STUDYAPP_TEST_EMULATION for the child guard, which runs with
 -I). Taken away: the modules fcntl, resource and termios; os.fork/forkpty/setsid/setpgid/setpgrp/
-getpgid/killpg; Popen's pass_fds and preexec_fn (refused, as on Windows) and start_new_session /
+getpgid/killpg (not register_at_fork: below); Popen's pass_fds and preexec_fn (refused, as on Windows) and start_new_session /
 process_group (ignored, as on Windows); select() on anything but a socket (WinError 10038 there);
 the fork and forkserver start methods of multiprocessing (spawn is the default).
 
@@ -20,7 +20,9 @@ import sys
 for _module in ("fcntl", "resource", "termios"):
     sys.modules[_module] = None  # type: ignore[assignment]  # `import fcntl` now raises ImportError
 
-for _name in ("fork", "forkpty", "setsid", "setpgid", "setpgrp", "getpgid", "killpg", "register_at_fork"):
+# os.register_at_fork stays: torch calls it unguarded wherever sys.platform is not "win32" (which an
+# emulation cannot change), and with fork gone the hooks it registers never run anyway.
+for _name in ("fork", "forkpty", "setsid", "setpgid", "setpgrp", "getpgid", "killpg"):
     if hasattr(os, _name):
         delattr(os, _name)
 
