@@ -33,6 +33,8 @@ def test_every_profiler_exercise_has_a_kept_wrong_solution(capsys: pytest.Captur
         assert wrong_solutions(exercise_id), exercise_id
 
 
+TWO_DIGITS = "schedule(skip_first=6, wait=2, warmup=1, active=3, repeat=2)"
+
 # -- trace-handler -----------------------------------------------------------------------------------
 
 
@@ -47,7 +49,7 @@ def test_trace_handler_starter_fails_naming_the_expected_files(catalogue: Catalo
 def test_trace_handler_solution_passes(catalogue: Catalogue) -> None:
     code, outcome = catalogue.report("trace-handler", "solution")
     assert code == 0, failed(outcome)
-    assert outcome["verdict"] == "passed" and len(outcome["requirements"]) == 9
+    assert outcome["verdict"] == "passed" and len(outcome["requirements"]) == 13  # 4 per schedule, 1 more
 
 
 @pytest.mark.parametrize("wrong", wrong_solutions("trace-handler"))
@@ -61,6 +63,13 @@ def test_trace_handler_wrong_solutions_fail(wrong: str, catalogue: Catalogue) ->
     if wrong == "guessed-range":  # right for active=2, wrong for active=3
         assert all("active=3" in name for name in problems), problems
         assert "holds steps_4-5" in " ".join(problems.values())
+    if wrong in ("steps-as-text", "one-digit-pattern"):  # right while every step number has one digit
+        assert all("skip_first=6" in name for name in problems), problems
+        named = problems[f"{TWO_DIGITS}: one trace per cycle, named by its steps"]
+        assert "expected steps_9-11.pt.trace.json, steps_15-17.pt.trace.json" in named
+        assert (
+            "steps_10-9.pt.trace.json" if wrong == "steps-as-text" else "steps_1-9.pt.trace.json"
+        ) in named
 
 
 # -- schedule ----------------------------------------------------------------------------------------
