@@ -172,6 +172,7 @@ def test_tensorboard_logdir_solution_passes(catalogue: Catalogue) -> None:
     names = [r["name"] for r in outcome["requirements"]]
     assert "read_overview matches the Overview: a run the checker wrote" in names
     assert "read_overview matches the Overview: waiting" in names
+    assert "read_overview matches the Overview on generated runs" in names
     if __import__("importlib").util.find_spec("torch_tb_profiler") is not None:
         assert "TensorBoard's profiler plugin loads both runs" in names  # the real plugin was asked
 
@@ -182,6 +183,12 @@ def test_tensorboard_logdir_wrong_solutions_fail(wrong: str, catalogue: Catalogu
     assert code == 1 and outcome["verdict"] == "failed"
     problems = failed(outcome)
     if wrong == "summed-durations":  # nested ops counted twice: wrong on every run
-        assert len(problems) == 3 and all(name.startswith("read_overview matches") for name in problems)
+        assert len(problems) == 4 and all(name.startswith("read_overview matches") for name in problems)
     if wrong == "one-folder":
         assert list(problems) == ["the plugin finds two runs: compute and waiting"]
+    if wrong == "unclipped-operators":  # the planted run has no operator across a step's edge
+        assert list(problems) == ["read_overview matches the Overview on generated runs"], problems
+        message = problems["read_overview matches the Overview on generated runs"]
+        assert "cpu_exec_pct" in message and "the Overview shows" in message, message
+        events = message.split(" — the events: ")[1]
+        assert events.count("; ") <= 2 and "ProfilerStep#" in events and "aten::" in events, message
