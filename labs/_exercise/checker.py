@@ -42,6 +42,9 @@ UNDECIDED = "undecided"
 
 MESSAGE_LIMIT = 300
 
+# The requirement every learner run is held to (labs/_exercise/learner.py watches it).
+HYGIENE = "your code leaves nothing running when it returns"
+
 
 def one_line(value: Any, limit: int = MESSAGE_LIMIT) -> str:
     """Any text as one line of at most `limit` characters (messages must be one line)."""
@@ -204,6 +207,7 @@ class Checker:
         if result.ok:
             if ok_message is not None:
                 self.requirement(name, True, ok_message)
+            self.require_clean(result)
             return True
         if result.traceback and self.learner_traceback is None:
             self.learner_traceback = result.traceback
@@ -211,6 +215,15 @@ class Checker:
             name, False, result.error or say("your code did not run", "여러분의 코드가 실행되지 않았습니다")
         )
         return False
+
+    def require_clean(self, result: LearnerResult) -> bool:
+        """Fail HYGIENE, once per check, when the learner's code left something running: threads,
+        executors or pools not shut down, child processes, or an event loop it blocked."""
+        if not result.hygiene:
+            return True
+        if any(r.name == translate_name(HYGIENE) for r in self.requirements):
+            return False  # already reported: one failure says it
+        return self.requirement(HYGIENE, False, "; ".join(result.hygiene))
 
     def speed(self, name: str, verdict: SpeedVerdict) -> bool:
         """Report a `compare_speed` verdict as a requirement (undecided stays undecided)."""

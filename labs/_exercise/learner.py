@@ -28,6 +28,11 @@ from labs._exercise.checker import one_line
 from labs._exercise.messages import say
 
 OUTPUT_LIMIT = 64_000  # bytes of the learner's stdout/stderr kept
+# An asyncio callback (one step of a coroutine) running longer than this blocked the event loop:
+# a blocking call (time.sleep, requests, heavy CPU) where an `await` belonged. None: not watched.
+LOOP_BLOCK_S = 0.5
+# How long threads and processes the learner's code stopped may take to end after it returned.
+HYGIENE_GRACE_S = 1.0
 TRACEBACK_FRAMES = 20
 
 # The folder that holds the `labs` package: the learner's child process imports this module from it.
@@ -48,6 +53,9 @@ class LearnerResult:
     exit_code: int | None = None
     duration_s: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    # What the learner's code left behind when it returned (one line each): threads still running,
+    # executors or pools not shut down, child processes, an event loop blocked too long.
+    hygiene: list[str] = field(default_factory=list)
 
 
 def run_learner(
@@ -58,6 +66,7 @@ def run_learner(
     timeout_s: float = 60.0,
     kwargs: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
+    loop_block_s: float | None = LOOP_BLOCK_S,
 ) -> LearnerResult:
     """Import `module_file` (relative to the workspace, or an absolute path such as a driver next to
     check.py) in a child process and call `function_name(*args, **kwargs)` there.
@@ -73,6 +82,7 @@ def run_learner(
         "function": function_name,
         "args": args,
         "kwargs": kwargs or {},
+        "loop_block_s": loop_block_s,
     }
     return _run_child(Path(workspace), request, timeout_s, env)
 
@@ -83,10 +93,16 @@ def run_learner_script(
     *argv: str,
     timeout_s: float = 60.0,
     env: dict[str, str] | None = None,
+    loop_block_s: float | None = LOOP_BLOCK_S,
 ) -> LearnerResult:
     """Run `script` (relative to the workspace, or absolute) as `__main__` with `argv`, in a child
     process as `run_learner` does. `ok` when it ends normally or with `sys.exit(0)`."""
-    request = {"mode": "script", "module_file": str(script), "argv": [str(a) for a in argv]}
+    request = {
+        "mode": "script",
+        "module_file": str(script),
+        "argv": [str(a) for a in argv],
+        "loop_block_s": loop_block_s,
+    }
     return _run_child(Path(workspace), request, timeout_s, env)
 
 
@@ -206,6 +222,7 @@ def _run_child(
     result.traceback = response.get("traceback")
     result.error = response.get("error")
     result.extra = response.get("extra", {})
+    result.hygiene = list(response.get("hygiene", []))
     if "exit_code" in response:
         result.exit_code = response["exit_code"]
     return result
@@ -264,6 +281,7 @@ def _child_main(request_path: str, response_path: str) -> None:
     _watch_parent()
     sys.path.insert(0, workspace)
     response: dict[str, Any]
+    watch = _Hygiene(request.get("loop_block_s")) if request["mode"] in ("function", "script") else None
     try:
         if request["mode"] == "function":
             function = _load_function(workspace, request["module_file"], request["function"])
@@ -292,6 +310,8 @@ def _child_main(request_path: str, response_path: str) -> None:
             "error": _error_line(exc, workspace),
             "traceback": _learner_traceback(exc, workspace),
         }
+    if watch is not None:
+        response["hygiene"] = watch.leftovers()
     sys.stdout.flush()
     try:
         data = pickle.dumps(response)
@@ -302,6 +322,148 @@ def _child_main(request_path: str, response_path: str) -> None:
     # os._exit: the learner's non-daemon threads or atexit handlers must not keep the child alive.
     sys.stderr.flush()
     os._exit(0)
+
+
+class _Hygiene:
+    """What the learner's call leaves behind, seen in its own process after it returns: threads
+    still alive, executors and pools never shut down, child processes, and (when `loop_block_s`)
+    asyncio callbacks that held the event loop longer than that bound."""
+
+    def __init__(self, loop_block_s: float | None) -> None:
+        self._threads_before = {id(thread) for thread in threading.enumerate()}
+        self._children_before = set(_os_children())
+        self._loop_block_s = loop_block_s
+        self._longest_block = (0.0, "")
+        if loop_block_s is not None:
+            self._time_event_loop_callbacks()
+
+    def _time_event_loop_callbacks(self) -> None:
+        # Every coroutine step and callback runs in Handle._run: time it, keep the longest.
+        import asyncio.events
+
+        original = asyncio.events.Handle._run
+        hygiene = self
+
+        def timed_run(handle: Any) -> None:
+            started = time.perf_counter()
+            try:
+                original(handle)
+            finally:
+                took = time.perf_counter() - started
+                if took > hygiene._longest_block[0]:
+                    hygiene._longest_block = (took, _callback_name(handle))
+
+        asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]
+
+    def leftovers(self) -> list[str]:
+        deadline = time.monotonic() + HYGIENE_GRACE_S
+        problems: list[str] = []
+        threads = self._new_threads()
+        while threads and time.monotonic() < deadline:  # a thread told to stop may need a moment
+            threads[0].join(max(0.0, deadline - time.monotonic()))
+            threads = self._new_threads()
+        if threads:
+            problems.append(_threads_left(threads))
+        processes = self._new_processes()
+        while processes and time.monotonic() < deadline:
+            time.sleep(0.05)
+            processes = self._new_processes()
+        if processes:
+            problems.append(
+                say(
+                    f"{len(processes)} child process(es) still running after your code returned "
+                    f"({', '.join(processes[:3])}): close and join every pool and process you start",
+                    f"여러분의 코드가 끝난 뒤에도 자식 프로세스 {len(processes)}개가 돌고 있습니다 "
+                    f"({', '.join(processes[:3])}): 시작한 pool과 process는 모두 close/join 하세요",
+                )
+            )
+        took, where = self._longest_block
+        if self._loop_block_s is not None and took > self._loop_block_s:
+            problems.append(
+                say(
+                    f"the event loop was blocked for {took:.2f} s in {where} (the bound is "
+                    f"{self._loop_block_s:g} s): a blocking call inside a coroutine; await it or use "
+                    "asyncio.to_thread / run_in_executor",
+                    f"이벤트 루프가 {where}에서 {took:.2f}초 동안 막혔습니다 (한도 {self._loop_block_s:g}초): "
+                    "coroutine 안의 blocking 호출; await 하거나 asyncio.to_thread / run_in_executor를 쓰세요",
+                )
+            )
+        return problems
+
+    def _new_threads(self) -> list[threading.Thread]:
+        return [
+            thread
+            for thread in threading.enumerate()
+            if id(thread) not in self._threads_before
+            and thread.is_alive()
+            and not thread.name.startswith("studyapp-")
+        ]
+
+    def _new_processes(self) -> list[str]:
+        import multiprocessing
+
+        named = {child.pid: child.name for child in multiprocessing.active_children()}  # joins the ended
+        helpers = _multiprocessing_helpers()
+        pids = [pid for pid in _os_children() if pid not in self._children_before and pid not in helpers]
+        pids += [pid for pid in named if pid not in pids and pid not in self._children_before]
+        return [f"{named.get(pid, 'pid')} {pid}" if pid in named else f"pid {pid}" for pid in pids]
+
+
+def _threads_left(threads: list[threading.Thread]) -> str:
+    """One line naming the leftover threads by what most likely started them."""
+    kinds = []
+    for thread in threads:
+        name, kind = thread.name, type(thread).__name__
+        if name.startswith("ThreadPoolExecutor") or kind == "_ExecutorManagerThread":
+            what = "an executor not shut down (use `with ...Executor() as pool:` or pool.shutdown())"
+        elif "_handle_workers" in name or "_handle_tasks" in name or "_handle_results" in name:
+            what = "a multiprocessing Pool not closed (use `with Pool() as pool:` or close() and join())"
+        else:
+            what = f"thread {name!r}"
+        if what not in kinds:
+            kinds.append(what)
+    shown = "; ".join(kinds[:3])
+    return say(
+        f"{len(threads)} thread(s) still running after your code returned: {shown}",
+        f"여러분의 코드가 끝난 뒤에도 스레드 {len(threads)}개가 돌고 있습니다: {shown}",
+    )
+
+
+def _callback_name(handle: Any) -> str:
+    callback = getattr(handle, "_callback", None)
+    owner = getattr(callback, "__self__", None)  # a Task's step: name the coroutine
+    coroutine = getattr(owner, "get_coro", lambda: None)()
+    if coroutine is not None:
+        return f"{getattr(coroutine, '__qualname__', 'a coroutine')}()"
+    return f"{getattr(callback, '__qualname__', 'a callback')}()"
+
+
+def _os_children() -> list[int]:
+    """The process ids of this process's children (Linux: /proc; elsewhere none are seen this way)."""
+    pids: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+            with contextlib.suppress(OSError, ValueError):
+                pids += [int(pid) for pid in (task / "children").read_text().split()]
+    return pids
+
+
+def _multiprocessing_helpers() -> set[int]:
+    """multiprocessing's own long-lived helpers (resource tracker, forkserver): not the learner's."""
+    helpers: set[int] = set()
+    with contextlib.suppress(Exception):
+        from multiprocessing import resource_tracker
+
+        pid = resource_tracker._resource_tracker._pid
+        if pid:
+            helpers.add(pid)
+    with contextlib.suppress(Exception):
+        from multiprocessing import forkserver
+
+        pid = forkserver._forkserver._forkserver_pid
+        if pid:
+            helpers.add(pid)
+    return helpers
 
 
 def _watch_parent() -> None:

@@ -29,6 +29,8 @@ def say(en: str, ko: str) -> str:
 
 # Whole requirement names.
 NAMES_KO: dict[str, str] = {
+    # every learner run (labs/_exercise/learner.py's hygiene watch)
+    "your code leaves nothing running when it returns": "여러분의 코드가 끝날 때 아무것도 돌고 있지 않다",
     # amdahl
     "amdahl_speedup follows S = 1 / ((1 − p) + p / n)": "amdahl_speedup이 S = 1 / ((1 − p) + p / n)을 따른다",
     "impossible inputs raise ValueError": "불가능한 입력에는 ValueError",

@@ -518,13 +518,31 @@ def _add_verify_parser(actions: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="authors: the starter fails, the solution passes, every recorded slip is caught",
     )
-    verify.add_argument("id", nargs="?", help="one exercise (default: every exercise)")
+    verify.add_argument("ids", nargs="*", metavar="ID", help="exercises (default: every exercise)")
     verify.add_argument("--full", action="store_true", help="full settings instead of --quick ones")
+    verify.add_argument(
+        "--mutants",
+        action="store_true",
+        help="mutation-test the checker: mutate the reference solution (cosmic-ray) and count the "
+        "mutants the checker kills; long, run it by hand",
+    )
 
 
 def cmd_verify(args: argparse.Namespace, t: Translator) -> int:
     from studyapp.exercises.verify import verify_command
 
-    return verify_command(
-        _exercises(), args.id, quick=not args.full, echo=lambda line: print(line, flush=True)
-    )
+    def echo(line: str) -> None:
+        print(line, flush=True)
+
+    if args.mutants:
+        from studyapp.exercises.mutants import mutants_command
+
+        return mutants_command(_exercises(), args.ids, quick=not args.full, echo=echo)
+    exercises = _exercises()
+    if not args.ids:
+        return verify_command(exercises, None, quick=not args.full, echo=echo)
+    # Several exercises: each verified in turn; a problem (1) outweighs "cannot run here" (2).
+    codes = {
+        verify_command(exercises, exercise_id, quick=not args.full, echo=echo) for exercise_id in args.ids
+    }
+    return EXIT_FAILURE if EXIT_FAILURE in codes else max(codes)

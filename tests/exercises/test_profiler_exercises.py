@@ -33,6 +33,8 @@ def test_every_profiler_exercise_has_a_kept_wrong_solution(capsys: pytest.Captur
         assert wrong_solutions(exercise_id), exercise_id
 
 
+TWO_DIGITS = "schedule(skip_first=6, wait=2, warmup=1, active=3, repeat=2)"
+
 # -- trace-handler -----------------------------------------------------------------------------------
 
 
@@ -47,7 +49,7 @@ def test_trace_handler_starter_fails_naming_the_expected_files(catalogue: Catalo
 def test_trace_handler_solution_passes(catalogue: Catalogue) -> None:
     code, outcome = catalogue.report("trace-handler", "solution")
     assert code == 0, failed(outcome)
-    assert outcome["verdict"] == "passed" and len(outcome["requirements"]) == 9
+    assert outcome["verdict"] == "passed" and len(outcome["requirements"]) == 13  # 4 per schedule, 1 more
 
 
 @pytest.mark.parametrize("wrong", wrong_solutions("trace-handler"))
@@ -61,6 +63,13 @@ def test_trace_handler_wrong_solutions_fail(wrong: str, catalogue: Catalogue) ->
     if wrong == "guessed-range":  # right for active=2, wrong for active=3
         assert all("active=3" in name for name in problems), problems
         assert "holds steps_4-5" in " ".join(problems.values())
+    if wrong in ("steps-as-text", "one-digit-pattern"):  # right while every step number has one digit
+        assert all("skip_first=6" in name for name in problems), problems
+        named = problems[f"{TWO_DIGITS}: one trace per cycle, named by its steps"]
+        assert "expected steps_9-11.pt.trace.json, steps_15-17.pt.trace.json" in named
+        assert (
+            "steps_10-9.pt.trace.json" if wrong == "steps-as-text" else "steps_1-9.pt.trace.json"
+        ) in named
 
 
 # -- schedule ----------------------------------------------------------------------------------------
@@ -163,6 +172,7 @@ def test_tensorboard_logdir_solution_passes(catalogue: Catalogue) -> None:
     names = [r["name"] for r in outcome["requirements"]]
     assert "read_overview matches the Overview: a run the checker wrote" in names
     assert "read_overview matches the Overview: waiting" in names
+    assert "read_overview matches the Overview on generated runs" in names
     if __import__("importlib").util.find_spec("torch_tb_profiler") is not None:
         assert "TensorBoard's profiler plugin loads both runs" in names  # the real plugin was asked
 
@@ -173,6 +183,12 @@ def test_tensorboard_logdir_wrong_solutions_fail(wrong: str, catalogue: Catalogu
     assert code == 1 and outcome["verdict"] == "failed"
     problems = failed(outcome)
     if wrong == "summed-durations":  # nested ops counted twice: wrong on every run
-        assert len(problems) == 3 and all(name.startswith("read_overview matches") for name in problems)
+        assert len(problems) == 4 and all(name.startswith("read_overview matches") for name in problems)
     if wrong == "one-folder":
         assert list(problems) == ["the plugin finds two runs: compute and waiting"]
+    if wrong == "unclipped-operators":  # the planted run has no operator across a step's edge
+        assert list(problems) == ["read_overview matches the Overview on generated runs"], problems
+        message = problems["read_overview matches the Overview on generated runs"]
+        assert "cpu_exec_pct" in message and "the Overview shows" in message, message
+        events = message.split(" — the events: ")[1]
+        assert events.count("; ") <= 2 and "ProfilerStep#" in events and "aten::" in events, message

@@ -27,12 +27,22 @@ from typing import Any
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
-from labs._exercise import Checker, call_on_cases, is_close, parse_args, run_learner, say, short_repr
+from labs._exercise import (
+    Checker,
+    call_on_cases,
+    is_close,
+    learner_function,
+    parse_args,
+    run_learner,
+    say,
+    short_repr,
+)
+from labs._exercise.shrink import answer_or_error, smallest_disagreement
 
 LEARNER_FILE = "comm_share.py"
 FUNCTION = "communication_share"
 KEYS = ("steps", "step_s", "comm_s", "share")
-TOLERANCE = 1e-6  # relative: both sides read the same numbers from the same file
+TOLERANCE = 1e-9  # relative: both sides read the same numbers from the same file (1e-6 let µs/1000001 pass)
 MAIN, GLOO_A, GLOO_B, PID = 101, 201, 202, 4242
 
 Span = tuple[float, float]
@@ -44,6 +54,27 @@ Span = tuple[float, float]
 def probe(paths: list[str]) -> list[Any]:
     cases = [{"name": Path(path).stem, "path": path} for path in paths]
     return call_on_cases(LEARNER_FILE, FUNCTION, cases, ("path",))
+
+
+def probe_generated(seed: int, scratch: str) -> dict[str, Any] | None:
+    """The smallest generated trace (seeded: `generated_traces`) on which the learner's reading and
+    the checker's reference reading differ, shrunk; None when they agree on every one."""
+    function = learner_function(LEARNER_FILE, FUNCTION)
+    path = Path(scratch) / "generated.pt.trace.json"
+
+    def answer_of(items: list[dict[str, Any]]) -> tuple[bool, Any]:
+        path.write_text(json.dumps(as_trace(items)), encoding="utf-8")
+        return answer_or_error(function, str(path))
+
+    found = smallest_disagreement(
+        generated_traces(random.Random(seed)),
+        answer_of,
+        lambda items: answer_part(reading(as_trace(items))),
+        agrees,
+    )
+    if found is not None and "answer" in found:
+        found["answer"] = answer_text(found["answer"])  # plain text: any object they returned travels
+    return found
 
 
 # -- the checker's own reading of a trace --------------------------------------------------------------
@@ -78,7 +109,8 @@ def reading(trace: dict[str, Any]) -> dict[str, Any]:
     gloo = named(events, "gloo:")
     step_us = sum(b - a for a, b in steps)
     comm_us = sum(covered(gloo, a, b) for a, b in steps)
-    whole = [(min(a for a, _ in named(events, "")), max(b for _, b in named(events, "")))]
+    everything = named(events, "")
+    whole = [(min(a for a, _ in everything), max(b for _, b in everything))] if everything else []
     return {
         "steps": len(steps),
         "step_s": step_us / 1e6,
@@ -176,6 +208,165 @@ def planted_traces(rng: random.Random) -> dict[str, dict[str, Any]]:
         )
         traces[name] = {"schemaVersion": 1, "traceEvents": events}
     return traces
+
+
+# -- generated traces: the reference reading is the oracle ------------------------------------------
+
+COLLECTIVES = (
+    "gloo:all_reduce",
+    "gloo:all_gather",
+    "gloo:reduce_scatter",
+    "gloo:broadcast",
+    "gloo:barrier",
+    "gloo:all_to_all",
+)
+GLOO_C = 203
+
+
+def as_trace(items: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"schemaVersion": 1, "traceEvents": items}
+
+
+def answer_part(value: dict[str, Any]) -> dict[str, Any]:
+    return {key: value[key] for key in KEYS}
+
+
+def agrees(answer: Any, expected: dict[str, Any]) -> bool:
+    """Steps exactly, times and share within TOLERANCE (relative) of the reference reading."""
+    if numbers(answer) is not None:
+        return False
+    if answer["steps"] != expected["steps"]:
+        return False
+    return all(
+        math.isclose(float(answer[key]), float(expected[key]), rel_tol=TOLERANCE, abs_tol=1e-12)
+        for key in ("step_s", "comm_s", "share")
+    )
+
+
+def answer_text(value: Any) -> str:
+    if isinstance(value, dict) and numbers(value) is None:
+        return " ".join(f"{key}={value[key]:.6g}" for key in KEYS)
+    return short_repr(value, 80)
+
+
+def events_text(items: list[dict[str, Any]]) -> str:
+    """`ProfilerStep#10 0+100µs; gloo:all_gather t203 20+50µs`: times from the trace's first event."""
+    origin = min((float(e["ts"]) for e in items), default=0.0)
+    parts = []
+    for e in sorted(items, key=lambda e: (float(e["ts"]), str(e["name"]))):
+        thread = f" t{e['tid']}" if e.get("tid") != MAIN else ""
+        if e.get("ph") == "X":
+            parts.append(f"{e['name']}{thread} {float(e['ts']) - origin:g}+{float(e['dur']):g}µs")
+        else:
+            parts.append(f"{e['name']}{thread} ph={e.get('ph')} at {float(e['ts']) - origin:g}µs")
+    return "; ".join(parts) or say("no events", "이벤트 없음")
+
+
+def _step(number: int, start: int, length: int) -> dict[str, Any]:
+    return event(f"ProfilerStep#{number}", "user_annotation", MAIN, start, length)
+
+
+def _gloo(name: str, tid: int, start: int, length: int) -> dict[str, Any]:
+    return event(name, "user_annotation", tid, start, length)
+
+
+def edge_traces(base: int) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Small traces, each for one edge: no step, one step, a collective around a step, nested and
+    overlapping collectives of mixed kinds, step numbers 9, 10 and 100 listed out of order."""
+    enqueue = event("c10d::allreduce_", "cpu_op", MAIN, base + 5, 40)
+    return [
+        ("no-step", [_gloo("gloo:all_reduce", GLOO_A, base, 50), enqueue]),
+        ("one-microsecond-step", [_step(5, base, 1), _gloo("gloo:all_reduce", GLOO_A, base, 1)]),
+        ("one-step-no-collective", [_step(10, base, 100), enqueue]),
+        ("one-step-one-broadcast", [_step(17, base, 100), _gloo("gloo:broadcast", GLOO_A, base + 20, 30)]),
+        (
+            "collective-around-the-step",
+            [_step(42, base, 100), _gloo("gloo:all_gather", GLOO_B, base - 30, 160)],
+        ),
+        (
+            "nested-and-overlapping",
+            [
+                _step(11, base, 200),
+                _gloo("gloo:all_reduce", GLOO_A, base + 20, 130),
+                _gloo("gloo:all_gather", GLOO_A, base + 40, 50),  # nested in the all_reduce, same thread
+                _gloo("gloo:reduce_scatter", GLOO_B, base + 140, 40),  # overlaps its end
+            ],
+        ),
+        (
+            "steps-100-9-10",
+            [
+                _step(100, base + 600, 100),
+                _step(9, base, 100),
+                _step(10, base + 100, 100),
+                _gloo("gloo:all_reduce", GLOO_A, base + 80, 50),  # from step 9 into step 10
+                _gloo("gloo:broadcast", GLOO_B, base + 300, 100),  # in the gap: not counted
+                _gloo("gloo:barrier", GLOO_A, base + 650, 70),  # past the end of step 100
+            ],
+        ),
+    ]
+
+
+def random_trace(rng: random.Random, base: int, size: int) -> list[dict[str, Any]]:
+    """`size` steps with multi-digit, often non-contiguous numbers, gaps or none, and collectives of
+    every kind on three gloo threads: nested, overlapping, across step edges and outside the steps."""
+    first = rng.choice([rng.randint(5, 12), rng.randint(90, 120), rng.randint(1000, 5000)])
+    contiguous_numbers = rng.random() < 0.5
+    numbers_ = (
+        list(range(first, first + size)) if contiguous_numbers else sorted(rng.sample(range(1, 3000), size))
+    )
+    items: list[dict[str, Any]] = []
+    at = base + rng.randint(0, 2_000)
+    spans_: list[tuple[int, int]] = []
+    for number in numbers_:
+        length = rng.randint(500, 5_000)
+        items.append(_step(number, at, length))
+        items.append(event("aten::linear", "cpu_op", MAIN, at + 10, length // 3))
+        spans_.append((at, at + length))
+        at += length + (rng.randint(1, 1_500) if rng.random() < 0.5 else 0)
+    low, high = spans_[0][0] - 1_000, spans_[-1][1] + 1_000
+    for _ in range(rng.randint(0, 4 * size)):
+        start = rng.randint(low, high)
+        length = rng.randint(10, 3_000)
+        tid = rng.choice((GLOO_A, GLOO_B, GLOO_C))
+        items.append(_gloo(rng.choice(COLLECTIVES), tid, start, length))
+        if rng.random() < 0.3:  # a collective nested in another on the same thread
+            inner = rng.randint(1, length)
+            items.append(_gloo(rng.choice(COLLECTIVES), tid, start + rng.randint(0, length - inner), inner))
+        if rng.random() < 0.5:  # the c10d:: call that queued it: not execution time
+            items.append(
+                event("c10d::allreduce_", "cpu_op", MAIN, start - rng.randint(1, 200), rng.randint(5, 60))
+            )
+    items.append(event("PyTorch Profiler (0)", "Trace", MAIN, low - 100, high - low + 200))
+    # Events that are not complete ("ph": "X") events, named like a collective: they do not count.
+    at_step = rng.randint(spans_[0][0], spans_[-1][1])
+    items.append(
+        {
+            "ph": "i",
+            "cat": "user_annotation",
+            "name": "gloo:all_reduce",
+            "pid": PID,
+            "tid": GLOO_A,
+            "ts": at_step,
+            "s": "t",
+        }
+    )
+    items.append({"ph": "B", "name": "gloo:barrier", "pid": PID, "tid": GLOO_B, "ts": at_step})
+    items.append({"ph": "E", "name": "gloo:barrier", "pid": PID, "tid": GLOO_B, "ts": at_step + 50})
+    rng.shuffle(items)  # a trace's events are not in time order
+    return items
+
+
+def generated_traces(rng: random.Random) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The edge traces, then random ones of 1 to 12 steps: smallest first (the first one a learner
+    gets wrong is the one shown)."""
+    # Integer µs: every sum is exact. Real traces count from a large origin, others from 0: a
+    # difference computed any other way (b % a equals b - a only while b < 2a) shows on the latter.
+    base = rng.randrange(10**12, 5 * 10**12)
+    cases = edge_traces(0)
+    for index, size in enumerate([1, 2, 2, 3, 4, 5, 6, 8, 10, 12]):
+        origin = base if index % 2 else rng.randint(0, 50)
+        cases.append((f"random-{index + 1}", random_trace(rng, origin, size)))
+    return sorted(cases, key=lambda case: len(case[1]))
 
 
 # -- the requirements -------------------------------------------------------------------------------
@@ -345,6 +536,47 @@ def check_planted(
     return bool(ok)
 
 
+GENERATED = "agrees with the reference reading on generated traces"
+
+
+def check_generated(check: Checker, workspace: Path, here: Path, seed: int, scratch: Path) -> bool:
+    """The learner's reading against the reference reading on `generated_traces(seed)`."""
+    check.progress(
+        say(
+            f"your {FUNCTION}() against the reference reading on generated traces (seed {seed})",
+            f"생성한 trace들에서 여러분의 {FUNCTION}()을 기준 풀이의 값과 비교합니다 (seed {seed})",
+        )
+    )
+    result = run_learner(workspace, here, "probe_generated", seed, str(scratch), timeout_s=60)
+    if not check.require_ran(GENERATED, result):
+        return False
+    found = result.value
+    if found is None:
+        return check.requirement(
+            GENERATED,
+            True,
+            say(
+                "the same steps, step_s, comm_s and share on step numbers 9, 10, 100 and beyond, gaps, "
+                "nested, overlapping and mixed collectives, no step and one step",
+                "step 번호 9, 10, 100 이상, step 사이 틈, 중첩·겹침·여러 종류의 collective, step 0개와 1개에서 "
+                "steps, step_s, comm_s, share가 모두 같습니다",
+            ),
+        )
+    expected = answer_text(found["expected"])
+    yours = found.get("answer") or say(f"raised {found['raised']}", f"{found['raised']} 예외 발생")
+    shown = events_text(found["items"])
+    return check.requirement(
+        GENERATED,
+        False,
+        say(
+            f"on {found['case']} cut to {len(found['items'])} of {found['size']} events, you: {yours}; "
+            f"expected: {expected} — the events: {shown}",
+            f"{found['case']} trace를 이벤트 {found['size']}개 중 {len(found['items'])}개로 줄여도 다릅니다, "
+            f"여러분: {yours}; 기대값: {expected} — 이벤트: {shown}",
+        ),
+    )
+
+
 def record_run(out_dir: Path, quick: bool, check: Checker) -> dict[str, Any]:
     """Two ranks, DDP, a few profiled steps: rank 0's trace and its comm hook timers."""
     from labs.distributed import launcher
@@ -413,6 +645,8 @@ def main() -> None:
                 check.stop()
             if not check_planted(check, list(planted), result.value, [reading(t) for t in planted.values()]):
                 check.stop()  # the recorded run would fail the same way: fix the planted cases first
+            if not check_generated(check, args.workspace, here, rng.randrange(2**32), folder):
+                check.stop()
 
             check.progress(
                 say(

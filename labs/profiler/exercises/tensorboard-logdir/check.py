@@ -118,6 +118,138 @@ def planted_trace(chooser: random.Random) -> dict[str, Any]:
     return {"schemaVersion": 1, "traceEvents": events}
 
 
+# -- generated runs: the plugin's own computation is the oracle --------------------------------------
+
+OPERATORS = ("aten::linear", "aten::addmm", "aten::relu", "aten::mm", "aten::copy_")
+
+
+def _x(name: str, cat: str, tid: int, ts: int, dur: int) -> dict[str, Any]:
+    return {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur}
+
+
+def edge_runs(base: int) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Small runs, each for one edge: one busy step, one idle step, an operator around its step,
+    steps 9, 10 and 100 listed out of order with operators across their edges and in the gaps."""
+    return [
+        (
+            "one-busy-step",
+            [
+                _x("ProfilerStep#12", "user_annotation", 1, base, 1000),
+                _x("aten::mm", "cpu_op", 1, base, 1000),
+            ],
+        ),
+        (
+            "one-idle-step",
+            [
+                _x("ProfilerStep#3", "user_annotation", 1, base, 1000),
+                _x("stage:load", "user_annotation", 1, base, 900),
+            ],
+        ),
+        (
+            "operator-around-the-step",
+            [
+                _x("ProfilerStep#40", "user_annotation", 1, base, 1000),
+                _x("aten::linear", "cpu_op", 1, base - 300, 1500),
+            ],
+        ),
+        (
+            "steps-100-9-10",
+            [
+                _x("ProfilerStep#100", "user_annotation", 1, base + 5000, 2000),
+                _x("ProfilerStep#9", "user_annotation", 1, base, 1000),
+                _x("ProfilerStep#10", "user_annotation", 1, base + 1000, 3000),
+                _x("aten::linear", "cpu_op", 1, base + 800, 400),  # across the edge of steps 9 and 10
+                _x("aten::addmm", "cpu_op", 1, base + 850, 100),  # nested in it
+                _x("aten::mm", "cpu_op", 2, base + 1100, 600),  # another thread, overlapping
+                _x("aten::relu", "cpu_op", 1, base + 4200, 500),  # in the gap: no step
+                _x("aten::copy_", "cpu_op", 1, base + 6500, 900),  # past the end of step 100
+            ],
+        ),
+    ]
+
+
+def random_run(rng: random.Random, base: int, size: int) -> list[dict[str, Any]]:
+    """`size` steps with multi-digit, often non-contiguous numbers, some with gaps between them and
+    one mostly idle; operators nested, on two threads and across step edges; labels and Python
+    frames the plugin drops; the events shuffled."""
+    first = rng.choice([rng.randint(5, 12), rng.randint(95, 120), rng.randint(1000, 5000)])
+    numbers = (
+        list(range(first, first + size)) if rng.random() < 0.5 else sorted(rng.sample(range(1, 3000), size))
+    )
+    idle = rng.randrange(size)
+    items: list[dict[str, Any]] = []
+    at = base
+    for index, number in enumerate(numbers):
+        length = rng.randint(8_000, 30_000) if index == idle else rng.randint(1_000, 6_000)
+        busy = length // 6 if index == idle else length
+        items.append(_x(f"ProfilerStep#{number}", "user_annotation", 1, at, length))
+        items.append(_x("stage:forward", "user_annotation", 1, at + 5, length // 2))
+        cursor = at + rng.randint(-200, 200)  # the first operator may start before its step
+        while cursor < at + busy:
+            op = rng.randint(50, max(51, busy // 3))
+            items.append(_x(rng.choice(OPERATORS), "cpu_op", rng.choice((1, 1, 2)), cursor, op))
+            if rng.random() < 0.5:
+                inner = rng.randint(1, op)
+                items.append(_x("aten::addmm", "cpu_op", 1, cursor + rng.randint(0, op - inner), inner))
+            if rng.random() < 0.2:
+                items.append(
+                    _x("model.py(12): forward", "python_function", 1, cursor + op, rng.randint(5, 50))
+                )
+            cursor += op + rng.randint(0, busy // 4)
+        at += length + (rng.randint(1, 2_000) if rng.random() < 0.4 else 0)
+    rng.shuffle(items)
+    return items
+
+
+def generated_runs(rng: random.Random) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The edge runs, then random runs of 1 to 10 steps: smallest first."""
+    base = rng.randrange(10**9, 10**12)  # integer µs: every sum is exact
+    cases = edge_runs(base)
+    for index, size in enumerate([1, 2, 3, 4, 6, 8, 10]):
+        cases.append((f"random-{index + 1}", random_run(rng, base, size)))
+    return sorted(cases, key=lambda case: len(case[1]))
+
+
+def overview_of(items: list[dict[str, Any]]) -> dict[str, Any] | None:
+    return expected_overview_of({"schemaVersion": 1, "traceEvents": items})
+
+
+def drive_generated(seed: int, scratch: str) -> dict[str, Any] | None:
+    """In the learner's process: the smallest generated run (shrunk) on which their read_overview
+    and the plugin's computation differ; None when they agree on every one."""
+    from tb_logdir import read_overview  # the learner's module
+
+    from labs._exercise.shrink import answer_or_error, smallest_disagreement
+
+    run_dir = Path(scratch) / "generated"
+    run_dir.mkdir(exist_ok=True)
+    trace = run_dir / "checker.1700000000000.pt.trace.json.gz"
+
+    def answer_of(items: list[dict[str, Any]]) -> tuple[bool, Any]:
+        with gzip.open(trace, "wt", encoding="utf-8") as handle:
+            json.dump({"schemaVersion": 1, "traceEvents": items}, handle)
+        return answer_or_error(read_overview, str(run_dir))
+
+    def agree(answer: Any, expected: dict[str, Any] | None) -> bool:
+        return expected is None or not compare(answer, expected)  # a run with no step asks nothing
+
+    found = smallest_disagreement(generated_runs(random.Random(seed)), answer_of, overview_of, agree)
+    if found is not None:
+        found["problems"] = compare(found["answer"], found["expected"]) if "answer" in found else []
+        found.pop("answer", None)  # their object may not travel: the problems say what it was
+    return found
+
+
+def events_text(items: list[dict[str, Any]]) -> str:
+    """`ProfilerStep#10 0+1000µs; aten::mm t2 100+600µs`: times from the run's first event."""
+    origin = min((float(e["ts"]) for e in items), default=0.0)
+    parts = []
+    for e in sorted(items, key=lambda e: (float(e["ts"]), str(e["name"]))):
+        thread = f" t{e['tid']}" if e.get("tid") != 1 else ""
+        parts.append(f"{e['name']}{thread} {float(e['ts']) - origin:g}+{float(e['dur']):g}µs")
+    return "; ".join(parts)
+
+
 def steps_without_operators(path: Path) -> list[tuple[str, float]]:
     """(name, µs) of every recorded ProfilerStep that encloses no operator (cpu_op): a step the
     workload never ran, only the profiler's bookkeeping. Both workloads run operators every step."""
@@ -137,7 +269,11 @@ def steps_without_operators(path: Path) -> list[tuple[str, float]]:
 
 
 def expected_overview(path: Path) -> dict[str, Any] | None:
-    overview = tb_overview.plugin_overview(support.load_trace(path))
+    return expected_overview_of(support.load_trace(path))
+
+
+def expected_overview_of(document: dict[str, Any]) -> dict[str, Any] | None:
+    overview = tb_overview.plugin_overview(document)
     if overview is None:
         return None
     return {
@@ -399,6 +535,49 @@ def main() -> None:
                 shown(expected),
                 "; ".join(problems),
             )
+        check_generated(check, args.workspace, random.randrange(2**32), Path(scratch))
+
+
+GENERATED = "read_overview matches the Overview on generated runs"
+
+
+def check_generated(check: Checker, workspace: Path, seed: int, scratch: Path) -> None:
+    """Their read_overview against the plugin's computation on `generated_runs(seed)`."""
+    check.progress(
+        say(
+            f"your read_overview against the plugin's computation on generated runs (seed {seed})",
+            f"생성한 run들에서 여러분의 read_overview를 플러그인의 계산과 비교합니다 (seed {seed})",
+        )
+    )
+    result = run_learner(workspace, Path(__file__), "drive_generated", seed, str(scratch), timeout_s=60)
+    if not check.require_ran(GENERATED, result):
+        return
+    found = result.value
+    if found is None:
+        check.requirement(
+            GENERATED,
+            True,
+            say(
+                "the same on one busy and one idle step, an operator around its step, steps 9, 10, 100 and "
+                "beyond out of order, gaps, nested operators on two threads",
+                "바쁜 step 하나, 쉬는 step 하나, step을 덮는 operator, 순서가 섞인 step 9·10·100과 그 이상, "
+                "step 사이 틈, 두 스레드의 중첩된 operator에서 모두 같습니다",
+            ),
+        )
+        return
+    what = "; ".join(found["problems"]) or say(
+        f"raised {found.get('raised')}", f"{found.get('raised')} 예외 발생"
+    )
+    check.requirement(
+        GENERATED,
+        False,
+        say(
+            f"on {found['case']} cut to {len(found['items'])} of {found['size']} events: {what} — the events: "
+            f"{events_text(found['items'])}",
+            f"{found['case']} run을 이벤트 {found['size']}개 중 {len(found['items'])}개로 줄여도 다릅니다: {what} — "
+            f"이벤트: {events_text(found['items'])}",
+        ),
+    )
 
 
 if __name__ == "__main__":

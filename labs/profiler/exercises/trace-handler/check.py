@@ -1,7 +1,7 @@
 """Checker of the trace-handler exercise (README.md): run the learner's handler, read its files.
 
 `drive` runs in the learner's child process (labs._exercise.run_learner): it trains a tiny MLP under
-two schedules with the learner's handler and reports which files each schedule left. The checks
+three schedules with the learner's handler and reports which files each schedule left. The checks
 themselves read those files here, with the standard library only.
 """
 
@@ -21,10 +21,13 @@ if __name__ == "__main__":
 from labs._exercise import Checker, parse_args, run_learner, say
 from labs.profiler import exercise_support as support
 
-# Two schedules with different `active`: a handler that guesses the range cannot pass both.
+# Schedules with different `active` and `skip_first`: a handler that guesses the range cannot pass
+# them all. The third records steps 9–11 and 15–17: a cycle across the one-to-two-digit edge, where
+# step numbers compared as strings ("10" < "9") or read with a one-digit pattern go wrong.
 SCHEDULES: list[dict[str, int]] = [
     {"wait": 1, "warmup": 1, "active": 2, "repeat": 2},
     {"skip_first": 1, "wait": 1, "warmup": 1, "active": 3, "repeat": 1},
+    {"skip_first": 6, "wait": 2, "warmup": 1, "active": 3, "repeat": 2},
 ]
 SORT_COLUMN = "Self CPU"
 
@@ -74,7 +77,7 @@ def check_schedule(check: Checker, settings: dict[str, int], out_dir: Path) -> N
     expected_traces = [f"{n}.pt.trace.json" for n in names]
     check.require(
         f"{label}: one trace per cycle, named by its steps",
-        traces == expected_traces,
+        traces == sorted(expected_traces),  # both as sorted text: steps_15-17 comes before steps_9-11
         say(f"{', '.join(expected_traces)}", f"{', '.join(expected_traces)} 파일이 있습니다"),
         say(
             f"expected {', '.join(expected_traces)}; out_dir holds {', '.join(found) or 'nothing'}",
@@ -167,8 +170,8 @@ def main() -> None:
         before = set(os.listdir(args.workspace))
         check.progress(
             say(
-                "running your handler on a tiny MLP under two schedules",
-                "작은 MLP를 두 가지 schedule로 프로파일링하며 여러분의 handler를 실행합니다",
+                "running your handler on a tiny MLP under three schedules",
+                "작은 MLP를 세 가지 schedule로 프로파일링하며 여러분의 handler를 실행합니다",
             )
         )
         result = run_learner(
