@@ -103,6 +103,29 @@ def test_regression_check_solution_passes_every_planted_pair(catalogue: Catalogu
         assert len(result["requirements"]) == 10
 
 
+def test_pytest_benchmark_compares_one_list_size(catalogue: Catalogue) -> None:
+    """A smaller list for one implementation, or a setup that changes the length between rounds,
+    compares different work in one table: each slip gets the message for what was seen."""
+    code, result = catalogue.wrong("pytest-benchmark", "smaller-list-for-insertion-sort")
+    assert code == 1
+    problems = failed(result)
+    assert set(problems) == {ONE_SIZE}, problems
+    assert "merge_sorted sorted 300 items per call, insertion_sort 100" in problems[ONE_SIZE]
+    code, result = catalogue.wrong("pytest-benchmark", "setup-changes-the-size")
+    assert code == 1
+    problems = failed(result)
+    assert set(problems) == {ONE_SIZE}, problems
+    assert re.search(
+        r"insertion_sort got lists of \d+ sizes \(\d+ to \d+ items\) across its rounds", problems[ONE_SIZE]
+    )
+    code, result = catalogue.report("pytest-benchmark", "solution")
+    passed = {r["name"]: r["message"] for r in result["requirements"] if r["passed"]}
+    assert passed[ONE_SIZE] == "300 items in every round of both"
+
+
+ONE_SIZE = "both implementations sort lists of one size, the same for both"
+
+
 def test_regression_check_a_25_percent_effect_threshold_fails_on_the_smallest_edge_pair(
     catalogue: Catalogue,
 ) -> None:
