@@ -66,6 +66,8 @@ NAMES_KO: dict[str, str] = {
         "시끄러운 벤치마크의 60 % 느려짐(band가 떨어짐)은 regression"
     ),
     "timings of 0 s (below the timer's resolution) are unchanged": "0초 시간(타이머 해상도 미만)은 unchanged",
+    "the contract holds on generated edge pairs": "계약의 경계에서 만든 쌍에서도 계약을 지킨다",
+    "both implementations sort lists of one size, the same for both": "두 구현이 같은 길이의 리스트 하나를 정렬한다",
     # concurrency
     "fetch_all waits for the requests concurrently (asyncio)": "fetch_all이 요청을 동시에 기다린다 (asyncio)",
     "crunch_all computes in parallel processes": "crunch_all이 프로세스로 병렬 계산한다",

@@ -131,8 +131,10 @@ def decide_with_control(
                (this machine can do it, the learner's code does not); or the learner's value divided
                by the control's, round by round, lies wholly below `relative_floor` (clearly slower
                than the reference however busy the machine is);
-    undecided  otherwise — a busy machine holds both back alike, so it is too busy to tell — and
-               always with fewer than `min_rounds` rounds: measure another round and ask again.
+    undecided  otherwise, and always with fewer than `min_rounds` rounds: measure another round and
+               ask again. Its message says which reason it was: the control's median falls short
+               too (a busy machine holds both back), the control's interval reaches below the need
+               too (unsteady rounds), or only the learner's interval straddles it.
 
     The message shows both medians, e.g. "speedup 1.02× (interval 0.98–1.05, 3 rounds); the
     reference's 1.81× in the same rounds: yours stays below 1.50× where the reference does not".
@@ -151,7 +153,7 @@ def decide_with_control(
         raise ValueError(f"need must be a positive number, not {need!r}")
     rounds = len(learner)
     median, low, high = median_interval(learner)
-    control_median, control_low, _ = median_interval(control)
+    control_median, control_low, control_high = median_interval(control)
     relative = [mine / theirs if theirs > 0 else 0.0 for mine, theirs in zip(learner, control, strict=True)]
     relative_median, _, relative_high = median_interval(relative)
     scale = say(f" of {of}", f" ({of} 대비)") if of else ""
@@ -180,10 +182,29 @@ def decide_with_control(
             f"{shown}: yours is {relative_median:.2f}× the reference's {measured}",
             f"{shown}: 여러분의 {measured}는 참고 답안의 {relative_median:.2f}배입니다",
         )
-    busy = say(
-        f"{shown}: needs {need:.2f}×, and the machine is too busy to tell (the reference falls short too)",
-        f"{shown}: {need:.2f}×가 필요한데 기계가 너무 바빠 판단할 수 없습니다 (참고 답안도 못 미침)",
-    )
+    # Undecided: say which of the three reasons it was, from the numbers shown (never "the
+    # reference falls short" next to a reference whose median clears the need).
+    if control_median < need:
+        busy = say(
+            f"{shown}: needs {need:.2f}×, and the machine is too busy to tell (the reference falls short too)",
+            f"{shown}: {need:.2f}×가 필요한데 기계가 너무 바빠 판단할 수 없습니다 (참고 답안도 못 미침)",
+        )
+    elif control_low < need:
+        busy = say(
+            f"{shown}: needs {need:.2f}×; the rounds vary too much to tell (the reference's interval "
+            f"{control_low:.2f}–{control_high:.2f} reaches below it too, so this machine is not steady now)",
+            f"{shown}: {need:.2f}×가 필요한데 round마다 너무 달라 판단할 수 없습니다 (참고 답안의 구간 "
+            f"{control_low:.2f}–{control_high:.2f}도 그 아래로 내려가 지금 이 기계가 고르지 않습니다)",
+        )
+    else:
+        busy = say(
+            f"{shown}: needs {need:.2f}×; yours varies across it (interval {low:.2f}–{high:.2f}) while the "
+            f"reference's stays above, and the rounds ran out before it could tell",
+            f"{shown}: {need:.2f}×가 필요한데 여러분의 값이 그 위아래를 오가고 (구간 {low:.2f}–{high:.2f}) "
+            "참고 답안은 위에 머뭅니다. 판단하기 전에 round가 다 떨어졌습니다",
+        )
+    if control_low >= need:  # the machine did it: only the learner's rounds are unclear
+        return UNDECIDED, busy + say("; check again", "; 다시 검사하세요")
     if busy_next_step:
         return UNDECIDED, f"{busy_next_step[0].upper()}{busy_next_step[1:]}: {busy}"
     return UNDECIDED, busy + say(

@@ -5,6 +5,7 @@ this file checks what their messages say and checks a few more edits planted by 
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -98,7 +99,52 @@ def test_regression_check_solution_passes_every_planted_pair(catalogue: Catalogu
             )
         )
         assert (code, result["verdict"]) == (0, "passed"), failed(result)
-        assert len(result["requirements"]) == 9  # 8 + the noisy real change (rule 2 whatever the noise)
+        # 8 + the noisy real change (rule 2 whatever the noise) + the generated edge pairs
+        assert len(result["requirements"]) == 10
+
+
+def test_pytest_benchmark_compares_one_list_size(catalogue: Catalogue) -> None:
+    """A smaller list for one implementation, or a setup that changes the length between rounds,
+    compares different work in one table: each slip gets the message for what was seen."""
+    code, result = catalogue.wrong("pytest-benchmark", "smaller-list-for-insertion-sort")
+    assert code == 1
+    problems = failed(result)
+    assert set(problems) == {ONE_SIZE}, problems
+    assert "merge_sorted sorted 300 items per call, insertion_sort 100" in problems[ONE_SIZE]
+    code, result = catalogue.wrong("pytest-benchmark", "setup-changes-the-size")
+    assert code == 1
+    problems = failed(result)
+    assert set(problems) == {ONE_SIZE}, problems
+    assert re.search(
+        r"insertion_sort got lists of \d+ sizes \(\d+ to \d+ items\) across its rounds", problems[ONE_SIZE]
+    )
+    code, result = catalogue.report("pytest-benchmark", "solution")
+    passed = {r["name"]: r["message"] for r in result["requirements"] if r["passed"]}
+    assert passed[ONE_SIZE] == "300 items in every round of both"
+
+
+ONE_SIZE = "both implementations sort lists of one size, the same for both"
+
+
+def test_regression_check_a_25_percent_effect_threshold_fails_on_the_smallest_edge_pair(
+    catalogue: Catalogue,
+) -> None:
+    """Steady runs 21 % apart are a change by the contract's rule 2; a rule asking for 25 % says
+    unchanged. The generated pairs name the smallest one (a single round each), the learner's answer
+    and the expected one, as the reference solution gives it."""
+    code, result = catalogue.wrong("regression-check", "effect-threshold-25")
+    assert code == 1
+    problems = failed(result)
+    assert set(problems) == {"the contract holds on generated edge pairs"}, problems
+    message = problems["the contract holds on generated edge pairs"]
+    smallest = re.search(
+        r"on the smallest such pair, old rounds \[('[^']+')\], new rounds \[('[^']+')\]", message
+    )
+    assert smallest, message  # one round each: the smallest input that shows it
+    assert (
+        "you said 'unchanged', expected " in message
+        and "rule 2: the bands are apart by more than 20 %" in message
+    )
 
 
 def test_regression_check_fixed_threshold_raises_false_alarms(catalogue: Catalogue) -> None:
@@ -111,6 +157,7 @@ def test_regression_check_fixed_threshold_raises_false_alarms(catalogue: Catalog
     assert set(problems) <= {
         "two runs of the same code are unchanged",
         "a 5 % change inside 10 % noise is unchanged",
+        "the contract holds on generated edge pairs",  # steady runs 21 % apart: 10 % of the median
     }
     assert "the IQR bands overlap" in problems["two runs of the same code are unchanged"]
     assert " moved " in problems["two runs of the same code are unchanged"]  # which statistic, and why
@@ -170,6 +217,7 @@ def test_regression_check_blind_rules_are_caught(isolated_home: Path, tmp_path: 
         "a 2× slowdown is a regression",
         "a 30 % slowdown of a quiet benchmark is a regression",
         "a 60 % slowdown of a noisy benchmark, bands apart, is a regression",
+        "the contract holds on generated edge pairs",
     }
     ratio_rule = '    bands_apart = slow["q1"] > fast["q3"]\n'
     assert ratio_rule in original
@@ -178,8 +226,13 @@ def test_regression_check_blind_rules_are_caught(isolated_home: Path, tmp_path: 
     )
     code, result = check_folder("regression-check", folder, tmp_path / "b")
     assert code == 1
-    (name,) = failed(result)
-    assert name.startswith("timings of 0 s") and "ZeroDivisionError" in failed(result)[name]
+    # the planted 0 s pair and the generated 0 s-against-a-real-time pair both divide by zero
+    problems = failed(result)
+    assert set(problems) == {
+        "timings of 0 s (below the timer's resolution) are unchanged",
+        "the contract holds on generated edge pairs",
+    }
+    assert all("ZeroDivisionError" in message for message in problems.values()), problems
 
 
 def test_pytest_benchmark_a_file_that_does_not_collect_is_one_line(

@@ -533,6 +533,20 @@ def test_decide_with_control_is_undecided_when_a_busy_machine_holds_both_back() 
         assert "too busy to tell (the reference falls short too)" in message and "check again" in message
 
 
+def test_decide_with_control_says_truthfully_why_it_is_undecided() -> None:
+    """Never "the reference falls short too" next to a reference whose median clears the need."""
+    # the reference's median is above the need but its interval reaches below: unsteady rounds
+    verdict, message = decide_with_control([1.2, 1.5, 1.25], [1.83, 1.2, 1.9], 1.33, 3)
+    assert verdict == UNDECIDED and "falls short" not in message, message
+    assert "the rounds vary too much to tell (the reference's interval 1.20–1.90 reaches below it" in message
+    assert message.endswith("close other programs and check again")
+    # the reference is clearly above: only the learner's rounds straddle the need
+    verdict, message = decide_with_control([1.2, 1.5, 1.25], [1.83, 1.7, 1.9], 1.33, 3)
+    assert verdict == UNDECIDED and "falls short" not in message and "busy" not in message, message
+    assert "yours varies across it (interval 1.20–1.50) while the reference's stays above" in message
+    assert message.endswith("; check again")
+
+
 def test_decide_with_control_fails_clearly_below_the_control_however_busy() -> None:
     """The control falls short of the need too, but the learner is below 0.75× of it in every round."""
     verdict, message = decide_with_control([0.6, 0.6, 0.7], [1.3, 1.2, 1.4], 1.5, 3)

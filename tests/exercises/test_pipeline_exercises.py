@@ -55,11 +55,15 @@ def test_stage_by_stage_is_no_pipeline_whatever_the_load(catalogue: Catalogue) -
     assert "the slow stage runs its threads at the same time" not in problems
 
 
+# decide_with_control's three reasons for an undecided speed (labs/_exercise/speed.py)
+UNDECIDED_REASONS = ("too busy to tell", "the rounds vary too much to tell", "yours varies across it")
+
+
 def test_solution_passes_or_the_machine_is_shown_too_busy(catalogue: Catalogue) -> None:
     code, result = catalogue.report("pipeline", "solution")
     problems = failed(result)
     if result["verdict"] == "undecided":  # the noise path, and only that: nothing else may fail
-        assert set(problems) == {SPEED} and "too busy to tell" in problems[SPEED], problems
+        assert set(problems) == {SPEED} and any(reason in problems[SPEED] for reason in UNDECIDED_REASONS)
         assert code == 3
         return
     assert (code, result["verdict"]) == (0, "passed"), problems
@@ -85,7 +89,7 @@ def test_a_sleep_after_each_item_is_caught_by_speed(catalogue: Catalogue) -> Non
     code, result = catalogue.wrong("pipeline", "sleep-after-each-item")
     problems = failed(result)
     if result["verdict"] == "undecided":
-        assert set(problems) == {SPEED} and "too busy to tell" in problems[SPEED], problems
+        assert set(problems) == {SPEED} and any(reason in problems[SPEED] for reason in UNDECIDED_REASONS)
         return
     assert code == 1 and SPEED in problems, problems
     together = problems.get("the slow stage runs its threads at the same time")

@@ -191,6 +191,59 @@ def only_the_implementation(
         check.requirement(ONLY_THE_IMPLEMENTATION, True, "; ".join(shown))
 
 
+ONE_SIZE = "both implementations sort lists of one size, the same for both"
+
+
+def one_size(
+    check: Checker, found: dict[str, dict[str, Any]], calls: dict[str, dict[str, dict[str, Any]]]
+) -> None:
+    """One table compares like with like only when every round of both benchmarks sorts a list of
+    the same length: a setup that changes the size between rounds, or a smaller list for one of
+    them, compares different work. The probe records every length each implementation got."""
+    if len(found) < 2:
+        return
+    sizes = {
+        name: sorted(calls.get(entry["fullname"], {}).get(name, {}).get("sizes", []))
+        for name, entry in found.items()
+    }
+    for name, seen in sizes.items():
+        if len(seen) > 1:
+            check.requirement(
+                ONE_SIZE,
+                False,
+                say(
+                    f"{found[name]['name']}: {name} got lists of {len(seen)} sizes ({seen[0]} to {seen[-1]} items) "
+                    "across its rounds: every round must sort a list of the same length, only shuffled anew",
+                    f"{found[name]['name']}: {name}가 round마다 길이가 다른 리스트 {len(seen)}가지({seen[0]}–"
+                    f"{seen[-1]}개)를 받았습니다: round마다 같은 길이의 리스트를 새로 섞기만 하세요",
+                ),
+            )
+            return
+    if sizes[COPYING] != sizes[IN_PLACE]:
+        copying = ", ".join(map(str, sizes[COPYING])) or "no"
+        in_place = ", ".join(map(str, sizes[IN_PLACE])) or "no"
+        check.requirement(
+            ONE_SIZE,
+            False,
+            say(
+                f"{COPYING} sorted {copying} items per call, {IN_PLACE} {in_place}: one table compares "
+                "them only on lists of the same length",
+                f"{COPYING}는 {copying}개, {IN_PLACE}는 {in_place}개를 정렬했습니다: 한 표에서 "
+                "비교하려면 같은 길이의 리스트로 재야 합니다",
+            ),
+        )
+        return
+    if sizes[COPYING]:
+        check.requirement(
+            ONE_SIZE,
+            True,
+            say(
+                f"{sizes[COPYING][0]} items in every round of both",
+                f"둘 다 모든 round에서 {sizes[COPYING][0]}개",
+            ),
+        )
+
+
 def judge(check: Checker, entries: list[dict[str, Any]], probe: dict[str, Any]) -> None:
     calls, pedantic = probe["calls"], probe["pedantic"]
     found: dict[str, dict[str, Any]] = {}
@@ -248,6 +301,7 @@ def judge(check: Checker, entries: list[dict[str, Any]], probe: dict[str, Any]) 
                 '두 테스트 모두에 @pytest.mark.benchmark(group="sort")를 붙이세요',
             ),
         )
+    one_size(check, found, calls)
     in_place = found.get(IN_PLACE)
     if in_place is None:
         return

@@ -58,6 +58,11 @@ def _counted(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
             name, {"calls": 0, "presorted": 0}
         )
         counts["calls"] += 1
+        sizes = counts.setdefault(
+            "sizes", []
+        )  # every list size this test gave it (one, in a fair comparison)
+        if len(values) not in sizes:
+            sizes.append(len(values))
         if len(values) > 1 and all(a <= b for a, b in itertools.pairwise(values)):
             counts["presorted"] += 1
         _depth["calls"] += 1

@@ -12,6 +12,7 @@ Nothing is timed here, so the verdict does not depend on how busy the machine is
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import random
 import statistics
@@ -26,6 +27,8 @@ if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
 from labs._exercise import Checker, parse_args, run_learner, say
+
+HERE = Path(__file__).resolve().parent
 
 LEARNER_FILE = "compare_runs.py"
 VERDICTS = ("regression", "improvement", "unchanged")
@@ -349,6 +352,100 @@ def wrong_verdict(
     )
 
 
+EDGES = "the contract holds on generated edge pairs"
+RULE_1 = say(
+    "rule 1: the bands [q1, q3] overlap (touching counts)", "1번: band [q1, q3]가 겹칩니다 (맞닿아도)"
+)
+RULE_2 = say("rule 2: the bands are apart by more than 20 %", "2번: band가 20 % 넘게 떨어져 있습니다")
+
+
+def edge_pairs(rng: random.Random) -> list[tuple[list[float], list[float], str, str]]:
+    """(old times, new times, expected verdict, the contract rule that decides it): pairs at the
+    contract's edges, each at several round counts (1 to 15), scales (10 ns to 10 s) and orders —
+    bands that just touch, bands just over 20 % apart either way (also steady runs, whose every
+    statistic differs by 21 %: a rule that asks for 25 % misses them), and 0 s against a real time."""
+    pairs: list[tuple[list[float], list[float], str, str]] = []
+    for rounds in (1, 2, 3, 4, 5, 8, 15):
+        scale = rng.choice((1e-8, 1e-5, 1e-3, 1.0, 10.0))
+        old = [scale * rng.uniform(1.0, 1.5) for _ in range(rounds)]
+        _, old_q3 = hinges(old)
+        # touching: every new round at or above the old run's q3, the new q1 exactly on it
+        touching = [old_q3] * max(1, rounds // 2 + 1) + [
+            old_q3 * rng.uniform(1.0, 1.4) for _ in range(rounds)
+        ]
+        touching = touching[:rounds] if rounds > 1 else [old_q3]
+        rng.shuffle(touching)
+        if hinges(touching)[0] == old_q3:
+            pairs.append((old, touching, "unchanged", RULE_1))
+        # just over the 20 %: the new run's fastest round 21 % above the old run's slowest
+        slower = [max(old) * 1.21 * rng.uniform(1.0, 1.3) for _ in range(rounds)]
+        pairs.append((old, slower, "regression", RULE_2))
+        pairs.append((slower, old, "improvement", RULE_2))
+        # steady runs 21 % apart: every statistic (min, q1, median, mean, q3) differs by just over 20 %
+        steady = [scale] * rounds
+        pairs.append((steady, [scale * 1.21] * rounds, "regression", RULE_2))
+        pairs.append(([scale * 1.21] * rounds, steady, "improvement", RULE_2))
+    pairs.append(([0.0] * 5, [2e-6] * 5, "regression", RULE_2))
+    pairs.append(([3e-3] * 5, [0.0] * 5, "improvement", RULE_2))
+    rng.shuffle(pairs)
+    return pairs
+
+
+def reference_verdicts(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
+    """The reference solution's answer, computed here: the oracle the learner's is compared with."""
+    spec = importlib.util.spec_from_file_location("reference_compare_runs", HERE / "solution" / LEARNER_FILE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module.compare_runs(old, new))
+
+
+def check_edges(check: Checker, workspace: str, rng: random.Random) -> None:
+    pairs = edge_pairs(rng)
+    names = [f"bench_edge.py::test_pair_{index}" for index in range(len(pairs))]
+    old = document({name: stats_of(pair[0]) for name, pair in zip(names, pairs, strict=True)}, "a")
+    new = document({name: stats_of(pair[1]) for name, pair in zip(names, pairs, strict=True)}, "b")
+    expected = reference_verdicts(old, new)
+    for name, (_, _, contract, _) in zip(names, pairs, strict=True):  # the oracle keeps the contract
+        assert expected[name] == contract, f"the reference breaks the contract on {name}"
+    check.progress(
+        say(
+            f"comparing {len(pairs)} generated pairs at the contract's edges with the reference's verdicts",
+            f"계약의 경계에 있는 쌍 {len(pairs)}개를 만들어 참고 답안의 판정과 비교합니다",
+        )
+    )
+    result = run_learner(workspace, LEARNER_FILE, "compare_runs", old, new, timeout_s=30)
+    if not check.require_ran(EDGES, result):
+        return
+    answer = result.value if isinstance(result.value, dict) else {}
+    wrong = [
+        (len(pair[0]) + len(pair[1]), index, pair)
+        for index, (name, pair) in enumerate(zip(names, pairs, strict=True))
+        if answer.get(name) != expected[name]
+    ]
+    if not wrong:
+        check.requirement(
+            EDGES,
+            True,
+            say(
+                f"all {len(pairs)} right (touching bands, just over 20 % apart either way, steady runs 21 % apart, 1–15 rounds, 10 ns–10 s, 0 s)",
+                f"{len(pairs)}개 모두 맞혔습니다 (맞닿은 band, 20 % 조금 넘게 떨어진 band, 21 % 떨어진 고른 실행, 1–15 round, 10 ns–10 s, 0 s)",
+            ),
+        )
+        return
+    _, index, (old_times, new_times, _, rule) = min(wrong)  # the smallest input that shows it
+    name = names[index]
+    shown = say(
+        f"on the smallest such pair, old rounds {[f'{t:.3g}' for t in sorted(old_times)]}, new rounds "
+        f"{[f'{t:.3g}' for t in sorted(new_times)]}: you said {answer.get(name)!r}, expected "
+        f"{expected[name]!r} — {rule} ({len(wrong)} of {len(pairs)} generated pairs wrong)",
+        f"가장 작은 쌍, old round {[f'{t:.3g}' for t in sorted(old_times)]}, new round "
+        f"{[f'{t:.3g}' for t in sorted(new_times)]}에서: 여러분의 답은 {answer.get(name)!r}, 기대값은 "
+        f"{expected[name]!r} — {rule} (만든 쌍 {len(pairs)}개 중 {len(wrong)}개가 틀림)",
+    )
+    check.requirement(EDGES, False, shown)
+
+
 def main() -> None:
     args = parse_args(description="Check the regression-check exercise")
     with Checker(args) as check:
@@ -420,6 +517,7 @@ def main() -> None:
             ),
         )
         judge(check, old, new, truth, answer)
+        check_edges(check, str(args.workspace), rng)
         zero = stats_of([0.0] * 10)
         zeros = {NAMES[0]: zero, NAMES[1]: zero}
         check.progress(

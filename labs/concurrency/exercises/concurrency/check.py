@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import statistics
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -43,6 +44,26 @@ def usable_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
+
+
+def best_with_overhead(ideal: int, sequential_s: float, overhead_s: float) -> float:
+    """The best speedup a pool can reach when starting and closing it costs `overhead_s`:
+    sequential / (sequential / ideal + overhead). A spawn pool's workers start a fresh interpreter
+    and import the module, so they pay far more than fork's — compared like with like."""
+    return sequential_s / (sequential_s / ideal + max(0.0, overhead_s))
+
+
+def need_for(ideal: int, sequential_s: float, overhead_s: float) -> float:
+    """A third of the gain the learner's kind of pool can reach here: 1 + (best − 1)/3."""
+    return 1.0 + (best_with_overhead(ideal, sequential_s, overhead_s) - 1.0) / 3
+
+
+def scale_for_overhead(ideal: int, sequential_s: float, overhead_s: float, most: float) -> float:
+    """How much larger the tasks must be (at most `most`×) for the best speedup to reach half the
+    ideal gain despite the pool's start-up cost: sequential ≥ B·overhead / (1 − B/ideal)."""
+    target = 1.0 + (ideal - 1) / 2
+    wanted = target * max(0.0, overhead_s) / (1.0 - target / ideal)
+    return min(most, max(1.0, wanted / max(sequential_s, 1e-9)))
 
 
 def cpu_need(cores: int, tasks: int) -> tuple[int, float]:
@@ -137,6 +158,101 @@ def measure(
     return last
 
 
+def round_workers(workers: int, rotation: int) -> int:
+    """Rounds alternate between two machine-decided worker counts (c + 1 and c + 2): a count
+    hard-coded to what is right on one machine shows in the processes counted on the other."""
+    return workers + rotation % 2
+
+
+def measure_cpu(
+    check: Checker,
+    workspace: str,
+    sizes: list[int],
+    workers: int,
+    ideal: int,
+    rounds: tuple[int, int],
+    name: str,
+    structural: Callable[[dict[str, Any]], bool],
+    each_round: Callable[[dict[str, Any], int], None],
+    busy_next_step: str,
+    most_scale: float,
+) -> dict[str, Any] | None:
+    """The CPU rounds, like with like: the reference runs with the learner's pool kind and start
+    method (seen in the first round), and the need allows for what that pool costs to start and
+    close (`overhead_s`, timed in every round). When that cost eats the gain (a spawn pool on small
+    tasks), the first round is a probe: the tasks are made larger and its speedups are not counted."""
+    mine: list[float] = []
+    theirs: list[float] = []
+    sequentials: list[float] = []
+    overheads: list[float] = []
+    decision, message, last, like = UNDECIDED, "", None, None
+    scale = 1.0
+    min_rounds, max_rounds = rounds
+    need = 0.0
+    for rotation in range(max_rounds + 1):  # + 1: a probe round may not count
+        if len(mine) >= max_rounds:
+            break
+        count = round_workers(workers, rotation)
+        scaled = [max(1, int(n * scale)) for n in sizes]
+        result = run_learner(workspace, DRIVER, "cpu_round", scaled, count, rotation, like, timeout_s=90)
+        if not check.require_ran(name, result):
+            return None
+        last = result.value
+        if last["results"] != last["expected"]:
+            check.requirement(name, False, wrong_results(last["results"], last["expected"]))
+            return None
+        each_round(last, count)
+        if rotation == 0 and not structural(last):
+            check.requirement(
+                name,
+                False,
+                say(
+                    "not measured further: the work did not run in parallel processes",
+                    "더 재지 않았습니다: 작업이 병렬 프로세스에서 돌지 않았습니다",
+                ),
+            )
+            return None
+        like = like or last["pool"]
+        times = last["times"]
+        if rotation == 0:
+            scale = scale_for_overhead(ideal, times["sequential"], last["overhead_s"], most_scale)
+            if scale > 1.0:  # this round's tasks were too small for this pool: a probe only
+                check.progress(
+                    say(
+                        f"your pool ({(like or {}).get('method', '?')}) takes {last['overhead_s']:.2f} s to "
+                        f"start and close here: tasks {scale:.1f}× larger from now on",
+                        f"여러분의 풀({(like or {}).get('method', '?')})은 시작하고 닫는 데 "
+                        f"{last['overhead_s']:.2f} s가 걸립니다: 이제부터 task를 {scale:.1f}배 크게",
+                    )
+                )
+                continue
+        sequentials.append(times["sequential"])
+        overheads.append(last["overhead_s"])
+        mine.append(times["sequential"] / max(times["learner"], 1e-9))
+        theirs.append(times["sequential"] / max(times["reference"], 1e-9))
+        need = need_for(ideal, statistics.median(sequentials), statistics.median(overheads))
+        decision, message = decide_with_control(mine, theirs, need, min_rounds, busy_next_step=busy_next_step)
+        if decision != UNDECIDED:
+            break
+        if len(theirs) >= min_rounds + 2 and median_interval(theirs)[2] < need:
+            break  # the reference itself clearly cannot reach it now: more rounds only cost time
+    pool = last["reference_pool"] if last else None
+    if pool and overheads:  # the message has no room left: the like-with-like note comes first
+        cost = statistics.median(overheads)
+        check.progress(
+            say(
+                f"the reference ran in the same kind of pool as yours ({pool['kind']}, {pool['method']}); "
+                f"starting and closing it took {cost:.2f} s, so the need is {need:.2f}× (a third of the "
+                "gain such a pool can reach here)",
+                f"참고 답안도 여러분과 같은 종류의 풀({pool['kind']}, {pool['method']})에서 돌았습니다. "
+                f"풀을 시작하고 닫는 데 {cost:.2f} s가 걸려 필요한 값은 {need:.2f}×입니다 (그런 풀이 "
+                "여기서 얻을 수 있는 이득의 3분의 1)",
+            )
+        )
+    check.decision(name, decision, message)
+    return last
+
+
 def decide_on_structure(
     check: Checker,
     workspace: str,
@@ -144,17 +260,22 @@ def decide_on_structure(
     workers: int,
     name: str,
     structure: Callable[[dict[str, Any]], bool],
-    each_round: Callable[[dict[str, Any]], None],
+    each_round: Callable[[dict[str, Any], int], None],
 ) -> None:
-    """One usable core: no speedup can be shown, so the counted structure decides, with a note."""
-    result = run_learner(workspace, DRIVER, "cpu_round", sizes, workers, 0, timeout_s=60)
-    if not check.require_ran(name, result):
-        return
-    data = result.value
-    if data["results"] != data["expected"]:
-        check.requirement(name, False, wrong_results(data["results"], data["expected"]))
-        return
-    each_round(data)
+    """One usable core: no speedup can be shown, so the counted structure decides, with a note.
+    Two rounds, one for each worker count (round_workers)."""
+    data: dict[str, Any] = {}
+    for rotation in (1, 0):  # the first round's data stays for the structure below
+        result = run_learner(
+            workspace, DRIVER, "cpu_round", sizes, round_workers(workers, rotation), rotation, timeout_s=60
+        )
+        if not check.require_ran(name, result):
+            return
+        data = result.value
+        if data["results"] != data["expected"]:
+            check.requirement(name, False, wrong_results(data["results"], data["expected"]))
+            return
+        each_round(data, round_workers(workers, rotation))
     if not structure(data):
         check.requirement(
             name,
@@ -301,38 +422,51 @@ def main() -> None:
                 ),
             )
 
-        processes_seen: list[int] = []
+        # (workers given, processes the learner's run started) for every round where that was seen
+        processes_seen: list[tuple[int, int]] = []
 
-        def count_processes(round_data: dict[str, Any]) -> None:
-            if round_data["most_at_once"] is not None:
-                processes_seen.append(round_data["processes"])
+        def count_processes(round_data: dict[str, Any], given: int) -> None:
+            started = round_data["started"]  # every start method: BaseProcess.start in the caller
+            if started is None and round_data["most_at_once"] is not None:
+                started = round_data["processes"]  # a pool made before the call: the calls logged
+            if started is not None:
+                processes_seen.append((given, started))
 
         def uses_workers() -> None:
-            if not processes_seen:  # spawn / forkserver: the calls were not seen
+            if not processes_seen:  # a pool made before the call, with spawn workers: nothing seen
                 check.requirement(
                     USES_WORKERS,
                     True,
                     say(
-                        "not seen (your pool's workers import the module afresh); not judged",
-                        "보지 못했습니다 (여러분 풀의 worker가 모듈을 새로 import합니다). 판정하지 않습니다",
+                        "not seen (no worker process started during the call); not judged",
+                        "보지 못했습니다 (호출 중에 시작한 worker 프로세스가 없습니다). 판정하지 않습니다",
                     ),
                 )
                 return
-            # Over every round, so one worker that happened to get no task cannot fail a right pool.
-            most = max(processes_seen)
-            check.require(
+            wrong = [(given, started) for given, started in processes_seen if started != given]
+            counts = sorted({f"workers={given}: {started}" for given, started in processes_seen})
+            if not wrong:
+                check.requirement(
+                    USES_WORKERS,
+                    True,
+                    say(
+                        f"crunch() ran in as many processes as `workers` in every round ({', '.join(counts)})",
+                        f"round마다 `workers`만큼의 프로세스에서 crunch()가 돌았습니다 ({', '.join(counts)})",
+                    ),
+                )
+                return
+            given, started = wrong[0]
+            check.requirement(
                 USES_WORKERS,
-                most == workers,
+                False,
                 say(
-                    f"crunch() ran in {most} processes, as many as `workers` ({workers})",
-                    f"crunch()가 프로세스 {most}개에서 돌았습니다. `workers` ({workers})와 같습니다",
-                ),
-                say(
-                    f"crunch() ran in {most} processes, but crunch_all was given workers={workers}: size the "
-                    "pool by the `workers` argument (ProcessPoolExecutor(max_workers=workers)), not by "
-                    "os.cpu_count() or the number of tasks",
-                    f"crunch()가 프로세스 {most}개에서 돌았는데 crunch_all이 받은 값은 workers={workers}입니다: "
-                    "풀 크기는 os.cpu_count()나 task 수가 아니라 `workers` 인자로 정하세요 "
+                    f"given workers={given}, crunch_all started {started} worker processes (rounds give "
+                    f"{workers} and {workers + 1}, as machines with {workers - 1} and {workers} cores would): "
+                    "size the pool by the `workers` argument (ProcessPoolExecutor(max_workers=workers)), not "
+                    "by os.cpu_count(), the number of tasks or a fixed number",
+                    f"workers={given}를 받았는데 crunch_all이 worker 프로세스 {started}개를 시작했습니다 "
+                    f"(round마다 코어 {workers - 1}개, {workers}개인 기계처럼 {workers}, {workers + 1}을 줍니다): "
+                    "풀 크기는 os.cpu_count()나 task 수, 고정된 수가 아니라 `workers` 인자로 정하세요 "
                     "(ProcessPoolExecutor(max_workers=workers))",
                 ),
             )
@@ -346,22 +480,23 @@ def main() -> None:
             if processes_seen:
                 uses_workers()
             return
-        measured = measure(
+        measured = measure_cpu(
             check,
             workspace,
-            "cpu_round",
-            (sizes, workers),
-            need,
+            sizes,
+            workers,
+            ideal,
             (3, 9 if quick else 15),
             name,
             structure,
+            count_processes,
             busy_next_step=say(
                 "close other programs and check again (or let the structure decide: taskset -c 0 "
                 "studyapp exercise check concurrency)",
                 "다른 프로그램을 닫고 다시 검사하세요 (또는 구조로 판정받으세요: taskset -c 0 "
                 "studyapp exercise check concurrency)",
             ),
-            each_round=count_processes,
+            most_scale=2.0 if quick else 4.0,
         )
         if processes_seen or measured is not None:
             uses_workers()

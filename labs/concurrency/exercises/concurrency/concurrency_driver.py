@@ -19,6 +19,13 @@ During the learner's CPU run their module's `crunch` is wrapped so that each cal
 calls ran at once in different processes is then counted, not timed, so a busy machine cannot blur
 it. The wrapper reaches forked pool workers (they inherit the module); workers that import the
 module afresh (spawn, forkserver) run the original and log nothing — the evidence is then "unseen".
+
+Like with like: while the learner's crunch_all runs, the first process pool it makes (its kind,
+ProcessPoolExecutor or multiprocessing.Pool, and its start method) and every process it starts
+(BaseProcess.start, which runs in this process for every start method) are recorded. The reference
+solution is then run with that start method and pool kind, and the same pool on tiny tasks is timed
+too: its start-up and shutdown cost (`overhead_s`), which a spawn pool pays many times over a fork
+pool and which the checker's speed requirement allows for.
 """
 
 from __future__ import annotations
@@ -26,10 +33,15 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import multiprocessing
+import multiprocessing.pool
+import multiprocessing.process
 import os
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -141,17 +153,83 @@ def _read_calls(log_path: str) -> list[tuple[int, float, float]]:
     return calls
 
 
-def cpu_round(sizes: list[int], workers: int, rotation: int) -> dict[str, Any]:
+EXECUTOR = "ProcessPoolExecutor"
+MP_POOL = "multiprocessing.Pool"
+
+
+@contextmanager
+def watching_pools(seen: dict[str, Any]) -> Iterator[None]:
+    """Records in `seen` the first process pool made inside ("pool": kind and start method) and the
+    pid of every process started inside ("started"): the pool's workers, whatever the start method."""
+    seen["started"] = []
+    process_start = multiprocessing.process.BaseProcess.start
+    executor_init = ProcessPoolExecutor.__init__
+    pool_init = multiprocessing.pool.Pool.__init__
+
+    def start(process: Any) -> None:
+        process_start(process)
+        seen["started"].append(process.pid)
+
+    def executor(self: Any, *args: Any, **kwargs: Any) -> None:
+        executor_init(self, *args, **kwargs)
+        context = getattr(self, "_mp_context", None) or multiprocessing.get_context()
+        seen.setdefault("pool", {"kind": EXECUTOR, "method": context.get_start_method()})
+
+    def pool(self: Any, *args: Any, **kwargs: Any) -> None:
+        pool_init(self, *args, **kwargs)
+        if not isinstance(self, multiprocessing.pool.ThreadPool):  # threads: not a process pool
+            context = getattr(self, "_ctx", None) or multiprocessing.get_context()
+            seen.setdefault("pool", {"kind": MP_POOL, "method": context.get_start_method()})
+
+    multiprocessing.process.BaseProcess.start = start  # type: ignore[method-assign]
+    ProcessPoolExecutor.__init__ = executor  # type: ignore[method-assign]
+    multiprocessing.pool.Pool.__init__ = pool  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        multiprocessing.process.BaseProcess.start = process_start  # type: ignore[method-assign]
+        ProcessPoolExecutor.__init__ = executor_init  # type: ignore[method-assign]
+        multiprocessing.pool.Pool.__init__ = pool_init  # type: ignore[method-assign]
+
+
+def reference_like(ref: Any, sizes: list[int], workers: int, pool: dict[str, str] | None) -> list[Any]:
+    """The reference solution's crunch_all, run with the learner's pool kind and start method (or as
+    written, when the learner's pool was not seen): a spawn pool is compared with a spawn pool."""
+    if pool is None:
+        return list(ref.crunch_all(sizes, workers))
+    if pool["kind"] == MP_POOL:
+        with multiprocessing.get_context(pool["method"]).Pool(workers) as processes:
+            return list(processes.map(ref.crunch, sizes, chunksize=1))
+    # The reference's own code, with the default start method switched to the learner's for the call.
+    previous = multiprocessing.get_start_method(allow_none=True)
+    multiprocessing.set_start_method(pool["method"], force=True)
+    try:
+        return list(ref.crunch_all(sizes, workers))
+    finally:
+        multiprocessing.set_start_method(previous, force=True)
+
+
+def cpu_round(
+    sizes: list[int], workers: int, rotation: int, like: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """One round; `like` is the learner's pool seen in an earlier round (the reference may run before
+    the learner's code in this round's order)."""
     mine, ref = learner(), reference()
+    seen: dict[str, Any] = {"started": []}
     log_dir = tempfile.mkdtemp(prefix="concurrency-calls-")
     log_path = os.path.join(log_dir, "calls.log")
     original = getattr(mine, "crunch", None)
     if callable(original):
         mine.crunch = _logging_crunch(mine, log_path)
+
+    def learner_run() -> Any:
+        with watching_pools(seen):
+            return mine.crunch_all(sizes, workers)
+
     runs = {
         "sequential": lambda: ref.crunch_all_sequential(sizes),
-        "learner": lambda: mine.crunch_all(sizes, workers),
-        "reference": lambda: ref.crunch_all(sizes, workers),
+        "learner": learner_run,
+        "reference": lambda: reference_like(ref, sizes, workers, seen.get("pool") or like),
     }
     order = list(runs)[rotation % 3 :] + list(runs)[: rotation % 3]
     times: dict[str, float] = {}
@@ -169,6 +247,9 @@ def cpu_round(sizes: list[int], workers: int, rotation: int) -> dict[str, Any]:
     finally:
         if callable(original):
             mine.crunch = original
+    pool = seen.get("pool") or like
+    # The same pool on tasks that take no time: what starting and closing it costs here, now.
+    overhead_s, _ = timed(lambda: reference_like(ref, [1] * len(sizes), workers, pool))
     calls = _read_calls(log_path)
     for name in os.listdir(log_dir):
         os.remove(os.path.join(log_dir, name))
@@ -186,4 +267,10 @@ def cpu_round(sizes: list[int], workers: int, rotation: int) -> dict[str, Any]:
         "most_at_once": most_at_once(calls) if calls else None,
         "caller_pid": os.getpid(),
         "processes": len({pid for pid, _, _ in calls}),
+        # every start method: the processes the learner's run started (None: none started, e.g. a
+        # pool made once at import) and the pool it made (None: none seen)
+        "started": len(seen["started"]) or None,
+        "pool": seen.get("pool"),
+        "reference_pool": pool,
+        "overhead_s": overhead_s,
     }
