@@ -55,7 +55,13 @@ def call_on_cases(
 
 
 def _copied(value: Any) -> Any:
-    return list(value) if isinstance(value, (list, tuple)) else value
+    # Each string a new object: pickle hands over one object per distinct label, so code comparing
+    # labels with `is` instead of `==` would pass on planted data and fail on a learner's own.
+    return [_fresh(item) for item in value] if isinstance(value, (list, tuple)) else value
+
+
+def _fresh(item: Any) -> Any:
+    return "".join(list(item)) if type(item) is str and len(item) > 1 else item
 
 
 def is_close(value: Any, expected: float, tolerance: float = 1e-9) -> bool:

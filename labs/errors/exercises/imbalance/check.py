@@ -150,6 +150,19 @@ def planted_cases(quick: bool, seed: int) -> list[dict[str, Any]]:
                 ],
             )
         )
+        # Worse than chance (a negative MCC): most answers are the next class round the circle.
+        y = _draw(rng, n, balanced)
+        turned = {"red": "green", "green": "blue", "blue": "red"}
+        cases.append(
+            _case(
+                say(
+                    "balanced data, a model worse than chance (it mostly answers the next class)",
+                    "균형 잡힌 데이터, 우연보다 못한 모델 (대부분 다음 클래스로 답함)",
+                ),
+                y,
+                [turned[true] if rng.random() < 0.8 else true for true in y],
+            )
+        )
         if all(abs(reference(c)["gap"] - TRAP_GAP) >= CLEAR_OF_BOUNDARY for c in cases):
             return cases
     raise RuntimeError(f"no planted data sets clear of the trap boundary in {PLANTING_TRIES} draws")
