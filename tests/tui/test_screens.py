@@ -273,8 +273,8 @@ async def test_command_palette_has_an_entry_per_action(make: Any) -> None:
 
     titles = [title for title, _, _ in Probe()._entries()]
     assert (
-        len(titles) == len(set(titles)) == 20
-    )  # + notebook, exercises, explain-it (issue 10), settings (22), four kinds (32)
+        len(titles) == len(set(titles)) == 22
+    )  # + notebook, exercises, explain-it (issue 10), settings (22), four kinds (32), two trace kinds (33)
     assert {"복습 시작", "모의고사", "개념 카드", "실습", "체크리스트", "통계", "도움말", "종료"} <= set(
         titles
     )
