@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -254,6 +255,10 @@ def test_a_check_stops_what_the_learner_left_outside_its_group(isolated_home: Pa
         for pid in sleepers(seconds):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-    assert result.returncode == 0, result.stdout + result.stderr  # a passing check stays a pass
+    # Code that leaves processes running is a slip of its own (labs/_exercise/learner.py's hygiene
+    # watch): the laws are still judged right, that one requirement is not met, and nothing survives.
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "✗ your code leaves nothing running when it returns" in result.stdout
+    assert re.search(r"\b1 of \d+ requirements not met yet", result.stdout), result.stdout
     assert left == [], f"{len(left)} sleep processes survived the check"
     assert "process(es) your code left running" in result.stdout and "sleep ×" in result.stdout

@@ -129,6 +129,8 @@ NAMES_KO: dict[str, str] = {
     "files go to out_dir only": "파일은 out_dir에만 쓴다",
     "read_overview: a run the checker wrote": "read_overview: 검사기가 쓴 run",
     "read_overview matches the Overview: a run the checker wrote": "read_overview가 Overview와 맞다: 검사기가 쓴 run",
+    "read_overview matches the Overview on generated runs": "생성한 run들에서 read_overview가 Overview와 맞다",
+    "agrees with the reference reading on generated traces": "생성한 트레이스들에서 참조 풀이의 읽기와 같다",
     "TensorBoard's profiler plugin loads both runs": "TensorBoard의 profiler 플러그인이 두 run을 모두 읽는다",
     # distributed
     "returns steps, step_s, comm_s and share as numbers": "steps, step_s, comm_s, share를 수로 돌려준다",

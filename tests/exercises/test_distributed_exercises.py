@@ -122,9 +122,10 @@ def test_the_generated_traces_cover_the_edges_and_the_solution_is_their_oracle(t
     import re
 
     checker = load_checker()
-    spec = importlib.util.spec_from_file_location(
-        "comm_share_reference", EXERCISE / "solution" / "comm_share.py"
-    )
+    # loaded from a copy: importing it in place would leave a __pycache__ in the shipped folder
+    copied = tmp_path / "comm_share.py"
+    shutil.copyfile(EXERCISE / "solution" / "comm_share.py", copied)
+    spec = importlib.util.spec_from_file_location("comm_share_reference", copied)
     assert spec is not None and spec.loader is not None
     reference = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(reference)
