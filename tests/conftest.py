@@ -129,6 +129,28 @@ def children_never_see_xdist() -> Iterator[None]:
         yield
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Every test leaves the worker's Ctrl+C handling as it found it: an ignored or blocked SIGINT
+    is inherited by every process a later test starts, whose Ctrl+C test then waits for ever. A
+    test (or a library it calls in-process) that changes it fails here, and the worker is put back."""
+    import signal
+
+    def state() -> tuple[object, frozenset[int]]:
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, []) if hasattr(signal, "pthread_sigmask") else ()
+        return signal.getsignal(signal.SIGINT), frozenset(int(number) for number in mask)
+
+    before = state()
+    outcome = yield
+    after = state()
+    if after != before:
+        signal.signal(signal.SIGINT, before[0])  # type: ignore[arg-type]
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_SETMASK, before[1])
+        if outcome.excinfo is None:
+            pytest.fail(f"the test changed the worker's SIGINT handling: {before} → {after}", pytrace=False)
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "studyapp-home"
