@@ -36,6 +36,7 @@ def test_each_patch_applies_and_changes_only_its_file(exercise_id: str, name: st
     assert len(wrong.why) <= 140, wrong.why  # one line a reader takes in at a glance
     folder = build_wrong_solution(exercise_id, name, tmp_path)
     solution = solution_folder(exercise_id)
+
     def files(where: Path) -> list[str]:  # bytecode caches are nobody's solution
         return sorted(p.name for p in where.iterdir() if p.name != "__pycache__")
 
