@@ -129,6 +129,17 @@ def children_never_see_xdist() -> Iterator[None]:
         yield
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """A suite started in the background of a shell without job control (`bash .ci/run &`) starts
+    with SIGINT ignored, and every child inherits that: the tests that press Ctrl+C on a
+    `studyapp` process then wait for ever. Python's own handler is put in its place; exec resets
+    it, so children (xdist workers too) start with the default."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     """Every test leaves the worker's Ctrl+C handling as it found it: an ignored or blocked SIGINT
