@@ -18,6 +18,13 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
+# numpy's OpenBLAS (and torch's OpenMP) start a thread per core in every process and spin while
+# they wait: with two xdist workers per core they spun against each other, and the content checks
+# (similarity, cue models) ran 61 s instead of 26 s. One each, before anything loads them; the
+# processes tests start inherit it (labs set their own thread counts where they measure).
+for _threads in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
+
 # tests/data holds third-party material (e.g. pytest-benchmark's own suite) that labs run on:
 # input for the tests, not tests of studyapp.
 collect_ignore = ["data"]
@@ -46,7 +53,11 @@ SLOW_TESTS = (
     ("test_without_torch.py", "test_a_"),  # `lab` / `exercise check` processes without torch
     ("test_without_torch.py", "test_quiz_"),
     ("test_content_hostile.py", ""),  # about 60 `python -m studyapp` runs under a memory cap
-    ("test_content_fuzz.py", "test_mutated_shipped_yaml_never_crashes_a_command[[]full"),
+    ("test_content_fuzz.py", "test_mutated_shipped_yaml_never_crashes_a_command"),  # CLI runs on mutants
+    # whole-bank analyses, seconds of numpy each: the generator over every glossary term, the cue
+    # models fitted on the whole bank
+    ("test_glossary_relations.py", "test_the_generator_never_offers_a_related_term"),
+    ("test_cues_learned.py", ""),
     ("test_reliability_store.py", "test_a_held_lock_is_waited_for_with_a_notice"),  # holds a lock 11 s
     ("test_reliability_store.py", "test_a_lock_held_past_the_limit_keeps_the_answer"),
     # the Low cases that run a real check or `python -m studyapp` (seconds each; the rest stay)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from studyapp import locations
+from studyapp.quiz.trace_reading import trace_questions
 from tests.conftest import InProcessCli, run_cli
 from tests.helpers_content import write_content
 
@@ -33,6 +35,8 @@ def test_check_passes_on_shipped_content(studyapp_cli: InProcessCli) -> None:
     result = studyapp_cli("check")
     assert result.returncode == 0, result.stderr
     assert "content ok" in result.stdout
+    # the trace-reading questions it made from the shipped traces are counted
+    assert str(len(trace_questions(locations.content_dir()))) in result.stdout.splitlines()[-1]
 
 
 def test_topics_json_lists_counts(studyapp_cli: InProcessCli) -> None:

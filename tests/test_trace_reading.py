@@ -166,12 +166,10 @@ def test_a_trace_that_is_not_json_is_one_problem(tmp_path: Path) -> None:
     assert len(found) >= 1 and "not JSON" in found[0].message
 
 
-def test_check_reports_a_broken_trace_and_counts_the_questions(studyapp_cli, tmp_path: Path) -> None:
+def test_check_reports_a_broken_trace(studyapp_cli, tmp_path: Path) -> None:
+    """(That `check` counts the questions on the shipped traces: tests/test_cli.py.)"""
     content = tmp_path / "content"
     shutil.copytree(CONTENT, content)
-    result = studyapp_cli("--content", str(content), "check")
-    assert result.returncode == 0
-    assert str(len(trace_questions(CONTENT))) in result.stdout.splitlines()[-1]
     (content / "traces" / "alexnet.json.gz").write_bytes(b"\x1f\x8b broken")
     result = studyapp_cli("--content", str(content), "check")
     assert result.returncode == 2 and "traces.yaml" in result.stderr and "alexnet-a100" in result.stderr
