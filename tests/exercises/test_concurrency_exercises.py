@@ -62,7 +62,12 @@ def test_solution_passes_or_the_machine_is_shown_too_busy(catalogue: Catalogue) 
     assert f"workers={workers}: {workers}, workers={workers + 1}: {workers + 1}" in messages[USES_WORKERS]
     if result["verdict"] == "undecided":
         assert set(problems) == {CPU} and truthful_undecided(problems[CPU]), problems
-        assert "taskset -c 0 studyapp exercise check concurrency" in problems[CPU]  # the next step
+        # the next step: where the reference kept above the need in the same rounds, the machine
+        # is not the problem and checking again is; else a busy machine's way out
+        if "yours varies across it" in problems[CPU]:
+            assert problems[CPU].endswith("; check again"), problems[CPU]
+        else:
+            assert "taskset -c 0 studyapp exercise check concurrency" in problems[CPU]
         assert code == 3
         return
     assert (code, result["verdict"]) == (0, "passed"), problems
