@@ -104,19 +104,30 @@ def export_file(path: Path, reviews: list[Review]) -> Path:
     return path
 
 
+@pytest.mark.parametrize(
+    "count",
+    [
+        pytest.param(2000, id="PR.bisect"),  # the smallest count that broke it (1000 worked)
+        pytest.param(5000, id="PR.one-item-5k"),
+    ],
+)
 def test_progress_works_after_thousands_of_answers_to_one_item(
-    tmp_path: Path, studyapp_cli: InProcessCli
+    tmp_path: Path, studyapp_cli: InProcessCli, count: int
 ) -> None:
-    """M1's repro: 2000 answers to one item in 30 days ended `progress` in a math domain error."""
+    """M1's repro: 2000 answers to one item in 30 days (and the review's 5000) ended `progress`
+    and `progress --json` in a math domain error."""
     env = {"STUDYAPP_HOME": str(tmp_path / "h"), "STUDYAPP_NOW": "2026-12-01T10:00:00+00:00"}
-    source = export_file(tmp_path / "one-item.json", one_item_reviews(2000, 0.7, 7))
+    source = export_file(tmp_path / "one-item.json", one_item_reviews(count, 0.7, 7))
     imported = studyapp_cli("progress", "--import-data", str(source), env=env)
     assert imported.returncode == 0, imported.stderr
     report = studyapp_cli("progress", "--json", env=env)
     assert report.returncode == 0, report.stderr
     today = json.loads(report.stdout)["exam_prediction"]["today"]
     assert 0 < today["expected_score"] < 1 and 0 <= today["pass_probability"] <= 1
-    assert studyapp_cli("progress", env=env).returncode == 0
+    assert json.loads(report.stdout)["reviews_total"] == count
+    text = studyapp_cli("progress", env=env)
+    assert text.returncode == 0, text.stderr
+    assert "internal error" not in text.stderr and "Traceback" not in text.stderr
 
 
 def test_a_damaged_rating_is_left_out_with_a_note(tmp_path: Path, studyapp_cli: InProcessCli) -> None:
