@@ -109,12 +109,13 @@ def export_file(path: Path, reviews: list[Review]) -> Path:
     [
         pytest.param(2000, id="PR.bisect"),  # the smallest count that broke it (1000 worked)
         pytest.param(5000, id="PR.one-item-5k"),
+        pytest.param(20_000, id="PR.one-item-20k"),
     ],
 )
 def test_progress_works_after_thousands_of_answers_to_one_item(
     tmp_path: Path, studyapp_cli: InProcessCli, count: int
 ) -> None:
-    """M1's repro: 2000 answers to one item in 30 days (and the review's 5000) ended `progress`
+    """M1's repro: 2000 answers to one item in 30 days (and the review's 5000 and 20 000) ended `progress`
     and `progress --json` in a math domain error."""
     env = {"STUDYAPP_HOME": str(tmp_path / "h"), "STUDYAPP_NOW": "2026-12-01T10:00:00+00:00"}
     source = export_file(tmp_path / "one-item.json", one_item_reviews(count, 0.7, 7))
