@@ -142,6 +142,43 @@ def test_damaged_settings_refuse_the_resume_in_one_line(
     assert named in line and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("damage", "named"),
+    [
+        pytest.param(
+            """UPDATE exam_attempts SET settings_json = '{"time_limit_s": "x", "elapsed_s": -5}'""",
+            "time_limit_s 'x'",
+            id="RS.damaged-settings",
+        ),
+    ],
+)
+def test_the_reviews_damaged_rows_refuse_the_resume_and_progress_still_works(
+    tmp_path: Path, content, studyapp_cli: InProcessCli, damage: str, named: str
+) -> None:
+    """Review 2026-12-second L3, as its cases damaged the row (sqlite3 on the store): `--resume
+    last` ended in `internal error: TypeError`/`OverflowError`. Now one line, exit 2, the
+    attempt left as it was, and `progress` (text and JSON) still works on that store."""
+    session = interrupted_exam(content, tmp_path)
+    with sqlite3.connect(tmp_path / DB_NAME) as db:
+        db.execute(damage)
+        (before,) = db.execute("SELECT settings_json FROM exam_attempts").fetchone()
+    env = env_at(tmp_path, "2026-12-05T10:10")
+    done = studyapp_cli(
+        "--lang", "en", "quiz", "--mode", "exam", "--plain", "--resume", "last", input_text="s\ny\n", env=env
+    )  # fmt: skip
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"studyapp: attempt {session.attempt_id[:8]} cannot be resumed:") and named in line
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    with sqlite3.connect(tmp_path / DB_NAME) as db:
+        assert db.execute("SELECT settings_json FROM exam_attempts").fetchone() == (before,)
+    for command in (("progress",), ("progress", "--json")):
+        after = studyapp_cli(*command, env=env)
+        assert after.returncode == 0, after.stderr
+        assert "internal error" not in after.stderr
+    assert json.loads(after.stdout)["reviews_total"] == 0
+
+
 def test_a_resumed_exam_keeps_its_glossary_questions(
     tmp_path: Path, content, studyapp_cli: InProcessCli
 ) -> None:
