@@ -150,6 +150,11 @@ def test_damaged_settings_refuse_the_resume_in_one_line(
             "time_limit_s 'x'",
             id="RS.damaged-settings",
         ),
+        pytest.param(
+            "UPDATE exam_attempts SET settings_json = json_set(settings_json, '$.elapsed_s', 1e308)",
+            "elapsed_s 1e+308",
+            id="RS.elapsed-over",
+        ),
     ],
 )
 def test_the_reviews_damaged_rows_refuse_the_resume_and_progress_still_works(
