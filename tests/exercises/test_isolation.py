@@ -127,7 +127,7 @@ if not _os.path.exists(_BEAT):
     if _os.fork() == 0:
         _os.setsid()
         if _os.fork() == 0:
-            _end = _time.monotonic() + 60
+            _end, _last = _time.monotonic() + 60, 0.0
             while _time.monotonic() < _end:
 {body}
             _os._exit(0)
@@ -183,3 +183,28 @@ def test_a_daemon_is_stopped_even_when_the_learners_code_attacks_the_guard(
     if signal_name == "SIGKILL":  # the checker died with the guard: no verdict, and it says why
         assert row[1:] == ("error", 0) and result.returncode == 1
         assert "stopped by SIGKILL before its verdict, and not by studyapp" in result.stdout + result.stderr
+
+
+def _hopping(pause: str) -> str:
+    """A daemon body that re-forks (the parent exits) then pauses `pause`: its pid changes all the
+    time, and each generation is reparented to the guard only as its parent dies."""
+    return f"""\
+                if _os.fork() != 0:
+                    _os._exit(0)
+                if _time.monotonic() - _last > 0.1:
+                    with open(_BEAT, "a") as _out:
+                        _out.write("x")
+                    _last = _time.monotonic()
+                {pause}"""
+
+
+@needs_proc
+@pytest.mark.parametrize("pause", ["_time.sleep(0.001)"], ids=["ISO.hop-1ms"])
+def test_a_process_that_keeps_re_forking_is_stopped_with_the_check(
+    tmp_path: Path, isolated_home: Path, studyapp_cli: InProcessCli, pause: str
+) -> None:
+    """ISO.hop-1ms: a process left behind that re-forks every millisecond outran the guard's
+    SIGKILL rounds (each read all of /proc); its heartbeat went on after studyapp exited."""
+    result, beat = _hostile_check(tmp_path, studyapp_cli, _hopping(pause), "    pass")
+    assert not _still_beating(beat), result.stdout + result.stderr
+    assert "left running after the check" in result.stdout + result.stderr
