@@ -199,12 +199,13 @@ def _hopping(pause: str) -> str:
 
 
 @needs_proc
-@pytest.mark.parametrize("pause", ["_time.sleep(0.001)"], ids=["ISO.hop-1ms"])
+@pytest.mark.parametrize("pause", ["_time.sleep(0.001)", "pass"], ids=["ISO.hop-1ms", "ISO.hop-tight"])
 def test_a_process_that_keeps_re_forking_is_stopped_with_the_check(
     tmp_path: Path, isolated_home: Path, studyapp_cli: InProcessCli, pause: str
 ) -> None:
-    """ISO.hop-1ms: a process left behind that re-forks every millisecond outran the guard's
-    SIGKILL rounds (each read all of /proc); its heartbeat went on after studyapp exited."""
+    """ISO.hop-1ms, ISO.hop-tight: a process left behind that re-forks every millisecond, or as
+    fast as it can, outran the guard's SIGKILL rounds (each read all of /proc); its heartbeat went
+    on after studyapp exited."""
     result, beat = _hostile_check(tmp_path, studyapp_cli, _hopping(pause), "    pass")
     assert not _still_beating(beat), result.stdout + result.stderr
     assert "left running after the check" in result.stdout + result.stderr
