@@ -13,7 +13,9 @@ the same guard runs on Linux, macOS and Windows; what a platform lacks, it does 
   group (learner code can) does not kill the guard with it.
 - When COMMAND exits, every descendant still alive is killed and reaped (found through /proc; the
   process group where there is no /proc; on Windows studyapp's Job Object does it), and what was
-  stopped is written as JSON to REPORT_FILE (the first line there is COMMAND's pid).
+  stopped is written as JSON to REPORT_FILE (the first line there is COMMAND's pid). A subreaper
+  first kills its own children round after round (`kill_own_children`): orphans all come to it,
+  so a process that re-forks every millisecond is caught, which rounds of /proc scans were not.
 - stdin is a pipe whose write end only studyapp holds: end of file means studyapp is gone (kill -9,
   a crash, a closed terminal). The guard then stops COMMAND and all it started: SIGTERM, then
   SIGKILL after `TERM_GRACE_S`. SIGTERM or SIGHUP to the guard does the same.
@@ -107,6 +109,16 @@ def ps_table() -> dict[int, tuple[int, str, str]] | None:
     return table or None
 
 
+def process_name(pid: int) -> str:
+    """A process's name from /proc/PID/stat ("" once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return ""
+    return data[data.find(b"(") + 1 : data.rfind(b")")].decode("utf-8", errors="replace")
+
+
 def descendants(root: int, table: dict[int, tuple[int, str, str]]) -> list[int]:
     children: dict[int, list[int]] = {}
     for pid, (parent, _, _) in table.items():
@@ -130,6 +142,7 @@ class Guard:
         self.stopped: dict[int, str] = {}
         self.exit_code: int | None = None  # COMMAND's, as Popen gives it (-N: killed by signal N)
         self.own_group = False  # COMMAND leads a process group of its own
+        self.subreaper = False  # every orphan of the tree comes to the guard (Linux)
         self.parent_gone_at_eof = threading.Event()
 
     # ---------------------------------------------------------------- signals
@@ -187,10 +200,51 @@ class Guard:
                 if signum == KILL and (self.child is None or pid != self.child.pid):
                     self.stopped.setdefault(pid, name)
 
+    def own_children(self) -> list[int] | None:
+        """The guard's own children, from /proc/self/task/*/children: a few small reads, not a
+        scan of /proc. None where the kernel has no such file (or there is no /proc)."""
+        try:
+            tasks = os.listdir("/proc/self/task")
+        except OSError:
+            return None
+        children: list[int] = []
+        for task in tasks:
+            try:
+                with open(f"/proc/self/task/{task}/children", "rb") as handle:
+                    children.extend(int(pid) for pid in handle.read().split())
+            except FileNotFoundError:
+                if os.path.isdir(f"/proc/self/task/{task}"):
+                    return None  # the thread is there, the file is not: no CONFIG_PROC_CHILDREN
+            except (OSError, ValueError):
+                continue  # the thread ended meanwhile
+        return children
+
+    def kill_own_children(self, deadline: float) -> None:
+        """As a subreaper, rounds of SIGKILL to the guard's own children, listed afresh each round
+        (no scan of /proc), until none is left (or `deadline`). Each process the tree leaves comes
+        to the guard as its parent dies, so a process that re-forks every millisecond (its parent
+        exiting: a new pid each time, faster than a scan of /proc) is one of them, caught within
+        a few rounds; a SIGKILL that lands during its fork ends the fork too."""
+        if not self.subreaper:
+            return
+        while time.monotonic() < deadline:
+            self.reap()  # the ones already dead: what is listed next is alive (or just died)
+            children = self.own_children()
+            if not children:
+                return
+            for pid in children:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, KILL)
+            for pid in children:  # named after the kills, while they are zombies not yet reaped
+                if (self.child is None or pid != self.child.pid) and pid not in self.stopped:
+                    self.stopped[pid] = process_name(pid)
+            time.sleep(0.001)  # a process that cannot die yet (in the kernel) is not spun on
+
     def sweep(self) -> None:
         """Kill what is left, round after round, until no descendant remains (or SWEEP_LIMIT_S)."""
         deadline = time.monotonic() + SWEEP_LIMIT_S
         while True:
+            self.kill_own_children(deadline)
             self.reap()
             table = process_table()
             if table is None:
@@ -243,7 +297,7 @@ class Guard:
         signal.signal(signal.SIGINT, self.on_interrupt)
         if hasattr(signal, "SIGBREAK"):  # Windows: studyapp's "finish serving" reaches COMMAND itself
             signal.signal(signal.SIGBREAK, signal.SIG_IGN)
-        subreaper = become_subreaper()
+        subreaper = self.subreaper = become_subreaper()
         try:
             self.child = self.start_command()
         except OSError as exc:

@@ -5,6 +5,7 @@ one line (an empty id, an attempt older than a day, damaged settings) and what c
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -142,6 +143,48 @@ def test_damaged_settings_refuse_the_resume_in_one_line(
     assert named in line and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("damage", "named"),
+    [
+        pytest.param(
+            """UPDATE exam_attempts SET settings_json = '{"time_limit_s": "x", "elapsed_s": -5}'""",
+            "time_limit_s 'x'",
+            id="RS.damaged-settings",
+        ),
+        pytest.param(
+            "UPDATE exam_attempts SET settings_json = json_set(settings_json, '$.elapsed_s', 1e308)",
+            "elapsed_s 1e+308",
+            id="RS.elapsed-over",
+        ),
+    ],
+)
+def test_the_reviews_damaged_rows_refuse_the_resume_and_progress_still_works(
+    tmp_path: Path, content, studyapp_cli: InProcessCli, damage: str, named: str
+) -> None:
+    """Review 2026-12-second L3, as its cases damaged the row (sqlite3 on the store): `--resume
+    last` ended in `internal error: TypeError`/`OverflowError`. Now one line, exit 2, the
+    attempt left as it was, and `progress` (text and JSON) still works on that store."""
+    session = interrupted_exam(content, tmp_path)
+    with sqlite3.connect(tmp_path / DB_NAME) as db:
+        db.execute(damage)
+        (before,) = db.execute("SELECT settings_json FROM exam_attempts").fetchone()
+    env = env_at(tmp_path, "2026-12-05T10:10")
+    done = studyapp_cli(
+        "--lang", "en", "quiz", "--mode", "exam", "--plain", "--resume", "last", input_text="s\ny\n", env=env
+    )  # fmt: skip
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"studyapp: attempt {session.attempt_id[:8]} cannot be resumed:") and named in line
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    with sqlite3.connect(tmp_path / DB_NAME) as db:
+        assert db.execute("SELECT settings_json FROM exam_attempts").fetchone() == (before,)
+    for command in (("progress",), ("progress", "--json")):
+        after = studyapp_cli(*command, env=env)
+        assert after.returncode == 0, after.stderr
+        assert "internal error" not in after.stderr
+    assert json.loads(after.stdout)["reviews_total"] == 0
+
+
 def test_a_resumed_exam_keeps_its_glossary_questions(
     tmp_path: Path, content, studyapp_cli: InProcessCli
 ) -> None:
@@ -219,6 +262,64 @@ def test_one_writer_per_attempt_a_second_window_is_refused(tmp_path: Path, conte
     (attempt,) = exams.attempts(ProgressStore.in_dir(tmp_path))
     assert attempt.finished and attempt.answered == 3 and attempt.score == result.score
     store.close()
+
+
+@pytest.mark.timeout(240)
+def test_two_terminals_resuming_one_exam_keep_the_first_submit(tmp_path: Path, content) -> None:
+    """RS.twice (review 2026-12-second M6), both windows real `studyapp` processes: A resumes,
+    B resumes the same attempt while A has it open (refused in one line, nothing written), A
+    answers and submits; a later `--resume last` finds nothing to resume and A's result stays.
+    On the reviewed checkout both ran and B's submit silently replaced A's."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO, run_cli
+
+    session = interrupted_exam(content, tmp_path)
+    env = {**os.environ, **env_at(tmp_path, "2026-12-05T10:05"), "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "studyapp", "--lang", "en", "quiz", "--mode", "exam", "--plain"]
+    window_a = subprocess.Popen(
+        [*command, "--resume", "last"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env=env, cwd=REPO,
+    )  # fmt: skip
+    try:
+        assert window_a.stdout is not None
+        shown = ""
+        while "/4]" not in shown and "/4)" not in shown:  # A shows a question: it holds the attempt
+            line = window_a.stdout.readline()
+            assert line, f"window A ended early: {shown!r}"
+            shown += line
+        window_b = run_cli(
+            "--lang", "en", "quiz", "--mode", "exam", "--plain", "--resume", "last",
+            input_text="3\n3\ns\ny\n", env=env_at(tmp_path, "2026-12-05T10:06"),
+        )  # fmt: skip
+        assert window_b.returncode == 2 and window_b.stdout == "", window_b.stderr
+        assert window_b.stderr.strip() == (
+            f"studyapp: attempt {session.attempt_id[:8]} is open in another window:"
+            " go on there, or close that one first"
+        )
+        (untouched,) = exams.attempts(ProgressStore.in_dir(tmp_path))
+        assert not untouched.finished and untouched.answered == 2  # B wrote nothing
+        rest, errors = window_a.communicate("1\ns\ny\n", timeout=120)
+    finally:
+        if window_a.poll() is None:
+            window_a.kill()
+            window_a.communicate()
+    assert window_a.returncode == 0, errors
+    assert "Score per topic:" in rest
+    (submitted,) = exams.attempts(ProgressStore.in_dir(tmp_path))
+    assert submitted.finished and submitted.answered == 3
+    later = run_cli(
+        "--lang", "en", "quiz", "--mode", "exam", "--plain", "--resume", "last", input_text="3\ns\ny\n",
+        env=env_at(tmp_path, "2026-12-05T10:07"),
+    )  # fmt: skip
+    assert later.returncode == 2 and later.stderr.strip() == "studyapp: no unfinished mock exam to resume"
+    (kept,) = exams.attempts(ProgressStore.in_dir(tmp_path))
+    assert (kept.finished_at, kept.score, kept.questions) == (
+        submitted.finished_at,
+        submitted.score,
+        submitted.questions,
+    )
 
 
 def test_a_killed_window_does_not_block_its_own_resume(tmp_path: Path, content) -> None:

@@ -195,3 +195,19 @@ def test_a_lab_never_imports_the_learners_files_from_the_current_folder(
     result = studyapp_cli("lab", "amdahl", "--quick", cwd=folder)
     assert result.returncode == 0, result.stdout + result.stderr
     assert ".py ran" not in result.stdout + result.stderr
+
+
+def test_the_pipeline_lab_uses_the_standard_queue_not_the_learners(
+    tmp_path: Path, isolated_home: Path, studyapp_cli: InProcessCli
+) -> None:
+    """EV.cwd-shadow-queue (reliability review 2026-12-second M2): a learner's `queue.py` where
+    they type `studyapp lab pipeline` was run by the lab, which then "crashed" with `module 'queue'
+    has no attribute 'Queue'`. The real pipeline lab, from that folder; its run is recorded ok."""
+    folder = tmp_path / "my files"
+    folder.mkdir()
+    (folder / "queue.py").write_text('raise SystemExit("the learner\'s queue.py ran")\n', encoding="utf-8")
+    result = studyapp_cli("lab", "pipeline", "--quick", cwd=folder)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "queue.py ran" not in result.stdout + result.stderr
+    assert "crashed" not in result.stderr
+    assert [r.status for r in ProgressStore.in_dir(isolated_home).lab_runs()] == ["ok"]

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import sqlite3
+import subprocess
+import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -21,7 +24,7 @@ from studyapp.report.recall_model import (
     fit_learner,
     traced_per_item,
 )
-from tests.conftest import InProcessCli
+from tests.conftest import REPO, InProcessCli, run_cli
 
 END = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -104,19 +107,31 @@ def export_file(path: Path, reviews: list[Review]) -> Path:
     return path
 
 
+@pytest.mark.parametrize(
+    "count",
+    [
+        pytest.param(2000, id="PR.bisect"),  # the smallest count that broke it (1000 worked)
+        pytest.param(5000, id="PR.one-item-5k"),
+        pytest.param(20_000, id="PR.one-item-20k"),
+    ],
+)
 def test_progress_works_after_thousands_of_answers_to_one_item(
-    tmp_path: Path, studyapp_cli: InProcessCli
+    tmp_path: Path, studyapp_cli: InProcessCli, count: int
 ) -> None:
-    """M1's repro: 2000 answers to one item in 30 days ended `progress` in a math domain error."""
+    """M1's repro: 2000 answers to one item in 30 days (and the review's 5000 and 20 000) ended `progress`
+    and `progress --json` in a math domain error."""
     env = {"STUDYAPP_HOME": str(tmp_path / "h"), "STUDYAPP_NOW": "2026-12-01T10:00:00+00:00"}
-    source = export_file(tmp_path / "one-item.json", one_item_reviews(2000, 0.7, 7))
+    source = export_file(tmp_path / "one-item.json", one_item_reviews(count, 0.7, 7))
     imported = studyapp_cli("progress", "--import-data", str(source), env=env)
     assert imported.returncode == 0, imported.stderr
     report = studyapp_cli("progress", "--json", env=env)
     assert report.returncode == 0, report.stderr
     today = json.loads(report.stdout)["exam_prediction"]["today"]
     assert 0 < today["expected_score"] < 1 and 0 <= today["pass_probability"] <= 1
-    assert studyapp_cli("progress", env=env).returncode == 0
+    assert json.loads(report.stdout)["reviews_total"] == count
+    text = studyapp_cli("progress", env=env)
+    assert text.returncode == 0, text.stderr
+    assert "internal error" not in text.stderr and "Traceback" not in text.stderr
 
 
 def test_a_damaged_rating_is_left_out_with_a_note(tmp_path: Path, studyapp_cli: InProcessCli) -> None:
@@ -170,3 +185,77 @@ def test_a_million_reviews_in_all_give_a_bounded_fit() -> None:
     assert traced_per_item(500) < MAX_TRACED
     assert all(0.0 <= fitted.knows(item, END) <= 1.0 for item in items)
     assert fitted.calibration.brier is not None and math.isfinite(fitted.calibration.brier)
+
+
+def spread_export_file(path: Path, count: int, days: float, seed: int) -> Path:
+    """An export of `count` O/X answers over every shipped item, spread over `days` days, written
+    row by row (the test process never holds them all)."""
+    from studyapp import locations
+    from studyapp.content.loader import load_content
+
+    items = sorted(load_content(locations.content_dir()).items)
+    rng = random.Random(seed)
+    moments = sorted(END - timedelta(seconds=rng.uniform(0, days * 86400)) for _ in range(count))
+    with path.open("w", encoding="utf-8") as out:
+        out.write(
+            f'{{"format": "studyapp-progress", "schema": 2, "exported_at": "{END.isoformat()}", "reviews": ['
+        )
+        for n, moment in enumerate(moments):
+            ok = rng.random() < 0.7
+            row = {
+                "uid": f"{n:032x}",
+                "item_id": items[n % len(items)],
+                "kind": "ox",
+                "answer": "O" if ok else "X",
+                "correct": int(ok),
+                "unsure": 0,
+                "rating": 3 if ok else 1,
+                "mode": "due",
+                "session_id": None,
+                "reviewed_at": moment.isoformat(),
+                "response_ms": 5000,
+                "text_hash": None,
+            }
+            out.write(("," if n else "") + json.dumps(row))
+        out.write("]}")
+    return path
+
+
+@pytest.mark.slow  # a 78 MB import (~13 s on a shared 2-core machine) and two `progress` runs
+@pytest.mark.timeout(600)
+@pytest.mark.skipif(not hasattr(os, "wait4"), reason="reads the command's peak memory with wait4")
+def test_progress_on_300_000_answers_over_all_items(tmp_path: Path) -> None:
+    """PR.300k (review 2026-12-second M1): 300 000 answers over 400 days, spread over every item,
+    imported; `progress --json` then grew to 2.4 GB and ended in a math domain error (on this
+    draw the reviewed checkout peaked at 2.5 GB). Real processes, as the learner runs them; the
+    memory bound is ~10 times what it takes now (~75 MB), far below what it took."""
+    env = {"STUDYAPP_HOME": str(tmp_path / "h"), "STUDYAPP_NOW": "2026-12-01T10:00:00+00:00"}
+    source = spread_export_file(tmp_path / "spread.json", 300_000, 400.0, 11)
+    imported = run_cli("progress", "--import-data", str(source), env=env)
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.startswith("imported: 300000 answers")
+    source.unlink()
+
+    child_env = {**os.environ, **env, "PYTHONPATH": str(REPO)}
+    out_path, err_path = tmp_path / "out.json", tmp_path / "err.txt"
+    with out_path.open("wb") as out, err_path.open("wb") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "studyapp", "progress", "--json"],
+            env=child_env,
+            cwd=REPO,
+            stdout=out,
+            stderr=err,
+        )
+        _, status, usage = os.wait4(process.pid, 0)  # the exit status and this command's peak memory
+        process.returncode = os.waitstatus_to_exitcode(status)
+    assert process.returncode == 0, err_path.read_text(encoding="utf-8")
+    report = json.loads(out_path.read_text(encoding="utf-8"))  # strict JSON, nothing else on stdout
+    assert report["reviews_total"] == 300_000
+    today = report["exam_prediction"]["today"]
+    assert 0 < today["expected_score"] < 1 and 0 <= today["pass_probability"] <= 1
+    peak_mb = usage.ru_maxrss / (1 << 20 if sys.platform == "darwin" else 1 << 10)
+    assert peak_mb < 800, f"`progress --json` peaked at {peak_mb:.0f} MB"
+
+    text = run_cli("progress", env=env)
+    assert text.returncode == 0, text.stderr
+    assert "internal error" not in text.stderr and "Traceback" not in text.stderr
