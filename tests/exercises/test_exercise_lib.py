@@ -512,6 +512,18 @@ def test_decide_with_control_passes_when_the_learner_is_clear_of_the_need() -> N
     assert decide_with_control([0.97, 0.99, 0.95], [0.98, 0.99, 0.97], 0.8, 3)[0] == PASSED
 
 
+def test_a_reference_just_below_the_need_is_not_shown_equal_to_it() -> None:
+    """CI printed "the reference's 1.16× …: needs 1.16× … (the reference falls short too)": both
+    round to 1.16 though one is below. Then both are shown to the third decimal, and they differ."""
+    verdict, message = decide_with_control([1.0, 1.1, 1.2, 1.0, 1.3], [1.155] * 5, 1.1637, 3)
+    assert verdict == UNDECIDED and "falls short" in message
+    shown = re.search(r"the reference's (\d+\.\d+)× in the same rounds: needs (\d+\.\d+)×", message)
+    assert shown and float(shown.group(1)) < float(shown.group(2)), message
+    # two decimals where they tell the two apart
+    _, message = decide_with_control([1.0, 1.1, 1.2, 1.0, 1.3], [1.5] * 5, 1.3, 3)
+    assert "the reference's 1.50× in the same rounds: needs 1.30×" in message
+
+
 def test_decide_with_control_waits_for_the_minimum_of_rounds() -> None:
     verdict, message = decide_with_control([1.8, 1.9], [1.8, 1.8], 1.5, 3)
     assert verdict == UNDECIDED and "3 rounds are needed" in message
