@@ -4,9 +4,9 @@ A seeded loop (the same cases on every run, so a failure reproduces) applies 1�
 mutations to one shipped content file — delete, duplicate or swap lines, replace a value with a
 hostile one, re-indent, truncate, insert a key — and runs `studyapp check`, `studyapp topics`
 (the cached path) and `studyapp quiz --plain` (answering o, x, then q) on it through `studyapp.cli.main`, the function `python -m studyapp` calls.
-Each run must exit 0 or 2 and never print an internal error or a traceback. In-process; the
-developer loop runs the first 30 cases, CI all 150: the other 120 in two halves (`slow`, spread
-over the workers; tests/conftest.py). The hostile files that need a subprocess (FIFOs, memory caps)
+Each run must exit 0 or 2 and never print an internal error or a traceback. In-process; CI runs
+all 150 cases: the first 30, then the other 120 in two halves (`slow`, spread over the workers;
+tests/conftest.py). The hostile files that need a subprocess (FIFOs, memory caps)
 are in tests/test_content_hostile.py.
 """
 
