@@ -58,6 +58,10 @@ SLOW_TESTS = (
     # models fitted on the whole bank
     ("test_glossary_relations.py", "test_the_generator_never_offers_a_related_term"),
     ("test_cues_learned.py", ""),
+    ("test_similarity.py", "test_planted_"),  # the similarity index over the bank with a planted pair
+    ("test_similarity.py", "test_check_on_shipped_content_passes"),
+    ("test_reliability_files.py", "test_a_lab_does_not_write_into_a_fifo"),  # a real lab run
+    ("test_prediction_heavy.py", "test_progress_works_after_thousands_of_answers_to_one_item"),
     ("test_reliability_store.py", "test_a_held_lock_is_waited_for_with_a_notice"),  # holds a lock 11 s
     ("test_reliability_store.py", "test_a_lock_held_past_the_limit_keeps_the_answer"),
     # the Low cases that run a real check or `python -m studyapp` (seconds each; the rest stay)
