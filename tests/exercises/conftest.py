@@ -2,7 +2,8 @@
 exercise is checked once per session, whichever test asks first (tests/exercises/exercise_runs.py).
 
 Under pytest-xdist, run with `--dist loadgroup` to keep that promise across workers: every test
-here is grouped by the lab it checks, so one worker runs all of a lab's variants once.
+that uses the catalogue is grouped by the lab it checks, so one worker runs all of a lab's
+variants once; the others are spread one by one.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.parent != HERE:
             continue  # this hook sees the whole session's items: only this folder's are grouped
+        if "catalogue" not in getattr(item, "fixturenames", ()):
+            # shares no run with another test: spread (a lab's long checks on one worker were
+            # the leg's long pole: the concurrency ones took 160 s in a row)
+            item.add_marker(pytest.mark.xdist_group(item.nodeid))
+            continue
         lab = _lab_of(item)
         if lab is not None:
             item.add_marker(pytest.mark.xdist_group(f"exercises-{lab}"))
