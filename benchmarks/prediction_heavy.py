@@ -24,6 +24,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # the checkout's studyapp, installed or not
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)
 
 
