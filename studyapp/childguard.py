@@ -45,6 +45,9 @@ KILL = getattr(signal, "SIGKILL", signal.SIGTERM)
 
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 TERM_GRACE_S = 1.5  # below studyapp's STOP_GRACE_S: the guard finishes its sweep before studyapp kills it
+ORPHAN_GRACE_S = (
+    0.5  # after COMMAND ends: processes finishing on their own (a resource tracker) are not stopped
+)
 SWEEP_LIMIT_S = 2.0  # a fork bomb still ends: rounds of SIGKILL until nothing is left, this long at most
 POLL_S = 0.1
 REPORTED = 100  # processes named in the report (a pipe holds 64 KB before a write would block)
@@ -240,6 +243,18 @@ class Guard:
                     self.stopped[pid] = process_name(pid)
             time.sleep(0.001)  # a process that cannot die yet (in the kernel) is not spun on
 
+    def wait_for_orphans(self, deadline: float) -> None:
+        """Until `deadline`, reap the guard's children as they end: a pool's worker or the
+        multiprocessing resource tracker ends a moment after the process that made it, and was
+        reported as left running (a correct check failed its hygiene). Where the guard cannot list
+        its children (no /proc), the sweep decides at once, as before."""
+        while time.monotonic() < deadline:
+            self.reap()
+            children = self.own_children()
+            if not children:
+                return
+            time.sleep(0.02)
+
     def sweep(self) -> None:
         """Kill what is left, round after round, until no descendant remains (or SWEEP_LIMIT_S)."""
         deadline = time.monotonic() + SWEEP_LIMIT_S
@@ -311,6 +326,8 @@ class Guard:
                 break
             time.sleep(POLL_S)
             self.reap()
+        else:  # COMMAND ended by itself: what is ending with it gets a moment before the sweep
+            self.wait_for_orphans(time.monotonic() + ORPHAN_GRACE_S)
         self.sweep()
         stopped = [{"pid": pid, "name": name} for pid, name in sorted(self.stopped.items())]
         report = {"stopped": stopped[:REPORTED], "count": len(stopped), "subreaper": subreaper}
