@@ -45,9 +45,7 @@ KILL = getattr(signal, "SIGKILL", signal.SIGTERM)
 
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 TERM_GRACE_S = 1.5  # below studyapp's STOP_GRACE_S: the guard finishes its sweep before studyapp kills it
-ORPHAN_GRACE_S = (
-    0.5  # after COMMAND ends: processes finishing on their own (a resource tracker) are not stopped
-)
+ORPHAN_GRACE_S = 0.5  # after COMMAND ends: what ends on its own meanwhile is not stopped
 SWEEP_LIMIT_S = 2.0  # a fork bomb still ends: rounds of SIGKILL until nothing is left, this long at most
 POLL_S = 0.1
 REPORTED = 100  # processes named in the report (a pipe holds 64 KB before a write would block)
@@ -72,21 +70,25 @@ def process_table() -> dict[int, tuple[int, str, str]] | None:
         return ps_table()
     table: dict[int, tuple[int, str, str]] = {}
     for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                data = handle.read()
-        except OSError:
-            continue  # ended meanwhile
-        # "pid (name) state ppid ...": the name may hold spaces and parentheses, so split at the last ")"
-        end = data.rfind(b")")
-        fields = data[end + 2 :].split()
-        if end < 0 or len(fields) < 2:
-            continue
-        name = data[data.find(b"(") + 1 : end].decode("utf-8", errors="replace")
-        table[int(entry)] = (int(fields[1]), fields[0].decode("ascii", errors="replace"), name)
+        if entry.isdigit() and (row := proc_stat(int(entry))) is not None:
+            table[int(entry)] = row
     return table
+
+
+def proc_stat(pid: int) -> tuple[int, str, str] | None:
+    """(parent pid, state, name) from /proc/PID/stat; None once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    # "pid (name) state ppid ...": the name may hold spaces and parentheses, so split at the last ")"
+    end = data.rfind(b")")
+    fields = data[end + 2 :].split()
+    if end < 0 or len(fields) < 2:
+        return None
+    name = data[data.find(b"(") + 1 : end].decode("utf-8", errors="replace")
+    return int(fields[1]), fields[0].decode("ascii", errors="replace"), name
 
 
 def ps_table() -> dict[int, tuple[int, str, str]] | None:
@@ -110,16 +112,6 @@ def ps_table() -> dict[int, tuple[int, str, str]] | None:
             table[int(fields[0])] = (int(fields[1]), fields[2][:1], os.path.basename(fields[3]))
     table.pop(ps.pid, None)  # ps itself, a child of the guard, ended by now
     return table or None
-
-
-def process_name(pid: int) -> str:
-    """A process's name from /proc/PID/stat ("" once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return ""
-    return data[data.find(b"(") + 1 : data.rfind(b")")].decode("utf-8", errors="replace")
 
 
 def descendants(root: int, table: dict[int, tuple[int, str, str]]) -> list[int]:
@@ -231,8 +223,7 @@ class Guard:
         if not self.subreaper:
             return
         while time.monotonic() < deadline:
-            self.reap()  # the ones already dead: what is listed next is alive (or just died)
-            children = self.own_children()
+            children = self.children_left()
             if not children:
                 return
             for pid in children:
@@ -240,7 +231,7 @@ class Guard:
                     os.kill(pid, KILL)
             for pid in children:  # named after the kills, while they are zombies not yet reaped
                 if (self.child is None or pid != self.child.pid) and pid not in self.stopped:
-                    self.stopped[pid] = process_name(pid)
+                    self.stopped[pid] = (proc_stat(pid) or (0, "", ""))[2]
             time.sleep(0.001)  # a process that cannot die yet (in the kernel) is not spun on
 
     def wait_for_orphans(self, deadline: float) -> None:
@@ -248,12 +239,13 @@ class Guard:
         multiprocessing resource tracker ends a moment after the process that made it, and was
         reported as left running (a correct check failed its hygiene). Where the guard cannot list
         its children (no /proc), the sweep decides at once, as before."""
-        while time.monotonic() < deadline:
-            self.reap()
-            children = self.own_children()
-            if not children:
-                return
+        while time.monotonic() < deadline and self.children_left():
             time.sleep(0.02)
+
+    def children_left(self) -> list[int] | None:
+        """The guard's own children still alive (or just dying): the dead are reaped first."""
+        self.reap()
+        return self.own_children()
 
     def sweep(self) -> None:
         """Kill what is left, round after round, until no descendant remains (or SWEEP_LIMIT_S)."""

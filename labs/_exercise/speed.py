@@ -158,13 +158,13 @@ def decide_with_control(
     relative_median, _, relative_high = median_interval(relative)
     # "the reference's 1.16×" next to "needs 1.16×" reads as a contradiction when the two differ
     # below the second decimal: then both get a third
-    p = 3 if f"{control_median:.2f}" == f"{need:.2f}" and control_median != need else 2
+    places = 3 if f"{control_median:.2f}" == f"{need:.2f}" and control_median != need else 2
     scale = say(f" of {of}", f" ({of} 대비)") if of else ""
     shown = say(
         f"{measured} {median:.2f}×{scale} (interval {low:.2f}–{high:.2f}, {rounds} rounds); "
-        f"the reference's {control_median:.{p}f}× in the same rounds",
+        f"the reference's {control_median:.{places}f}× in the same rounds",
         f"{measured} {median:.2f}×{scale} (구간 {low:.2f}–{high:.2f}, {rounds} round); "
-        f"같은 round에서 참고 답안은 {control_median:.{p}f}×",
+        f"같은 round에서 참고 답안은 {control_median:.{places}f}×",
     )
     if rounds < min_rounds:
         return UNDECIDED, say(
@@ -173,12 +173,13 @@ def decide_with_control(
         )
     if low >= need:
         return PASSED, say(
-            f"{shown}: at least {need:.{p}f}× as required", f"{shown}: 요구한 {need:.{p}f}× 이상입니다"
+            f"{shown}: at least {need:.{places}f}× as required",
+            f"{shown}: 요구한 {need:.{places}f}× 이상입니다",
         )
     if high < need and control_low >= need:
         return FAILED, say(
-            f"{shown}: yours stays below {need:.{p}f}× where the reference does not",
-            f"{shown}: 참고 답안은 {need:.{p}f}×에 이르는데 여러분의 코드는 그 아래에 머뭅니다",
+            f"{shown}: yours stays below {need:.{places}f}× where the reference does not",
+            f"{shown}: 참고 답안은 {need:.{places}f}×에 이르는데 여러분의 코드는 그 아래에 머뭅니다",
         )
     if relative_high < relative_floor:
         return FAILED, say(
@@ -189,21 +190,21 @@ def decide_with_control(
     # reference falls short" next to a reference whose median clears the need).
     if control_median < need:
         busy = say(
-            f"{shown}: needs {need:.{p}f}×, and the machine is too busy to tell (the reference falls short too)",
-            f"{shown}: {need:.{p}f}×가 필요한데 기계가 너무 바빠 판단할 수 없습니다 (참고 답안도 못 미침)",
+            f"{shown}: needs {need:.{places}f}×, and the machine is too busy to tell (the reference falls short too)",
+            f"{shown}: {need:.{places}f}×가 필요한데 기계가 너무 바빠 판단할 수 없습니다 (참고 답안도 못 미침)",
         )
     elif control_low < need:
         busy = say(
-            f"{shown}: needs {need:.{p}f}×; the rounds vary too much to tell (the reference's interval "
+            f"{shown}: needs {need:.{places}f}×; the rounds vary too much to tell (the reference's interval "
             f"{control_low:.2f}–{control_high:.2f} reaches below it too, so this machine is not steady now)",
-            f"{shown}: {need:.{p}f}×가 필요한데 round마다 너무 달라 판단할 수 없습니다 (참고 답안의 구간 "
+            f"{shown}: {need:.{places}f}×가 필요한데 round마다 너무 달라 판단할 수 없습니다 (참고 답안의 구간 "
             f"{control_low:.2f}–{control_high:.2f}도 그 아래로 내려가 지금 이 기계가 고르지 않습니다)",
         )
     else:
         busy = say(
-            f"{shown}: needs {need:.{p}f}×; yours varies across it (interval {low:.2f}–{high:.2f}) while the "
+            f"{shown}: needs {need:.{places}f}×; yours varies across it (interval {low:.2f}–{high:.2f}) while the "
             f"reference's stays above, and the rounds ran out before it could tell",
-            f"{shown}: {need:.{p}f}×가 필요한데 여러분의 값이 그 위아래를 오가고 (구간 {low:.2f}–{high:.2f}) "
+            f"{shown}: {need:.{places}f}×가 필요한데 여러분의 값이 그 위아래를 오가고 (구간 {low:.2f}–{high:.2f}) "
             "참고 답안은 위에 머뭅니다. 판단하기 전에 round가 다 떨어졌습니다",
         )
     if control_low >= need:  # the machine did it: only the learner's rounds are unclear
