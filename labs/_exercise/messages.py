@@ -112,6 +112,9 @@ NAMES_KO: dict[str, str] = {
     # measure-resources
     "peak_memory_bytes: stops tracing afterwards": "peak_memory_bytes: 잰 뒤 추적을 멈춘다",
     "io_wait_share() returns a share": "io_wait_share()가 비율을 돌려준다",
+    "io_wait_share: 1 − CPU time / wall time, clamped to [0, 1], on the check's clocks": (
+        "io_wait_share: 검사기의 시계에서 1 − CPU 시간 / wall 시간을 [0, 1]로 자른 값"
+    ),
     # pytest-benchmark / regression-check
     "pytest runs your file": "pytest가 여러분의 파일을 실행한다",
     "pytest runs your file and its tests pass": "pytest가 여러분의 파일을 실행하고 테스트가 통과한다",

@@ -101,6 +101,7 @@ def test_a_limit_below_one_over_serial_is_caught(tmp_path: Path) -> None:
 
 ID = "measure-resources"
 LAB = "amdahl"
+CLOCKS = "io_wait_share: 1 − CPU time / wall time, clamped to [0, 1], on the check's clocks"
 
 EXPECTED_SLIPS = {
     "current-not-peak": ("peak_memory_bytes: the peak of a known allocation", "report the peak"),
@@ -118,6 +119,9 @@ EXPECTED_SLIPS = {
         "parallel_efficiency: speedup = serial / parallel, efficiency = speedup / workers",
         "divide it by the number of workers",
     ),
+    # the check's own clocks: CPU time twice the wall time, then a call of 0 s wall time
+    "no-clamp": (CLOCKS, "you returned -1, expected 0 — CPU time beyond the wall time"),
+    "zero-wall-divides": (CLOCKS, "a call of 0 s wall time and 0 s CPU time"),
 }
 
 
@@ -156,7 +160,7 @@ def _passed_or_busy(code: int, report: dict[str, Any]) -> None:
 def test_measure_resources_reference_solution_passes(catalogue: Catalogue) -> None:
     code, report = catalogue.report(ID, "solution")
     _passed_or_busy(code, report)
-    assert len(report["requirements"]) == 8
+    assert len(report["requirements"]) == 9
 
 
 @pytest.mark.parametrize("wrong", sorted(EXPECTED_SLIPS))

@@ -17,8 +17,10 @@ Noise (README.md, "검사 규칙"):
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
+import random
 import secrets
 import sys
 import threading
@@ -31,7 +33,17 @@ from typing import Any
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
-from labs._exercise import Checker, LearnerResult, learner_function, parse_args, run_learner, say
+from labs._exercise import (
+    Checker,
+    LearnerResult,
+    is_close,
+    learner_function,
+    parse_args,
+    run_learner,
+    say,
+    short_repr,
+)
+from labs._exercise.shrink import answer_or_error
 
 LEARNER_FILE = "resources.py"
 MIB = 1024 * 1024
@@ -184,15 +196,141 @@ def probe_io(wait_s: float) -> dict[str, Any]:
     return out
 
 
+class _Clock:
+    """A clock the checker moves by hand: it stands still unless the planted function advances it."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.reads = 0  # a function that never reads it measures with some other clock
+
+    def read(self) -> float:
+        self.reads += 1
+        return self.now
+
+    def read_ns(self) -> int:
+        self.reads += 1
+        return round(self.now * 1e9)
+
+
+def clock_cases(seed: int) -> list[tuple[float, float, float, float]]:
+    """(perf_counter at the call, process_time at the call, wall seconds, CPU seconds) of one call:
+    the edges first (0 s, a tiny call, CPU = wall, no CPU at all, CPU beyond wall as two busy threads
+    make it), then generated calls of several sizes from several clock starts. CPU time never
+    exceeds twice the wall time here (two threads) and neither clock goes backwards."""
+    cases = [
+        (0.0, 0.0, 0.0, 0.0),
+        (5.0, 0.25, 0.0, 0.0),
+        (5.0, 0.25, 2e-6, 0.0),
+        (5.0, 0.25, 2e-6, 1e-6),
+        (5.0, 0.25, 0.5, 0.5),
+        (5.0, 0.25, 0.5, 0.0),
+        (5.0, 0.25, 0.5, 1.0),
+        (0.001, 0.002, 0.5, 0.125),
+    ]
+    rng = random.Random(seed)
+    for wall_s in (1e-5, 1e-3, 0.2, 3.0, 120.0):
+        for _ in range(3):
+            wall = wall_s * rng.uniform(0.5, 2.0)
+            cpu = wall * rng.choice((0.0, rng.uniform(0.0, 1.0), rng.uniform(1.0, 2.0)))
+            starts = (0.0, rng.uniform(0.0, wall / 2), rng.uniform(1.0, 1e5))
+            cases.append((rng.choice(starts), rng.choice(starts), wall, cpu))
+    return cases
+
+
+def _reference(function_name: str) -> Any:
+    """The reference solution's function, the oracle a learner's answer is compared with."""
+    path = Path(__file__).resolve().parent / "solution" / LEARNER_FILE
+    spec = importlib.util.spec_from_file_location("reference_resources", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, function_name)
+
+
+def probe_io_clocks(seed: int) -> dict[str, Any] | None:
+    """io_wait_share with time.perf_counter and time.process_time replaced by clocks this driver
+    moves (the planted function advances them by the case's wall and CPU seconds): the first case on
+    which the learner's answer differs from the reference's under the same clocks, or None."""
+    wall, cpu = _Clock(), _Clock()
+    real = (time.perf_counter, time.perf_counter_ns, time.process_time, time.process_time_ns)
+    # Replaced before their module is imported, so `from time import perf_counter` gets them too.
+    time.perf_counter, time.perf_counter_ns = wall.read, wall.read_ns
+    time.process_time, time.process_time_ns = cpu.read, cpu.read_ns
+    try:
+        learner = learner_function(LEARNER_FILE, "io_wait_share")
+        reference = _reference("io_wait_share")
+
+        def planted(wall_s: float, cpu_s: float) -> None:
+            wall.now += wall_s
+            cpu.now += cpu_s
+
+        for case in clock_cases(seed):
+            wall_start, cpu_start, wall_s, cpu_s = case
+            answers = []
+            reads = []
+            for function in (learner, reference):
+                # Each call starts from the case's readings: a call cannot see what came before it.
+                wall.now, cpu.now = wall_start, cpu_start
+                wall.reads = cpu.reads = 0
+                answers.append(answer_or_error(function, planted, wall_s, cpu_s))
+                reads.append({"perf_counter": wall.reads, "process_time": cpu.reads})
+            (ok, answer), (_, expected) = answers
+            if not ok or not is_close(answer, expected):
+                unread = [clock for clock, count in reads[0].items() if count == 0]
+                found: dict[str, Any] = {"case": list(case), "expected": expected, "unread": unread}
+                if not ok:
+                    found["raised"] = answer
+                elif isinstance(answer, (int, float)) and not isinstance(answer, bool):
+                    found["answer"] = float(answer)
+                else:
+                    found["answer"] = short_repr(answer)
+                return found
+        return None
+    finally:
+        time.perf_counter, time.perf_counter_ns, time.process_time, time.process_time_ns = real
+
+
 def _waiting_for_a_cpu(row: dict[str, Any]) -> bool:
     """Is the CPU-bound function's high share explained by time in the run queue (a busy machine)?"""
     queued = row["queued_share"]
     return queued is not None and row["outside"] - queued <= CPU_SHARE_MAX
 
 
+class _ShiftedClock:
+    """time.perf_counter moved by a constant: its starting point is undefined, only differences
+    mean anything, so a right answer cannot depend on where it starts."""
+
+    def __init__(self) -> None:
+        self.real, self.real_ns = time.perf_counter, time.perf_counter_ns
+        self.zero_ns = 0
+
+    def read(self) -> float:
+        return (self.real_ns() - self.zero_ns) / 1e9
+
+    def read_ns(self) -> int:
+        return self.real_ns() - self.zero_ns
+
+    def zero_in(self, seconds: float) -> None:
+        """Read 0 s `seconds` from now (negative until then)."""
+        self.zero_ns = self.real_ns() + round(seconds * 1e9)
+
+
 def probe_parallel(task_s: float, items: int, workers: int) -> dict[str, Any]:
+    clock = _ShiftedClock()
+    # Replaced before their module is imported, so `from time import perf_counter` gets it too.
+    time.perf_counter, time.perf_counter_ns = clock.read, clock.read_ns
+    try:
+        return _probe_parallel(clock, task_s, items, workers)
+    finally:
+        time.perf_counter, time.perf_counter_ns = clock.real, clock.real_ns
+
+
+def _probe_parallel(clock: _ShiftedClock, task_s: float, items: int, workers: int) -> dict[str, Any]:
     parallel_efficiency = learner_function(LEARNER_FILE, "parallel_efficiency")
     loops = _calibrate(task_s)
+    # perf_counter reads 0 s where the sleeping tasks' serial phase can end at the earliest: a
+    # timing that is not a difference of two readings (`now % start`, say) then comes out wrong.
+    clock.zero_in(items * task_s)
     out: dict[str, Any] = {}
     for name in ("sleep", "cpu"):
         seen = _Concurrency()
@@ -210,9 +348,9 @@ def probe_parallel(task_s: float, items: int, workers: int) -> dict[str, Any]:
             finally:
                 seen.leave()
 
-        start = time.perf_counter()
+        start = clock.real()
         value = parallel_efficiency(task, list(range(items)), workers)
-        wall = time.perf_counter() - start
+        wall = clock.real() - start
         if isinstance(value, dict):
             value = {str(k): _number(v) for k, v in value.items()}
         else:
@@ -311,12 +449,14 @@ def check_memory(check: Checker, result: LearnerResult) -> None:
     )
 
 
-def check_io(check: Checker, workspace: Path, wait_s: float) -> None:
+def check_io(check: Checker, workspace: Path, wait_s: float) -> bool:
+    """The planted functions' shares; False when io_wait_share gave none (it raised or returned
+    something else: that is already reported, and the clock check would only repeat it)."""
     here = Path(__file__).resolve()
     for attempt in range(1, TRIES + 1):
         result = run_learner(workspace, here, "probe_io", wait_s, timeout_s=30 + 4 * wait_s)
         if not check.require_ran("io_wait_share() runs", result):
-            return
+            return False
         sleep, cpu = result.value["sleep"], result.value["cpu"]
         for row in (sleep, cpu):
             if isinstance(row["value"], str):
@@ -328,7 +468,7 @@ def check_io(check: Checker, workspace: Path, wait_s: float) -> None:
                         f"{_what_ko(row['value'])} 값을 돌려주었습니다. [0, 1] 범위의 숫자를 돌려주세요",
                     ),
                 )
-                return
+                return False
         if cpu["outside"] <= CPU_SHARE_MAX or _waiting_for_a_cpu(cpu) or attempt == TRIES:
             break
         check.progress(
@@ -407,6 +547,71 @@ def check_io(check: Checker, workspace: Path, wait_s: float) -> None:
             say(f"{mine:.2f} (from outside {outside:.2f})", f"{mine:.2f} (바깥에서 {outside:.2f})"),
             say(f"{mine:.2f}: needs ≤ {CPU_SHARE_MAX}", f"{mine:.2f}: ≤ {CPU_SHARE_MAX}이어야 합니다"),
         )
+    return True
+
+
+CLOCKS = "io_wait_share: 1 − CPU time / wall time, clamped to [0, 1], on the check's clocks"
+
+
+def _clock_rule(wall_s: float, cpu_s: float) -> tuple[str, str]:
+    """What the README says about this call, in both languages."""
+    if wall_s == 0:
+        return (
+            "a call of 0 s wall time (below the clock's resolution) has share 0.0",
+            "wall 시간이 0 s인 호출(시계 해상도 미만)의 비율은 0.0입니다",
+        )
+    if cpu_s > wall_s:
+        return (
+            "CPU time beyond the wall time (threads computing at once) clamps the share to 0.0",
+            "wall 시간보다 긴 CPU 시간(여러 스레드가 함께 계산)은 비율을 0.0으로 자릅니다",
+        )
+    return "share = 1 − CPU time / wall time", "비율 = 1 − CPU 시간 / wall 시간"
+
+
+def check_io_clocks(check: Checker, workspace: Path) -> None:
+    seed = secrets.randbits(30)
+    result = run_learner(workspace, Path(__file__).resolve(), "probe_io_clocks", seed, timeout_s=30)
+    if not check.require_ran(CLOCKS, result):
+        return
+    found, count = result.value, len(clock_cases(seed))
+    if found is None:
+        check.requirement(
+            CLOCKS,
+            True,
+            say(
+                f"the reference's share on all {count} calls (0 s, 2 µs, CPU = wall, no CPU, CPU = 2 × wall, 10 µs–240 s)",
+                f"호출 {count}개 모두 참고 답안과 같은 비율 (0 s, 2 µs, CPU = wall, CPU 없음, CPU = 2 × wall, 10 µs–240 s)",
+            ),
+        )
+        return
+    wall_start, cpu_start, wall_s, cpu_s = found["case"]
+    expected = found["expected"]
+    rule_en, rule_ko = _clock_rule(wall_s, cpu_s)
+    if found["unread"]:  # seen: their function measured with clocks the check does not move
+        unread = " / ".join(f"time.{clock}" for clock in found["unread"])
+        rule_en += f"; your function never read {unread}, the clock(s) the check moves"
+        rule_ko += f"; 여러분의 함수는 검사기가 움직이는 시계 {unread}를 읽지 않았습니다"
+    if "raised" in found:
+        theirs_en, theirs_ko = (
+            f"your code raised {found['raised']}",
+            f"여러분의 코드가 {found['raised']}를 냈습니다",
+        )
+    else:
+        answer = found["answer"]
+        shown = f"{answer:.6g}" if isinstance(answer, float) else answer
+        theirs_en, theirs_ko = f"you returned {shown}", f"여러분의 답은 {shown}"
+    check.requirement(
+        CLOCKS,
+        False,
+        say(
+            f"a call of {wall_s:.6g} s wall time and {cpu_s:.6g} s CPU time (perf_counter {wall_start:.6g} → "
+            f"{wall_start + wall_s:.6g}, process_time {cpu_start:.6g} → {cpu_start + cpu_s:.6g}): {theirs_en}, "
+            f"expected {expected:.6g} — {rule_en}",
+            f"wall {wall_s:.6g} s, CPU {cpu_s:.6g} s인 호출 (perf_counter {wall_start:.6g} → "
+            f"{wall_start + wall_s:.6g}, process_time {cpu_start:.6g} → {cpu_start + cpu_s:.6g})에서 {theirs_ko}, "
+            f"기대값은 {expected:.6g} — {rule_ko}",
+        ),
+    )
 
 
 EFFICIENCY_KEYS = ("serial_s", "parallel_s", "speedup", "efficiency")
@@ -488,6 +693,19 @@ def _consistent(check: Checker, row: dict[str, Any], kind: str, items: int, task
                 f"serial_s {serial:.3f} s, but {items} tasks of {task_s:g} s cannot take less than {items * task_s:.2f} s",
                 f"serial_s가 {serial:.3f} s인데, {task_s:g} s짜리 task {items}개는 {items * task_s:.2f} s보다 "
                 "빨리 끝날 수 없습니다",
+            ),
+        )
+    batches = math.ceil(items / WORKERS)
+    # More threads than workers finish sooner: that slip is the concurrency requirement's to name.
+    if kind == "sleep" and row["most_at_once"] <= WORKERS and parallel < batches * task_s * 0.95:
+        return check.requirement(
+            name,
+            False,
+            say(
+                f"parallel_s {parallel:.3f} s, but {items} tasks of {task_s:g} s on {WORKERS} threads cannot take less "
+                f"than {batches * task_s:.2f} s ({batches} rounds)",
+                f"parallel_s가 {parallel:.3f} s인데, {task_s:g} s짜리 task {items}개를 스레드 {WORKERS}개로 돌리면 "
+                f"{batches * task_s:.2f} s({batches}차례)보다 빨리 끝날 수 없습니다",
             ),
         )
     if serial + parallel > row["wall_s"] + 0.05:
@@ -646,7 +864,14 @@ def main() -> None:
                 f"{chosen['wait_s']:g} s 자는 함수와 {chosen['wait_s']:g} s 계산하는 함수의 I/O 대기 비율 재는 중",
             )
         )
-        check_io(check, args.workspace, chosen["wait_s"])
+        if check_io(check, args.workspace, chosen["wait_s"]):
+            check.progress(
+                say(
+                    "io_wait_share on calls whose wall and CPU time the check sets (its own clocks), against the reference",
+                    "검사기가 wall·CPU 시간을 정하는 호출(검사기의 시계)에서 io_wait_share를 참고 답안과 비교하는 중",
+                )
+            )
+            check_io_clocks(check, args.workspace)
         check.progress(
             say(
                 f"parallel efficiency: {TASKS} tasks of {chosen['task_s']:g} s on {WORKERS} threads",
