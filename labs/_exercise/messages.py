@@ -119,6 +119,9 @@ NAMES_KO: dict[str, str] = {
     "pytest runs your file": "pytest가 여러분의 파일을 실행한다",
     "pytest runs your file and its tests pass": "pytest가 여러분의 파일을 실행하고 테스트가 통과한다",
     "pytest ran the benchmarks": "pytest가 벤치마크를 돌렸다",
+    "python compare_runs.py OLD.json NEW.json prints every verdict": (
+        "python compare_runs.py OLD.json NEW.json이 판정을 모두 출력한다"
+    ),
     # errors
     "most_confused_pair: the largest off-diagonal cell": "most_confused_pair: 대각선 밖에서 가장 큰 칸",
     "returns the four numbers": "네 개의 수를 돌려준다",

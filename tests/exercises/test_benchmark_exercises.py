@@ -99,8 +99,8 @@ def test_regression_check_solution_passes_every_planted_pair(catalogue: Catalogu
             )
         )
         assert (code, result["verdict"]) == (0, "passed"), failed(result)
-        # 8 + the noisy real change (rule 2 whatever the noise) + the generated edge pairs
-        assert len(result["requirements"]) == 10
+        # 8 + the noisy real change (rule 2 whatever the noise) + the generated edge pairs + the script
+        assert len(result["requirements"]) == 11
 
 
 def test_pytest_benchmark_compares_one_list_size(catalogue: Catalogue) -> None:
@@ -226,13 +226,51 @@ def test_regression_check_blind_rules_are_caught(isolated_home: Path, tmp_path: 
     )
     code, result = check_folder("regression-check", folder, tmp_path / "b")
     assert code == 1
-    # the planted 0 s pair and the generated 0 s-against-a-real-time pair both divide by zero
+    # the planted 0 s pair, the generated 0 s-against-a-real-time pair and the script's 0 s
+    # benchmark all divide by zero
     problems = failed(result)
     assert set(problems) == {
         "timings of 0 s (below the timer's resolution) are unchanged",
         "the contract holds on generated edge pairs",
+        CLI,
     }
     assert all("ZeroDivisionError" in message for message in problems.values()), problems
+
+
+CLI = "python compare_runs.py OLD.json NEW.json prints every verdict"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "fragment"),
+    [
+        # the new file read twice: every line says unchanged, 1.00x
+        (
+            "load_run(argv[0]), load_run(argv[1])",
+            "load_run(argv[0]), load_run(argv[0])",
+            "it printed unchanged 1.00x",
+        ),
+        # 1.00x for the benchmark whose old run is 0 s
+        ('["median"] else 0.0', '["median"] else 1.0', "bench_timer.py::test_below_resolution it printed"),
+        # three arguments accepted
+        ("if len(argv) != 2:", "if len(argv) < 2:", "with 3 argument(s) it exited with 0"),
+    ],
+)
+def test_regression_check_the_script_prints_what_compare_runs_says(
+    isolated_home: Path, tmp_path: Path, old: str, new: str, fragment: str
+) -> None:
+    """`python compare_runs.py OLD NEW` is run as the README says: a main() that reads the wrong file,
+    prints a ratio for a 0 s benchmark or takes three arguments fails that requirement alone."""
+    folder = tmp_path / "edited"
+    shutil.copytree(EXERCISES / "regression-check" / "solution", folder)
+    source = folder / "compare_runs.py"
+    original = source.read_text(encoding="utf-8")
+    assert original.count(old) == 1
+    source.write_text(original.replace(old, new), encoding="utf-8")
+    code, result = check_folder("regression-check", folder, tmp_path / "check")
+    assert code == 1
+    problems = failed(result)
+    assert set(problems) == {CLI}, problems
+    assert fragment in problems[CLI], problems[CLI]
 
 
 def test_pytest_benchmark_a_file_that_does_not_collect_is_one_line(

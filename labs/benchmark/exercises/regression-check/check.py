@@ -13,10 +13,13 @@ Nothing is timed here, so the verdict does not depend on how busy the machine is
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +29,7 @@ from typing import Any
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
-from labs._exercise import Checker, parse_args, run_learner, say
+from labs._exercise import Checker, learner_function, parse_args, run_learner, say
 
 HERE = Path(__file__).resolve().parent
 
@@ -359,6 +362,9 @@ RULE_1 = say(
 RULE_2 = say("rule 2: the bands are apart by more than 20 %", "2번: band가 20 % 넘게 떨어져 있습니다")
 
 
+SCALES = (1e-8, 1e-5, 1e-3, 1.0, 10.0)  # seconds per round: 10 ns to 10 s
+
+
 def edge_pairs(rng: random.Random) -> list[tuple[list[float], list[float], str, str]]:
     """(old times, new times, expected verdict, the contract rule that decides it): pairs at the
     contract's edges, each at several round counts (1 to 15), scales (10 ns to 10 s) and orders —
@@ -366,7 +372,7 @@ def edge_pairs(rng: random.Random) -> list[tuple[list[float], list[float], str, 
     statistic differs by 21 %: a rule that asks for 25 % misses them), and 0 s against a real time."""
     pairs: list[tuple[list[float], list[float], str, str]] = []
     for rounds in (1, 2, 3, 4, 5, 8, 15):
-        scale = rng.choice((1e-8, 1e-5, 1e-3, 1.0, 10.0))
+        scale = rng.choice(SCALES)
         old = [scale * rng.uniform(1.0, 1.5) for _ in range(rounds)]
         _, old_q3 = hinges(old)
         # touching: every new round at or above the old run's q3, the new q1 exactly on it
@@ -385,6 +391,20 @@ def edge_pairs(rng: random.Random) -> list[tuple[list[float], list[float], str, 
         steady = [scale] * rounds
         pairs.append((steady, [scale * 1.21] * rounds, "regression", RULE_2))
         pairs.append(([scale * 1.21] * rounds, steady, "improvement", RULE_2))
+    for scale in SCALES:
+        # steady runs 21 % apart at every scale: a rule whose threshold bends with the size of the
+        # numbers (a power of the median, say) gets the 10 s benchmark wrong
+        pairs.append(([scale] * 3, [scale * 1.21] * 3, "regression", RULE_2))
+        pairs.append(([scale * 1.21] * 3, [scale] * 3, "improvement", RULE_2))
+    for half in (1, 2, 4):
+        # touching bands whose medians are 2× apart: touching counts as overlapping, however far
+        # the medians are (old q1–q3 = s–2s, new q1–q3 = 2s–4s)
+        scale = rng.choice(SCALES)
+        low, high = [scale] * half + [2 * scale] * half, [2 * scale] * half + [4 * scale] * half
+        rng.shuffle(low)
+        rng.shuffle(high)
+        pairs.append((low, high, "unchanged", RULE_1))
+        pairs.append((high, low, "unchanged", RULE_1))
     pairs.append(([0.0] * 5, [2e-6] * 5, "regression", RULE_2))
     pairs.append(([3e-3] * 5, [0.0] * 5, "improvement", RULE_2))
     rng.shuffle(pairs)
@@ -428,8 +448,8 @@ def check_edges(check: Checker, workspace: str, rng: random.Random) -> None:
             EDGES,
             True,
             say(
-                f"all {len(pairs)} right (touching bands, just over 20 % apart either way, steady runs 21 % apart, 1–15 rounds, 10 ns–10 s, 0 s)",
-                f"{len(pairs)}개 모두 맞혔습니다 (맞닿은 band, 20 % 조금 넘게 떨어진 band, 21 % 떨어진 고른 실행, 1–15 round, 10 ns–10 s, 0 s)",
+                f"all {len(pairs)} right (touching bands, also with medians 2× apart; just over 20 % apart either way; steady runs 21 % apart at every scale; 1–15 rounds, 10 ns–10 s, 0 s)",
+                f"{len(pairs)}개 모두 맞혔습니다 (맞닿은 band, median이 2× 떨어져도; 20 % 조금 넘게 떨어진 band; 모든 크기에서 21 % 떨어진 고른 실행; 1–15 round, 10 ns–10 s, 0 s)",
             ),
         )
         return
@@ -444,6 +464,116 @@ def check_edges(check: Checker, workspace: str, rng: random.Random) -> None:
         f"{expected[name]!r} — {rule} (만든 쌍 {len(pairs)}개 중 {len(wrong)}개가 틀림)",
     )
     check.requirement(EDGES, False, shown)
+
+
+CLI = "python compare_runs.py OLD.json NEW.json prints every verdict"
+# A benchmark timed at 0 s in the old run: its line shows the ratio as 0.00 (no division by zero).
+BELOW_RESOLUTION = "bench_timer.py::test_below_resolution"
+
+
+def probe_cli(old_path: str, new_path: str) -> dict[str, Any]:
+    """In the learner's child: the script run as the README says (`python compare_runs.py OLD NEW`),
+    then with one and with three arguments; and their compare_runs on the same files, which the
+    printed verdicts must repeat."""
+    runs = []
+    for argv in ([old_path, new_path], [old_path], [old_path, new_path, new_path]):
+        done = subprocess.run(
+            [sys.executable, LEARNER_FILE, *argv], capture_output=True, text=True, timeout=20, check=False
+        )
+        runs.append(
+            {"args": len(argv), "code": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
+        )
+    documents = [json.loads(Path(path).read_text(encoding="utf-8")) for path in (old_path, new_path)]
+    verdicts = learner_function(LEARNER_FILE, "compare_runs")(*documents)
+    return {"runs": runs, "verdicts": dict(verdicts)}
+
+
+def expected_lines(
+    old: dict[str, Any], new: dict[str, Any], verdicts: dict[str, str]
+) -> dict[str, tuple[str, str]]:
+    """fullname -> (verdict, ratio as printed): the ratio is new median / old median, 0.00 when the
+    old median is 0 s."""
+    lines = {}
+    for name, said in verdicts.items():
+        old_median, new_median = old[name]["median"], new[name]["median"]
+        lines[name] = (said, f"{new_median / old_median if old_median else 0.0:.2f}x")
+    return lines
+
+
+def cli_problem(runs: list[dict[str, Any]], expected: dict[str, tuple[str, str]]) -> str:
+    """What the runs of the script got wrong ('' when nothing)."""
+    run, *wrong_counts = runs
+    if run["code"] != 0:
+        tail = (run["stderr"].strip().splitlines() or [""])[-1]
+        return say(
+            f"with OLD.json NEW.json it exited with {run['code']}: {tail[:160]}",
+            f"OLD.json NEW.json으로 실행하니 종료 코드 {run['code']}: {tail[:160]}",
+        )
+    printed: dict[str, tuple[str, str]] = {}
+    for line in run["stdout"].splitlines():
+        fields = line.split()
+        if len(fields) == 3:
+            printed[fields[2]] = (fields[0], fields[1])
+    for name, (said, ratio) in sorted(expected.items()):
+        if name not in printed:
+            return say(
+                f"no line for {name} (it is in both runs); printed: {run['stdout'].strip()[:160]!r}",
+                f"{name}의 줄이 없습니다 (두 실행 모두에 있습니다); 출력: {run['stdout'].strip()[:160]!r}",
+            )
+        if printed[name] != (said, ratio):
+            return say(
+                f"for {name} it printed {' '.join(printed[name])}, expected {said} {ratio} (your compare_runs' verdict; "
+                "new median / old median, 0.00 when the old median is 0 s)",
+                f"{name}에 {' '.join(printed[name])}를 출력했는데, 기대값은 {said} {ratio}입니다 (여러분의 compare_runs 판정; "
+                "new median / old median, old median이 0 s이면 0.00)",
+            )
+    extra = sorted(set(printed) - set(expected))
+    if extra:
+        return say(
+            f"printed a line for {extra[0]}, which is not in both runs",
+            f"두 실행 모두에 있지 않은 {extra[0]}의 줄을 출력했습니다",
+        )
+    for other in wrong_counts:
+        if other["code"] != 2 or "usage" not in other["stderr"].lower() or other["stdout"].strip():
+            return say(
+                f"with {other['args']} argument(s) it exited with {other['code']} and printed "
+                f"{(other['stdout'] or other['stderr']).strip()[:120]!r}; expected a usage line on stderr and exit 2",
+                f"인자 {other['args']}개로 실행하니 종료 코드 {other['code']}, 출력 "
+                f"{(other['stdout'] or other['stderr']).strip()[:120]!r}; stderr에 usage 한 줄과 종료 코드 2여야 합니다",
+            )
+    return ""
+
+
+def check_cli(check: Checker, workspace: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+    old, new = dict(old), dict(new)
+    old[BELOW_RESOLUTION], new[BELOW_RESOLUTION] = stats_of([0.0] * 5), stats_of([2e-6] * 5)
+    check.progress(
+        say(
+            "running python compare_runs.py OLD.json NEW.json, and with one and three arguments",
+            "python compare_runs.py OLD.json NEW.json을 실행하고, 인자 1개와 3개로도 실행합니다",
+        )
+    )
+    with tempfile.TemporaryDirectory(prefix="regression-check-") as folder:
+        paths = []
+        for label, benchmarks in (("old", old), ("new", new)):
+            path = Path(folder) / f"{label}.json"
+            path.write_text(json.dumps(document(benchmarks, label)), encoding="utf-8")
+            paths.append(str(path))
+        result = run_learner(workspace, Path(__file__).resolve(), "probe_cli", *paths, timeout_s=90)
+    if not check.require_ran(CLI, result):
+        return
+    problem = cli_problem(result.value["runs"], expected_lines(old, new, result.value["verdicts"]))
+    check.require(
+        CLI,
+        not problem,
+        say(
+            f"one line per benchmark in both runs ({len(result.value['verdicts'])}), its verdict and ratio; "
+            "usage and exit 2 with one or three arguments",
+            f"두 실행 모두에 있는 벤치마크마다 한 줄({len(result.value['verdicts'])}개), 판정과 비율; "
+            "인자 1개나 3개면 usage와 종료 코드 2",
+        ),
+        problem,
+    )
 
 
 def main() -> None:
@@ -518,6 +648,7 @@ def main() -> None:
         )
         judge(check, old, new, truth, answer)
         check_edges(check, str(args.workspace), rng)
+        check_cli(check, str(args.workspace), old, new)
         zero = stats_of([0.0] * 10)
         zeros = {NAMES[0]: zero, NAMES[1]: zero}
         check.progress(
