@@ -232,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
                         file=sys.stderr,
                     )
                     seed += 1
+        # --early-only: the same learners (seeds) as the full table's early row
+        seed = 1 + len(SHARES) * len(PLANS) * args.learners
         early: list[LearnerRun] = []
         for share in SHARES:
             for prior_known in EARLY_PRIOR_KNOWN:
@@ -239,8 +241,13 @@ def main(argv: list[str] | None = None) -> int:
                     folder = Path(tmp) / f"l{seed}"
                     run = run_learner(content, folder, share, EARLY_PLAN, seed, args.exams, prior_known)
                     early.append(run)
+                    actual = statistics.mean(s.score for s in run.sittings)
+                    passed = statistics.mean(float(s.passed) for s in run.sittings)
                     print(
-                        f"  early learner {seed}: knows {share:.0%}, {run.answers} answers", file=sys.stderr
+                        f"  early learner {seed}: knows {share:.0%}, {prior_known:.0%} before, {run.answers}"
+                        f" answers; predicted {points(run.sittings[0].predicted_pool)}, actual {points(actual)};"
+                        f" P(pass) {run.sittings[0].pool_pass_probability:.2f}, passed {passed:.2f}",
+                        file=sys.stderr,
                     )
                     seed += 1
     rows = [summarise(f"{share:.0%}", [r for r in runs if r.share == share]) for share in SHARES if runs]

@@ -355,6 +355,92 @@ def test_pool_forecast_for_a_learner_who_knows_everything_or_nothing(bank) -> No
     assert bottom.pass_probability < 0.001 and top.questions == bottom.questions == 30
 
 
+def test_pool_forecast_prices_the_glossary_and_trace_shares_as_their_own_kinds(bank) -> None:
+    """A mock exam not yet built holds the glossary's and trace reading's shares (6 and 3 of 30):
+    a learner who knows every bank item but no term and no trace guesses those questions."""
+    from studyapp.quiz.exam import ExamSettings, share_pools
+
+    shares = {
+        kind.name: min(int(30 * kind.exam_share), len(pool))
+        for kind, pool in share_pools(bank, ExamSettings(count=30))
+    }
+    assert shares.get("glossary", 0) > 0 and shares.get("trace", 0) > 0
+    shared = sum(shares.values())
+    items_only = Knowledge(START, {i: 1.0 for i in bank.items}, 0.0)
+    forecast = prediction.pool_forecast(bank, items_only, 0.6)
+    assert forecast.expected == pytest.approx((30 - shared + 0.25 * shared) / 30, abs=1e-6)
+
+
+def test_the_forecast_weighs_every_prior_the_answers_leave_open(bank, store, fake_clock) -> None:
+    """With few answers the model is unsure what an unseen item is known with: the forecast is
+    the mixture over the posterior of the learner's `prior`, which narrows as answers come."""
+    state = prediction.learner_state(bank, store)
+    points = state.fitted.prior_points()
+    assert len(points) >= 3 and sum(w for _, w in points) == pytest.approx(1.0)
+    now = fake_clock()
+    forecast = prediction.uncertain_forecast(state, now, 0.6, None)
+    each = [prediction.pool_forecast(bank, state.knowledge(now, value), 0.6) for value, _ in points]
+    assert forecast.expected == pytest.approx(sum(w * o.expected for (_, w), o in zip(points, each)))
+    assert forecast.pass_probability == pytest.approx(
+        sum(w * o.pass_probability for (_, w), o in zip(points, each))
+    )
+    assert min(o.expected for o in each) < forecast.expected < max(o.expected for o in each)
+    for item_id in sorted(bank.items)[:120]:  # right and sure on first sight, 120 times
+        fake_clock.advance(seconds=20)
+        store.record_answer(item_id, answer=bank.items[item_id].answer, correct=True, kind="ox")
+    sure = prediction.learner_state(bank, store).fitted.prior_points()
+    assert max(w for _, w in sure) > max(w for _, w in points)
+    assert sum(v * w for v, w in sure) > sum(v * w for v, w in points) + 0.2
+
+
+def test_a_glossary_question_strikes_the_terms_known_to_be_wrong() -> None:
+    from studyapp.quiz.kinds import kind_of
+    from studyapp.quiz.question import Option, Question
+
+    terms = ("term:a", "term:b", "term:c", "term:d")
+    question = Question(
+        id="term:a",
+        kind="glossary",
+        topic="t",
+        prompt="?",
+        answer="1",
+        explanation="",
+        options=tuple(Option(t, t, "", n == 0) for n, t in enumerate(terms)),
+    )
+    glossary = kind_of("glossary")
+    assert glossary.knows_probability(question, lambda i: 0.0) == pytest.approx(0.25)
+    assert glossary.knows_probability(question, lambda i: 0.0 if i == "term:a" else 1.0) == pytest.approx(1.0)
+    one_struck = {"term:b": 1.0}
+    assert glossary.knows_probability(question, lambda i: one_struck.get(i, 0.0)) == pytest.approx(1 / 3)
+    # before its options are drawn (the pool forecast): distractors at the terms' average
+    unknown_key = [question]
+    assert glossary.forecast_probabilities(unknown_key, lambda i: 0.0) == [pytest.approx(0.25)]
+
+
+def test_reading_a_trace_is_a_skill_of_its_own(bank, store, fake_clock) -> None:
+    """A learner right on first sight about the bank's facts brought facts, not trace reading:
+    unseen trace questions start at OWN_SKILL_PRIOR, and right answers to trace questions move them."""
+    items = sorted(bank.items)[:40]
+    for item_id in items:
+        fake_clock.advance(seconds=20)
+        answer = bank.items[item_id].answer
+        store.record_answer(item_id, answer=answer, correct=True, kind="ox")
+    state = prediction.learner_state(bank, store)
+    knowledge = state.knowledge(fake_clock())
+    unseen_item = next(i for i in sorted(bank.items) if i not in items)
+    traces = prediction.own_skill_ids(bank)["trace"]
+    assert knowledge.of(unseen_item) > 0.4
+    assert knowledge.of(traces[0]) == pytest.approx(prediction.OWN_SKILL_PRIOR)
+    assert len(traces) >= 4
+    for trace_id in traces[: len(traces) // 2]:
+        for _ in range(2):
+            fake_clock.advance(minutes=5)
+            store.record_answer(trace_id, answer="1", correct=True, kind="trace")
+    later = prediction.learner_state(bank, store).knowledge(fake_clock())
+    assert later.of(traces[-1]) > prediction.OWN_SKILL_PRIOR + 0.2  # unseen, but the skill was shown
+    assert later.of(traces[0]) > later.of(traces[-1])  # answered twice, right
+
+
 # ---------------------------------------------------------------------------------------------
 # resuming an exam that ended without a submit
 # ---------------------------------------------------------------------------------------------

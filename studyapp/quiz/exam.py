@@ -140,12 +140,10 @@ def build_questions(content: Content, settings: ExamSettings) -> tuple[list[Ques
     rng = random.Random(settings.seed)
     scope = exam_scope(content, settings)
     main = kind_of(settings.kind)
-    shares: list[tuple[QuestionKind, int]] = []
-    if main.exam_takes_shares:
-        for other in kinds().values():
-            if other is not main and other.exam_share > 0:
-                in_scope = sum(1 for q in other.source(content) if scope.admits(q))
-                shares.append((other, min(int(settings.count * other.exam_share), in_scope)))
+    shares = [
+        (other, min(int(settings.count * other.exam_share), len(pool)))
+        for other, pool in share_pools(content, settings)
+    ]
     main_count = settings.count - sum(share for _, share in shares)
     questions = main.exam_questions(content, scope, main_count, rng) if main_count > 0 or not shares else []
     notice = None
@@ -165,6 +163,20 @@ def build_questions(content: Content, settings: ExamSettings) -> tuple[list[Ques
             missing = max(0, share + missing - len(drawn))
             extra += drawn
     return _mixed(questions, extra, rng), notice
+
+
+def share_pools(content: Content, settings: ExamSettings) -> list[tuple[QuestionKind, list[Question]]]:
+    """The kinds that take a share of this exam (`exam_share`, when the kind asked takes shares),
+    each with its questions in the exam's scope."""
+    main = kind_of(settings.kind)
+    if not main.exam_takes_shares:
+        return []
+    scope = exam_scope(content, settings)
+    return [
+        (other, [q for q in other.source(content) if scope.admits(q)])
+        for other in kinds().values()
+        if other is not main and other.exam_share > 0
+    ]
 
 
 def _mixed(main: list[Question], extra: list[Question], rng: random.Random) -> list[Question]:

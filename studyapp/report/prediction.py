@@ -40,8 +40,8 @@ from studyapp.progress.exam_aim import exam_moment
 from studyapp.progress.scheduler import Grade
 from studyapp.progress.store import ProgressStore, Review
 from studyapp.quiz.engine import local_tz
-from studyapp.quiz.exam import DEFAULT_COUNT, DEFAULT_KIND, DEFAULT_PASS_MARK, exam_pool
-from studyapp.quiz.kinds import kind_of
+from studyapp.quiz.exam import DEFAULT_COUNT, DEFAULT_KIND, DEFAULT_PASS_MARK, exam_pool, share_pools
+from studyapp.quiz.kinds import kind_of, kinds
 from studyapp.quiz.pass_rule import questions_needed
 from studyapp.quiz.question import Question
 from studyapp.report.recall_model import (
@@ -122,14 +122,22 @@ def _quantile(distribution: np.ndarray, level: float) -> int:
 
 
 def outlook(
-    topic_distributions: Mapping[str, np.ndarray], pass_mark: float, cutoff: float | None = None
+    topic_distributions: Mapping[str, np.ndarray],
+    pass_mark: float,
+    cutoff: float | None = None,
+    shared: Sequence[np.ndarray] = (),
 ) -> Outlook:
     """Combine per-topic score distributions into the exam's (independent topics). The pass
     probability is P(`pass_rule.verdict` passes): each topic's distribution is cut below the
     cutoff's `questions_needed` (과락) before the convolution, and the total must reach the pass
-    mark's — the mock exam's own rule, summed over every outcome."""
+    mark's — the mock exam's own rule, summed over every outcome. `shared`: the other kinds'
+    shares (`pool_forecast`), counted in the total but not held to a topic's cutoff (their
+    questions fall to topics at random)."""
     total = np.array([1.0])
     passing = np.array([1.0])  # every topic at or above its cutoff
+    for distribution in shared:
+        total = np.convolve(total, distribution)
+        passing = np.convolve(passing, distribution)
     topic_pass: dict[str, float] = {}
     for topic, distribution in topic_distributions.items():
         total = np.convolve(total, distribution)
@@ -223,10 +231,46 @@ class LearnerState:
     def calibration(self) -> Calibration:
         return self.fitted.calibration
 
-    def knowledge(self, moment: datetime) -> Knowledge:
+    def knowledge(self, moment: datetime, prior: float | None = None) -> Knowledge:
+        """Every item's P(known) at `moment`; `prior`: the unseen ones at that value of the
+        learner's `prior` (one point of its posterior) instead of its mean."""
         knows = {item_id: self.fitted.knows(item_id, moment) for item_id in self.fitted.logs}
-        unseen = {i: self.fitted.knows(i, moment) for i in self.content.items if i not in knows}
-        return Knowledge(moment, {**knows, **unseen}, self.fitted.knows("", moment))
+        unseen = {i: self.fitted.knows(i, moment, prior) for i in self.content.items if i not in knows}
+        return Knowledge(
+            moment,
+            {**own_skills(self.content, knows), **knows, **unseen},
+            self.fitted.knows("", moment, prior),
+        )
+
+
+# A skill of its own (`QuestionKind.own_skill`: reading a trace) is not what the learner's
+# `prior` measures (how many of the bank's facts they brought): its questions start at this
+# P(known), and the answers to them move it; an unseen one sits at the mean over the answered
+# ones, shrunk toward this start as if OWN_SKILL_PSEUDO_ANSWERS more were at it.
+OWN_SKILL_PRIOR = 0.1
+OWN_SKILL_PSEUDO_ANSWERS = 3
+
+
+def own_skill_ids(content: Content) -> dict[str, list[str]]:
+    """Kind name → the item ids of its questions, for each kind that is a skill of its own."""
+    return {
+        kind.name: sorted({i for question in kind.source(content) for i in question.item_ids})
+        for kind in kinds().values()
+        if kind.own_skill
+    }
+
+
+def own_skills(content: Content, knows: Mapping[str, float]) -> dict[str, float]:
+    """P(known) of each unseen question of a skill of its own: what the learner showed on that
+    kind's answered questions, shrunk toward `OWN_SKILL_PRIOR`."""
+    result: dict[str, float] = {}
+    for ids in own_skill_ids(content).values():
+        shown = [knows[i] for i in ids if i in knows]
+        level = (sum(shown) + OWN_SKILL_PRIOR * OWN_SKILL_PSEUDO_ANSWERS) / (
+            len(shown) + OWN_SKILL_PSEUDO_ANSWERS
+        )
+        result.update((i, level) for i in ids if i not in knows)
+    return result
 
 
 _cached: tuple[tuple[Any, ...], LearnerState] | None = None
@@ -292,7 +336,8 @@ def learner_state(content: Content, store: ProgressStore) -> LearnerState:
     limit = traced_per_item(len(items))
     stored = store.reviews_bounded(first_traced(limit), limit - first_traced(limit), items)
     answers = [*stored, *exam_answers(exams.attempts(store))]
-    state = LearnerState(content, fit_learner(by_item(answers), topic_of))
+    skill_prior = {i: OWN_SKILL_PRIOR for ids in own_skill_ids(content).values() for i in ids}
+    state = LearnerState(content, fit_learner(by_item(answers), topic_of, skill_prior))
     _cached = (key, state)
     return state
 
@@ -403,17 +448,30 @@ def pool_forecast(
     """The outlook of a mock exam not yet built: `questions` questions from the whole bank."""
     from studyapp.quiz.exam import ExamSettings
 
-    pool = exam_pool(content, ExamSettings())
+    settings = ExamSettings(kind=kind, count=questions)
+    pool = exam_pool(content, settings)
     per_topic = pool_question_probabilities(pool, knowledge, kind)
-    shapes = topic_counts(list(per_topic), questions, {t: len(ps) for t, ps in per_topic.items()})
+    # The kinds that take a share of this exam (the glossary's 6 and trace reading's 3 of a
+    # 4-choice 30), as build_questions draws them: at random from what is in scope, each question
+    # at its own kind's probability (a learner who never read a trace guesses those).
+    shared = []
+    for other, in_scope in share_pools(content, settings):
+        count = min(int(questions * other.exam_share), len(in_scope))
+        if count:
+            shared.append(drawn_sum(other.forecast_probabilities(in_scope, knowledge.of), count))
+    main_count = questions - sum(len(d) - 1 for d in shared)
+    shapes = topic_counts(list(per_topic), main_count, {t: len(ps) for t, ps in per_topic.items()})
+    drawn: dict[tuple[str, int], np.ndarray] = {}  # the shapes share most (topic, count) pairs
+
+    def topic_distribution(topic: str, count: int) -> np.ndarray:
+        if (topic, count) not in drawn:
+            drawn[topic, count] = drawn_sum([per_topic[topic][i] for i in sorted(per_topic[topic])], count)
+        return drawn[topic, count]
+
     outlooks = []
     for counts in shapes:
-        distributions = {
-            topic: drawn_sum([per_topic[topic][i] for i in sorted(per_topic[topic])], count)
-            for topic, count in counts.items()
-            if count
-        }
-        outlooks.append(outlook(distributions, pass_mark, cutoff))
+        distributions = {topic: topic_distribution(topic, count) for topic, count in counts.items() if count}
+        outlooks.append(outlook(distributions, pass_mark, cutoff, shared))
     if not outlooks:
         return Outlook(0, 0.0, 0.0, 0.0, 0.0, pass_mark, cutoff)
     return mix(outlooks, [1.0] * len(outlooks))
@@ -463,13 +521,13 @@ def predict(
     mark, cutoff = pass_mark_of(store), goals.topic_cutoff(store)
     exam_date = store.exam_date()
     today_knowledge = state.knowledge(now)
-    today = pool_forecast(content, today_knowledge, mark, cutoff)
+    today = uncertain_forecast(state, now, mark, cutoff)
     exam_day = exam_knowledge = None
     zone = tz or local_tz()
     if exam_date is not None and exam_date >= now.astimezone(zone).date():
         moment = max(now, exam_moment(exam_date, zone))
         exam_knowledge = state.knowledge(moment)
-        exam_day = pool_forecast(content, exam_knowledge, mark, cutoff)
+        exam_day = uncertain_forecast(state, moment, mark, cutoff)
     return Prediction(
         today,
         exam_day,
@@ -481,6 +539,21 @@ def predict(
         state.fitted.answers,
         state.fitted.damaged,
     )
+
+
+def uncertain_forecast(
+    state: LearnerState, moment: datetime, pass_mark: float, cutoff: float | None
+) -> Outlook:
+    """`pool_forecast` over the posterior of the learner's `prior` (what an unseen item is known
+    with), not at its mean alone: after few answers the model is unsure how much the learner
+    brought, and a pass probability from the mean alone would be as sure as after thousands."""
+    points = state.fitted.prior_points()
+    if len(points) <= 1:
+        return pool_forecast(state.content, state.knowledge(moment), pass_mark, cutoff)
+    outlooks = [
+        pool_forecast(state.content, state.knowledge(moment, value), pass_mark, cutoff) for value, _ in points
+    ]
+    return mix(outlooks, [weight for _, weight in points])
 
 
 def attempt_prediction(

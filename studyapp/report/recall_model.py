@@ -39,7 +39,7 @@ import math
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import product
 from typing import Any
@@ -84,6 +84,9 @@ CALIBRATION_PRIOR = (np.array([0.0, 1.0]), 0.5)  # (a, b) means, one standard de
 # model is fitted from the first answer on (weak priors keep it honest), there is no floor.
 THIN_EVIDENCE = 50
 CALIBRATION_BLOCKS = 5
+# A `prior` value with less of the posterior than this is left out of the forecast's mixture
+# (`Fitted.prior_points`): each value kept costs one more forecast.
+PRIOR_POINT_LEAST = 0.03
 RELIABILITY_BINS = 10
 CLIP = 1e-4
 # The reviews of one item the tracer reads: its first FIRST_TRACED and its newest ones, at most
@@ -152,6 +155,9 @@ class ItemLog:
     # times shown as an uncredited 4-choice option before its first review, as remembered then,
     # one value per forgetting pace of the grid (PACE_GRID)
     exposures: np.ndarray | None = None
+    # P(known) before its first review when it is not the learner's `prior` (a skill of its own,
+    # such as reading a trace: `fit_learner`'s `skill_prior`)
+    prior: float | None = None
 
     def keep_until(self, moment: datetime, pace: float = 1.0) -> float:
         """FSRS retrievability from the last review to `moment`, time running `pace` times faster."""
@@ -261,6 +267,7 @@ def item_logs(
     exposures: Exposures | None = None,
     topic_of: Mapping[str, str] | None = None,
     limit: int = MAX_TRACED,
+    skill_prior: Mapping[str, float] | None = None,
 ) -> dict[str, ItemLog]:
     """Every reviewed item of `items`, replayed through FSRS once (at most `limit` reviews of
     each: see `bounded`)."""
@@ -291,7 +298,8 @@ def item_logs(
         shown = None
         if exposures is not None and topic_of is not None and item_id in topic_of:
             shown = exposures.before_by_pace(topic_of[item_id], history[0].reviewed_at)
-        logs[item_id] = ItemLog(item_id, tuple(steps), stability, last, shown)
+        prior = skill_prior.get(item_id) if skill_prior else None
+        logs[item_id] = ItemLog(item_id, tuple(steps), stability, last, shown, prior)
     return logs
 
 
@@ -399,7 +407,8 @@ def trace(
     result = Trace()
     sums: list[Any] = [0.0] * (len(bounds) + 1)
     for item in logs:
-        known, teachable, other = initial_state(params, _exposures_for(params, item.exposures))
+        own = params if item.prior is None else replace(params, prior=item.prior)
+        known, teachable, other = initial_state(own, _exposures_for(params, item.exposures))
         for step in item.steps:
             keep = 1.0 if step.stability is None else recall_curve(step.stability, step.elapsed * params.pace)
             forgotten = known * (1 - keep)  # forgotten items were learnt: teachable again
@@ -591,23 +600,38 @@ class Fitted:
     topic_of: Mapping[str, str] = field(default_factory=dict)
     damaged: int = 0  # reviews left out: a rating no FSRS grade has (a hand-edited store)
     answers: int = 0  # the answers read (of every kind)
+    # (value, posterior weight) of the learner's `prior` over PRIOR_GRID: how sure the answers
+    # make the model of what an unseen item is known with (few answers: not sure at all)
+    prior_weights: tuple[tuple[float, float], ...] = ()
 
-    def knows(self, item_id: str, moment: datetime) -> float:
-        """Calibrated P(the learner knows `item_id`) at `moment`, with no more study before it."""
+    def prior_points(self, least: float = PRIOR_POINT_LEAST) -> list[tuple[float, float]]:
+        """The `prior` values with at least `least` of the posterior, their weights summing to 1."""
+        kept = [(value, weight) for value, weight in self.prior_weights if weight >= least]
+        total = sum(weight for _, weight in kept)
+        return [(value, weight / total) for value, weight in kept] if total > 0 else []
+
+    def knows(self, item_id: str, moment: datetime, prior: float | None = None) -> float:
+        """Calibrated P(the learner knows `item_id`) at `moment`, with no more study before it;
+        `prior`: an unseen item at that value of the learner's `prior` instead of its mean."""
         log = self.logs.get(item_id)
         if log is None:
             topic = self.topic_of.get(item_id)
-            pace = self.model.params.pace
-            shown = self.exposures.before(topic, moment, pace) if self.exposures and topic else 0.0
-            return float(initial_state(self.model.params, shown)[0])
+            params = self.model.params if prior is None else replace(self.model.params, prior=prior)
+            shown = self.exposures.before(topic, moment, params.pace) if self.exposures and topic else 0.0
+            return float(initial_state(params, shown)[0])
         keep = log.keep_until(moment, self.model.params.pace)
         return float(self.model.calibrate(self.known_after[item_id] * keep))
 
 
-def fit_learner(histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str, str]) -> Fitted:
+def fit_learner(
+    histories: Mapping[str, Sequence[Review]],
+    topic_of: Mapping[str, str],
+    skill_prior: Mapping[str, float] | None = None,
+) -> Fitted:
     """Fit the learner's tracer parameters (MAP over the grid) and calibration on their answers to
     the items of `topic_of` (item id → topic); score the calibration prequentially (each block of
-    answers by a fit on the blocks before it)."""
+    answers by a fit on the blocks before it). `skill_prior`: questions known before their first
+    answer with a P(known) of their own, not the learner's `prior` (a skill of its own)."""
     clean: dict[str, list[Review]] = {}
     damaged = 0
     for item_id, entries in histories.items():
@@ -620,7 +644,7 @@ def fit_learner(histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str
     # every answered thing, not only the bank's items: a glossary term or a drill answered says
     # what this learner knew on first sight and how they learn, at its kind's guess rate
     limit = traced_per_item(len(histories))
-    logs = list(item_logs(histories, histories, exposures, topic_of, limit).values())
+    logs = list(item_logs(histories, histories, exposures, topic_of, limit, skill_prior).values())
     answer_times = sorted(step.at for log in logs for step in log.steps if not step.pick)
     size = max(1, math.ceil(len(answer_times) / CALIBRATION_BLOCKS))
     bounds = [answer_times[n] for n in range(size, len(answer_times), size)]
@@ -635,6 +659,11 @@ def fit_learner(histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str
         return _model_for(logs, grid.posterior_mean(log_prior + likelihood), until)
 
     model, traced = fitted_before(None)
+    log_posterior = log_prior + over_grid.log_likelihood_before[len(bounds)]
+    weights = np.exp(log_posterior - np.max(log_posterior))
+    prior_weights = tuple(
+        (value, float(weights[grid.prior == value].sum() / weights.sum())) for value in PRIOR_GRID
+    )
     predicted: list[float] = []
     outcome: list[bool] = []
     edges: list[datetime | None] = [None, *bounds, None]
@@ -658,4 +687,5 @@ def fit_learner(histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str
         topic_of,
         damaged,
         sum(len(log.steps) for log in logs),
+        prior_weights,
     )

@@ -9,7 +9,7 @@ how a response is graded and stored (`read`), what the question looks like (`opt
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from studyapp.content.model import Content, Item
@@ -106,6 +106,12 @@ class QuestionKind:
     # How often a blind guess is right (O/X ½, four options ¼, a typed number never): the
     # prediction and the recall model price every answer of this kind with it.
     guess_rate: ClassVar[float] = 0.25
+    # Its options are items the learner knows or not (4-choice statements, glossary terms): one
+    # known to be wrong is struck before guessing, as the prediction prices it and a learner does.
+    strikes_known_options: ClassVar[bool] = False
+    # A skill of its own (reading a trace): knowing the bank's items says nothing about it, so an
+    # unseen question of this kind is known only as far as the learner's answers to this kind show.
+    own_skill: ClassVar[bool] = False
     label_key: ClassVar[str | None] = None  # a word after the topic in the title ("Calculation")
     hint_key: ClassVar[str] = "quiz.ox_hint"  # the keys, under the question
     unreadable_key: ClassVar[str] = "quiz.unreadable_ox"
@@ -255,12 +261,31 @@ class QuestionKind:
 
     def knows_probability(self, question: Question, knows: Callable[[str], float]) -> float:
         """P(right) for a learner who knows each item with `knows(item_id)` (the prediction): the
-        key known, else a blind guess. A kind whose options can be struck one by one says so."""
+        key known, else a blind guess, or, where the options are items of their own
+        (`strikes_known_options`), a guess among the options not known to be wrong."""
         ids = question.item_ids
         if not ids:
             return self.guess_rate
-        key = knows(ids[answer_index(question) or 0])
+        key_index = answer_index(question) or 0
+        key = knows(ids[key_index])
+        if self.strikes_known_options and len(set(ids)) == len(ids) > 1:
+            return key + (1 - key) * eliminated_guess([knows(i) for n, i in enumerate(ids) if n != key_index])
         return key + (1 - key) * self.guess_rate
+
+    def forecast_probabilities(
+        self, questions: Sequence[Question], knows: Callable[[str], float]
+    ) -> list[float]:
+        """P(right) of each of `questions` as the source holds them, before an exam draws their
+        options (`prediction.pool_forecast`): by default `knows_probability` of each; a kind whose
+        options are drawn later prices the unknown distractors at the pool's average knowledge."""
+        if not self.strikes_known_options:
+            return [self.knows_probability(q, knows) for q in questions]
+        keys = [knows(q.item_ids[answer_index(q) or 0]) if q.item_ids else 0.0 for q in questions]
+        if not keys:
+            return []
+        average = sum(keys) / len(keys)
+        distractors = [average] * (round(1 / self.guess_rate) - 1)
+        return [key + (1 - key) * eliminated_guess(distractors) for key in keys]
 
 
 class ExamScope(NamedTuple):
@@ -357,3 +382,15 @@ def archived_question(row: dict[str, Any]) -> Question:
         options=options,
         archived=True,
     )
+
+
+def eliminated_guess(distractor_knows: Sequence[float]) -> float:
+    """P(right) when the key is not known: strike the known distractors, guess among the rest
+    (the number not known is Poisson-binomial; plain Python: the quiz path never loads numpy)."""
+    unknown = [1.0]  # unknown[c]: P(c distractors not known)
+    for k in distractor_knows:
+        unknown = [
+            (unknown[c] if c < len(unknown) else 0.0) * k + (unknown[c - 1] * (1 - k) if c > 0 else 0.0)
+            for c in range(len(unknown) + 1)
+        ]
+    return sum(p / (1 + count) for count, p in enumerate(unknown))

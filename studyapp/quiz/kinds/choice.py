@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from studyapp.content.model import Content, Item
@@ -16,7 +15,6 @@ from studyapp.quiz.kinds.base import (
     FeedbackView,
     Graded,
     QuestionKind,
-    answer_index,
     graded_pick,
     misconception_label,
     row_answer_index,
@@ -38,6 +36,7 @@ class ChoiceKind(QuestionKind):
     plain_prompt_key: ClassVar[str] = "plain.prompt_choice"
     plain_unreadable_key: ClassVar[str] = "plain.unreadable_choice"
     options_are_statements: ClassVar[bool] = True  # each option is an O/X statement with its truth
+    strikes_known_options: ClassVar[bool] = True
     exam_takes_shares: ClassVar[bool] = True  # a 4-choice exam mixes in the glossary's share
 
     def read(self, question: Question, response: str, unsure: bool) -> Graded | None:
@@ -166,27 +165,6 @@ class ChoiceKind(QuestionKind):
             return []
         session = shared.setdefault(self.name, ChoiceSession(rng))
         return [as_question(shared_builder(content).fresh_question(source, rng, session))]
-
-    def knows_probability(self, question: Question, knows: Callable[[str], float]) -> float:
-        """The key known, else the distractors known to be false struck and a guess among the rest."""
-        ids = question.item_ids
-        if len(ids) < 2:
-            return super().knows_probability(question, knows)
-        key_index = answer_index(question) or 0
-        key = knows(ids[key_index])
-        return key + (1 - key) * eliminated_guess([knows(i) for n, i in enumerate(ids) if n != key_index])
-
-
-def eliminated_guess(distractor_knows: Sequence[float]) -> float:
-    """P(right) when the key is not known: strike the known distractors, guess among the rest
-    (the number not known is Poisson-binomial; plain Python: the quiz path never loads numpy)."""
-    unknown = [1.0]  # unknown[c]: P(c distractors not known)
-    for k in distractor_knows:
-        unknown = [
-            (unknown[c] if c < len(unknown) else 0.0) * k + (unknown[c - 1] * (1 - k) if c > 0 else 0.0)
-            for c in range(len(unknown) + 1)
-        ]
-    return sum(p / (1 + count) for count, p in enumerate(unknown))
 
 
 def _rebuild_choice(row: dict[str, Any], items: list[Item]) -> Any | None:

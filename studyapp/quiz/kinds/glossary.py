@@ -40,6 +40,7 @@ def _drawn(question: Question) -> GlossaryQuestion:
 class GlossaryKind(QuestionKind):
     name: ClassVar[str] = KIND_GLOSSARY
     guess_rate: ClassVar[float] = 0.25
+    strikes_known_options: ClassVar[bool] = True  # its options are terms the learner knows or not
     input: ClassVar[str] = INPUT_PICK
     label_key: ClassVar[str | None] = "glossary.label"
     hint_key: ClassVar[str] = "choice.hint"

@@ -227,6 +227,7 @@ class TraceKind(QuestionKind):
     input: ClassVar[str] = INPUT_PICK
     on_request: ClassVar[bool] = True
     exam_share: ClassVar[float] = 0.1  # 3 of a 30-question mock exam
+    own_skill: ClassVar[bool] = True  # reading a trace: the bank's items do not teach it
     label_key: ClassVar[str | None] = "trace.label"
     hint_key: ClassVar[str] = "choice.hint"
     unreadable_key: ClassVar[str] = "choice.unreadable"
