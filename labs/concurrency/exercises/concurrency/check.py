@@ -25,6 +25,7 @@ if __name__ == "__main__":
 from labs._exercise import (
     UNDECIDED,
     Checker,
+    control_still_open,
     decide_with_control,
     median_interval,
     parse_args,
@@ -95,6 +96,16 @@ def wrong_results(got: list[Any], expected: list[Any]) -> str:
     )
 
 
+def settled_early(check: Checker, rounds: int, most: int) -> None:
+    """Progress line for a stop before the last round: no later round could pass or fail it."""
+    check.progress(
+        say(
+            f"stopped after {rounds} round(s): more rounds (up to {most}) could not change the verdict",
+            f"{rounds} round 뒤에 멈췄습니다: round를 더 해도 ({most}개까지) 판정이 바뀔 수 없습니다",
+        )
+    )
+
+
 def measure(
     check: Checker,
     workspace: str,
@@ -152,6 +163,11 @@ def measure(
         theirs.append(times["sequential"] / max(times["reference"], 1e-9))
         decision, message = decide_with_control(mine, theirs, need, min_rounds, busy_next_step=busy_next_step)
         if decision != UNDECIDED:
+            break
+        if not control_still_open(mine, theirs, need, max_rounds):
+            # undecided whatever comes: the message gives the numbers' reason, even before min_rounds
+            decision, message = decide_with_control(mine, theirs, need, 1, busy_next_step=busy_next_step)
+            settled_early(check, len(mine), max_rounds)
             break
         if len(theirs) >= min_rounds + 2 and median_interval(theirs)[2] < need:
             break  # the reference itself clearly cannot reach it now: more rounds only cost time
@@ -264,6 +280,13 @@ def measure_cpu(
         need = need_for(ideal, statistics.median(sequentials), statistics.median(overheads))
         decision, message = decide_with_control(mine, theirs, need, min_rounds, busy_next_step=busy_next_step)
         if decision != UNDECIDED:
+            break
+        # Not before both worker counts were given (round_workers): a pool size hard-coded for one
+        # of them shows only in the other round.
+        if len(mine) >= 2 and not control_still_open(mine, theirs, need, max_rounds):
+            # undecided whatever comes: the message gives the numbers' reason, even before min_rounds
+            decision, message = decide_with_control(mine, theirs, need, 1, busy_next_step=busy_next_step)
+            settled_early(check, len(mine), max_rounds)
             break
         if len(theirs) >= min_rounds + 2 and median_interval(theirs)[2] < need:
             break  # the reference itself clearly cannot reach it now: more rounds only cost time
