@@ -63,8 +63,14 @@ def median_interval(values: Sequence[float], z: float = 1.96) -> tuple[float, fl
     n = len(ordered)
     if n == 0:
         raise ValueError("no values")
-    k = max(1, math.floor((n - z * math.sqrt(n)) / 2))
+    k = interval_rank(n, z)
     return statistics.median(ordered), ordered[k - 1], ordered[n - k]
+
+
+def interval_rank(n: int, z: float = 1.96) -> int:
+    """k of `median_interval` for n values: its interval is the k-th smallest to the k-th largest
+    (1 up to 10 values: the whole range; it grows with n)."""
+    return max(1, math.floor((n - z * math.sqrt(n)) / 2))
 
 
 TIE_MARGIN = 0.03  # ratios within 3 % of the threshold are a tie: never decided either way
@@ -214,6 +220,36 @@ def decide_with_control(
     return UNDECIDED, busy + say(
         "; close other programs and check again", "; 다른 프로그램을 닫고 다시 검사하세요"
     )
+
+
+def control_still_open(
+    learner: Sequence[float],
+    control: Sequence[float],
+    need: float,
+    max_rounds: int,
+    *,
+    relative_floor: float = RELATIVE_FLOOR,
+    margin: float = 0.05,
+) -> bool:
+    """Could more rounds, up to `max_rounds` in all, still make `decide_with_control` pass or fail?
+    False when no values the rounds left could bring would do it: stop measuring, the verdict is
+    undecided whatever comes (its message then gives the reason, as after the last round).
+
+    At `max_rounds` the intervals run from the k-th smallest to the k-th largest value
+    (`interval_rank`, largest there). Passing needs the learner's k-th smallest at or above `need`:
+    impossible once k values lie below it. Failing needs the learner's k-th largest below `need`
+    while the control's k-th smallest is at or above it, or the k-th largest of learner / control
+    below `relative_floor`. A value within `margin` of `need` counts as either side, because a
+    checker may compute `need` from the rounds themselves (the concurrency checker's pool cost).
+    """
+    k = interval_rank(max(max_rounds, len(learner)))
+    low, high = need * (1 - margin), need * (1 + margin)
+    if sum(value < low for value in learner) < k:
+        return True  # k higher rounds to come could still lift the learner's interval above need
+    if sum(value >= high for value in learner) < k and sum(value < low for value in control) < k:
+        return True  # lower rounds to come could still put the learner below a control above need
+    relative = [mine / theirs if theirs > 0 else 0.0 for mine, theirs in zip(learner, control, strict=True)]
+    return sum(value >= relative_floor for value in relative) < k
 
 
 def compare_speed(

@@ -197,6 +197,22 @@ def test_the_cpu_need_follows_the_usable_cores() -> None:
     assert need(8, 4) == (4, pytest.approx(2.0))  # never more than the number of tasks
 
 
+def test_spawn_tasks_grow_only_as_far_as_three_rounds_fit_in_the_time_left() -> None:
+    """A spawn pool's start-up (0.2 s) would eat the gain of 0.48 s of tasks: they grow, but a round
+    (sequential, two pools, one more start-up timed alone, the round's child) stays within its share
+    of the time left, so that --quick stays under 10 s where the machine is idle."""
+    checker = load_checker()
+    sequential_s, overhead_s, round_s = 0.48, 0.2, 2.0
+    wanted = checker.scale_for_overhead(2, sequential_s, overhead_s, 2.0)
+    scale = min(wanted, checker.affordable_scale(sequential_s, overhead_s, round_s))
+    assert 1.0 < scale < wanted  # larger tasks, but not as large as the start-up alone would ask
+    parallel_s = sequential_s * scale / 2 + overhead_s
+    cost = sequential_s * scale + 2 * parallel_s + overhead_s + checker.ROUND_FIXED_S
+    assert cost == pytest.approx(round_s)
+    # with time to spare the start-up decides, as far as --quick's 2× allows
+    assert min(wanted, checker.affordable_scale(sequential_s, overhead_s, 10.0)) == wanted == 2.0
+
+
 @pytest.mark.skipif(shutil.which("taskset") is None, reason="needs taskset (util-linux)")
 def test_on_one_usable_core_the_structure_decides_with_a_note(isolated_home: Path, tmp_path: Path) -> None:
     """taskset -c 0 leaves one core in os.sched_getaffinity: no speedup can be shown, so the counted

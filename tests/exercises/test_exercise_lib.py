@@ -28,6 +28,7 @@ from labs._exercise import (
     UNDECIDED,
     FunctionSpec,
     compare_speed,
+    control_still_open,
     decide_few,
     decide_ratio,
     decide_with_control,
@@ -570,6 +571,45 @@ def test_decide_with_control_fails_clearly_below_the_control_however_busy() -> N
     assert "the reference's throughput" in message
     # one round near the control is enough to withhold that verdict: the floor needs every round
     assert decide_with_control([0.6, 0.6, 1.2], [1.3, 1.2, 1.3], 1.5, 3, relative_floor=0.75)[0] == UNDECIDED
+
+
+def test_a_settled_control_verdict_stays_undecided_whatever_the_later_rounds_bring() -> None:
+    """control_still_open(...) False means no rounds to come, up to max_rounds, can pass or fail it:
+    every continuation of extreme rounds (far above, far below, the control alike or opposite) is
+    still undecided at every count of rounds, so a checker may stop there."""
+    import itertools
+    import random
+
+    extremes = [(50.0, 50.0), (0.01, 50.0), (50.0, 0.01), (0.01, 0.01), (1.3, 1.3)]
+    rng = random.Random(31)
+    settled = 0
+    for _ in range(400):
+        rounds = rng.randint(1, 4)
+        learner = [round(rng.uniform(0.8, 1.9), 2) for _ in range(rounds)]
+        control = [round(rng.uniform(0.8, 1.9), 2) for _ in range(rounds)]
+        most = rng.choice([5, 9, 12, 15])
+        if control_still_open(learner, control, 1.33, most):
+            continue
+        settled += 1
+        for added in itertools.product(extremes, repeat=min(3, most - rounds)):
+            mine = learner + [a for a, _ in added] + [added[-1][0]] * (most - rounds - len(added))
+            theirs = control + [b for _, b in added] + [added[-1][1]] * (most - rounds - len(added))
+            for n in range(rounds, most + 1):
+                assert decide_with_control(mine[:n], theirs[:n], 1.33, 1)[0] == UNDECIDED, (
+                    mine[:n],
+                    theirs[:n],
+                )
+    assert settled > 20  # the property was exercised
+
+
+def test_a_control_verdict_stays_open_while_a_pass_or_a_failure_can_still_come() -> None:
+    assert control_still_open([1.5], [1.5], 1.33, 9)  # all above so far: a pass may come
+    assert control_still_open([1.0], [1.5], 1.33, 9)  # below where the control is above: may fail
+    assert control_still_open([1.0, 1.5], [1.5, 1.5], 1.33, 15)  # 15 rounds drop the lowest value
+    assert not control_still_open([1.5, 1.0], [1.5, 1.5], 1.33, 9)  # yours varies across the need
+    assert not control_still_open([1.0], [1.0], 1.33, 9)  # a busy machine holds both back
+    # within 5 % of the need counts as either side: the checker's need may move with the rounds
+    assert control_still_open([1.5, 1.3], [1.5, 1.5], 1.33, 9)
 
 
 def test_decide_with_control_refuses_mismatched_or_empty_rounds() -> None:

@@ -37,6 +37,7 @@ import multiprocessing
 import multiprocessing.pool
 import multiprocessing.process
 import os
+import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -207,6 +208,27 @@ def reference_like(ref: Any, sizes: list[int], workers: int, pool: dict[str, str
         return list(ref.crunch_all(sizes, workers))
     finally:
         multiprocessing.set_start_method(previous, force=True)
+
+
+def pool_probe(sizes: list[int], workers: int) -> dict[str, Any]:
+    """Before the timed rounds, untimed: the pool the learner's crunch_all makes (kind and start
+    method, so every round compares like with like), what that pool costs to start and close here,
+    timed warm (the first pool of a process also imports and starts multiprocessing's helpers, a
+    cost no later pool pays), and the sequential time of `sizes` from two of them (crunch's time
+    grows with n), so the checker can size the tasks before the first counted round."""
+    mine, ref = learner(), reference()
+    seen: dict[str, Any] = {"started": []}
+    with watching_pools(seen):
+        mine.crunch_all([1] * len(sizes), workers)  # tiny tasks: only the pool's own cost
+    pool = seen.get("pool")
+    overheads = [timed(lambda: reference_like(ref, [1] * len(sizes), workers, pool))[0] for _ in range(2)]
+    sample = sizes[:2]
+    sample_s, _ = timed(lambda: ref.crunch_all_sequential(sample))
+    return {
+        "pool": pool,
+        "overhead_s": statistics.median(overheads),
+        "sequential_s": sample_s * sum(sizes) / max(1, sum(sample)),
+    }
 
 
 def cpu_round(
