@@ -186,7 +186,7 @@ def test_generated_inputs_are_the_same_every_run_and_smallest_first() -> None:
     assert any(len(r["stages"]) > 1 for r in tied)  # a tie among several stages
     pipelines = check.generated_pipelines()
     runnable = [p for p in pipelines if len(p["workers"]) == len(p["stages"]) and min(p["workers"]) >= 1]
-    assert len(runnable) == 14 and len(pipelines) - len(runnable) == 2  # as the README says
+    assert len(runnable) == 15 and len(pipelines) - len(runnable) == 2  # as the README says
     assert [p["items"] for p in runnable] == sorted(p["items"] for p in runnable)
     assert runnable[0]["items"] == 0 and any(max(p["workers"]) > p["items"] > 0 for p in runnable)
 

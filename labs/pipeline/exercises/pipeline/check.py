@@ -140,8 +140,9 @@ def too_few_inside(most: int, workers: int, mean_gap_s: dict[str, float | None],
 
 
 def generated_pipelines() -> list[dict[str, Any]]:
-    """Small pipelines, smallest first: no item, one item, more threads than items, one to four
-    stages, the threads spread in different orders; then two worker lists the reference refuses.
+    """Small pipelines, smallest first: no item, one item, more threads than items (300 in one
+    stage), one to four stages, the threads spread in different orders; then two worker lists the
+    reference refuses.
     Work takes well under a millisecond, so all of them run in a fraction of a second."""
     shapes = [
         (0, [1, 1, 1]),
@@ -151,6 +152,7 @@ def generated_pipelines() -> list[dict[str, Any]]:
         (1, [2, 3, 2]),
         (2, [1]),
         (2, [4, 4, 4]),
+        (2, [1, 300, 1]),  # past CPython's small-int cache: a count compared with `is` never matches
         (2, [1, 1, 1, 1]),
         (3, [3]),
         (4, [1, 2]),
