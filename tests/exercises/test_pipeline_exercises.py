@@ -186,7 +186,7 @@ def test_generated_inputs_are_the_same_every_run_and_smallest_first() -> None:
     assert any(len(r["stages"]) > 1 for r in tied)  # a tie among several stages
     pipelines = check.generated_pipelines()
     runnable = [p for p in pipelines if len(p["workers"]) == len(p["stages"]) and min(p["workers"]) >= 1]
-    assert len(runnable) == 15 and len(pipelines) - len(runnable) == 2  # as the README says
+    assert len(runnable) == 15 and len(pipelines) - len(runnable) == 3  # as the README says
     assert [p["items"] for p in runnable] == sorted(p["items"] for p in runnable)
     assert runnable[0]["items"] == 0 and any(max(p["workers"]) > p["items"] > 0 for p in runnable)
 
@@ -295,8 +295,10 @@ def test_generated_pipeline_messages_name_the_case_and_what_was_seen() -> None:
     assert check.generated_problem(case, refused).endswith(
         "returned a report; the reference raises ValueError for these workers"
     )
-    same = {"status": "raised", "expected": {"raises": "ValueError"}, "timeout_s": 5.0}
+    same = {"status": "raised", "expected": {"raises": "ValueError"}, "timeout_s": 5.0, "worked": None}
     assert check.generated_problem(case, {**same, "error": {**raised, "type": "ValueError"}}) == ""
+    late_refusal = {**same, "error": {**raised, "type": "ValueError"}, "worked": [1.0, 1.01]}
+    assert "ValueError only after the stages had worked" in check.generated_problem(case, late_refusal)
 
 
 def test_recorded_slips_of_the_generated_checks_say_where(catalogue: Catalogue) -> None:

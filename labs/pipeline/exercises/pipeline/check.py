@@ -141,7 +141,7 @@ def too_few_inside(most: int, workers: int, mean_gap_s: dict[str, float | None],
 
 def generated_pipelines() -> list[dict[str, Any]]:
     """Small pipelines, smallest first: no item, one item, more threads than items (300 in one
-    stage), one to four stages, the threads spread in different orders; then two worker lists the
+    stage), one to four stages, the threads spread in different orders; then three worker lists the
     reference refuses.
     Work takes well under a millisecond, so all of them run in a fraction of a second."""
     shapes = [
@@ -166,10 +166,10 @@ def generated_pipelines() -> list[dict[str, Any]]:
         {"stages": list(STAGE_NAMES[len(w)]), "workers": w, "items": n, "costs": costs[: len(w)]}
         for n, w in sorted(shapes, key=lambda shape: (shape[0], len(shape[1]), sum(shape[1])))
     ]
-    # then workers the pipeline cannot run: a stage with no thread, and one count short
+    # then workers the pipeline cannot run: a stage with no thread, one count short, one too many
     refused = [
-        {"stages": list(NAMES), "workers": [1, 0, 1], "items": 3, "costs": costs[:3]},
-        {"stages": list(NAMES), "workers": [1, 1], "items": 3, "costs": costs[:3]},
+        {"stages": list(NAMES), "workers": workers, "items": 3, "costs": costs[:3]}
+        for workers in ([1, 0, 1], [1, 1], [1, 1, 1, 1])
     ]
     return valid + refused
 
@@ -203,8 +203,14 @@ def report_mismatch(case: dict[str, Any], result: dict[str, Any]) -> str:
     expected = result["expected"]
     if "raises" in expected:  # workers the reference refuses: one count per stage, none below 1
         wanted = expected["raises"]
-        if result.get("error", {}).get("type") == wanted:
+        if result.get("error", {}).get("type") == wanted and not result["worked"]:
             return ""
+        if result.get("error", {}).get("type") == wanted:  # refused, but only after the work
+            return say(
+                f"on {on}: {wanted} only after the stages had worked; the reference refuses these "
+                "workers before any work",
+                f"{on}에서: 단계들이 일한 뒤에야 {wanted}; 참고 답안은 일을 시작하기 전에 이 workers를 거절합니다",
+            )
         theirs = (
             hung
             if result["status"] == "hung"
@@ -270,11 +276,11 @@ def check_generated_pipelines(check: Checker, workspace: str, quick: bool) -> No
         GENERATED,
         not problem,
         say(
-            f"{len(cases)} pipelines (0 to 7 items, 1 to 4 stages, 2 with workers it cannot run): the same "
+            f"{len(cases)} pipelines (0 to 7 items, 1 to 4 stages, 3 with workers it cannot run): the same "
             "items out, items, workers and stages in busy_s as the reference's, wall_s within the call, "
-            "ValueError where the reference raises it",
-            f"파이프라인 {len(cases)}개 (item 0–7개, 단계 1–4개, 돌릴 수 없는 workers 2개): 참고 답안과 같은 "
-            "item, items, workers, busy_s의 단계; wall_s는 호출 시간 안; 참고 답안처럼 ValueError",
+            "ValueError before any work where the reference raises it",
+            f"파이프라인 {len(cases)}개 (item 0–7개, 단계 1–4개, 돌릴 수 없는 workers 3개): 참고 답안과 같은 "
+            "item, items, workers, busy_s의 단계; wall_s는 호출 시간 안; 참고 답안처럼 일하기 전에 ValueError",
         ),
         problem,
     )
