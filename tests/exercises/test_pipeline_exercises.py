@@ -186,7 +186,7 @@ def test_generated_inputs_are_the_same_every_run_and_smallest_first() -> None:
     assert any(len(r["stages"]) > 1 for r in tied)  # a tie among several stages
     pipelines = check.generated_pipelines()
     runnable = [p for p in pipelines if len(p["workers"]) == len(p["stages"]) and min(p["workers"]) >= 1]
-    assert len(runnable) == 15 and len(pipelines) - len(runnable) == 3  # as the README says
+    assert len(runnable) == 16 and len(pipelines) - len(runnable) == 3  # as the README says
     assert [p["items"] for p in runnable] == sorted(p["items"] for p in runnable)
     assert runnable[0]["items"] == 0 and any(max(p["workers"]) > p["items"] > 0 for p in runnable)
 
@@ -275,7 +275,7 @@ def test_generated_pipeline_messages_name_the_case_and_what_was_seen() -> None:
     ran = {"status": "ok", "expected": expected, "report": late, "worked": [1.0, 1.002], "called": [0.9, 1.1]}
     message = check.generated_problem(case, {**ran, "timeout_s": 5.0})
     assert message.startswith(
-        "on 1 item(s) through ['load', 'save'] on [1, 2] thread(s): wall_s = 2.000000 s"
+        "on 1 item(s) (each == anything) through ['load', 'save'] on [1, 2] thread(s): wall_s = 2.000000 s"
     )
     assert "the stages worked for 0.002000 s and the call took 0.200000 s" in message
     lost = {**ran, "report": {**expected, "wall_s": 0.1, "outputs": []}, "timeout_s": 5.0}
@@ -312,5 +312,9 @@ def test_recorded_slips_of_the_generated_checks_say_where(catalogue: Catalogue) 
     code, result = catalogue.wrong("pipeline", "last-stage-by-index")
     assert code == 1
     message = failed(result)[GENERATED]
-    assert message.startswith("on 1 item(s) through ['load'] on [1] thread(s): outputs []")
+    assert message.startswith("on 1 item(s) (each == anything) through ['load'] on [1] thread(s): outputs []")
     assert "after a thread raised IndexError" in message
+    code, result = catalogue.wrong("pipeline", "done-compared-with-eq")
+    assert code == 1
+    message = failed(result)[GENERATED]  # the items said to equal anything: `==` takes one for _DONE
+    assert message.startswith("on 1 item(s) (each == anything) through ['load'] on [1] thread(s): outputs []")

@@ -49,6 +49,13 @@ GENERATED = "run_pipeline agrees with the reference on generated pipelines"
 # Stage names by pipeline length, for the generated pipelines and reports (the README's three, and
 # shorter and longer pipelines: nothing in run_pipeline, bottleneck or relieve is about three).
 STAGE_NAMES = {1: ("load",), 2: ("load", "save"), 3: NAMES, 4: ("load", "decode", "transform", "save")}
+LONG = 300  # stages of the longest generated pipeline: past CPython's small-int cache (-5..256)
+
+
+def stage_names(count: int) -> list[str]:
+    return list(STAGE_NAMES.get(count) or (f"stage{k}" for k in range(1, count + 1)))
+
+
 HANG_HINT = (
     " — threads may be waiting forever on queue.get(): does every thread of every stage get its own "
     "_DONE, sent only after the last thread of the stage before it has finished?"
@@ -141,9 +148,9 @@ def too_few_inside(most: int, workers: int, mean_gap_s: dict[str, float | None],
 
 def generated_pipelines() -> list[dict[str, Any]]:
     """Small pipelines, smallest first: no item, one item, more threads than items (300 in one
-    stage), one to four stages, the threads spread in different orders; then three worker lists the
-    reference refuses.
-    Work takes well under a millisecond, so all of them run in a fraction of a second."""
+    stage), one to four stages and 300, the threads spread in different orders; then three worker
+    lists the reference refuses. Work takes well under a millisecond, so all of them run in a
+    fraction of a second."""
     shapes = [
         (0, [1, 1, 1]),
         (1, [1]),
@@ -152,7 +159,8 @@ def generated_pipelines() -> list[dict[str, Any]]:
         (1, [2, 3, 2]),
         (2, [1]),
         (2, [4, 4, 4]),
-        (2, [1, 300, 1]),  # past CPython's small-int cache: a count compared with `is` never matches
+        (2, [1, LONG, 1]),  # past the small-int cache: a count compared with `is` never matches
+        (1, [1] * LONG),  # and lengths and indexes past it
         (2, [1, 1, 1, 1]),
         (3, [3]),
         (4, [1, 2]),
@@ -163,7 +171,7 @@ def generated_pipelines() -> list[dict[str, Any]]:
     ]
     costs = [0.0004, 0.0008, 0.0003, 0.0006]
     valid = [
-        {"stages": list(STAGE_NAMES[len(w)]), "workers": w, "items": n, "costs": costs[: len(w)]}
+        {"stages": stage_names(len(w)), "workers": w, "items": n, "costs": (costs + [0.0] * len(w))[: len(w)]}
         for n, w in sorted(shapes, key=lambda shape: (shape[0], len(shape[1]), sum(shape[1])))
     ]
     # then workers the pipeline cannot run: a stage with no thread, one count short, one too many
@@ -175,10 +183,18 @@ def generated_pipelines() -> list[dict[str, Any]]:
 
 
 def pipeline_text(case: dict[str, Any]) -> str:
+    stages, workers = shortened(case["stages"]), shortened(case["workers"])
+    # the driver's items say they equal anything (pipeline_driver.Eager): said, so an answer that
+    # lost them can be read against what went in
     return say(
-        f"{case['items']} item(s) through {case['stages']} on {case['workers']} thread(s)",
-        f"item {case['items']}개, 단계 {case['stages']}, 스레드 {case['workers']}",
+        f"{case['items']} item(s) (each == anything) through {stages} on {workers} thread(s)",
+        f"item {case['items']}개(각각 무엇과도 ==), 단계 {stages}, 스레드 {workers}",
     )
+
+
+def shortened(values: list[Any]) -> str:
+    """A list as written, or its ends and its length when it is the 300-stage pipeline's."""
+    return str(values) if len(values) <= 4 else f"[{values[0]!r}, …, {values[-1]!r}] ({len(values)})"
 
 
 def generated_problem(case: dict[str, Any], result: dict[str, Any]) -> str:
@@ -496,7 +512,7 @@ def generated_reports() -> list[dict[str, Any]]:
         )
     return [
         {
-            "stages": list(STAGE_NAMES[count]),
+            "stages": stage_names(count),
             "items": items,
             "busy_s": busy,
             "workers": workers,
