@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import ast
 import itertools
 import random
 import sys
@@ -554,21 +555,58 @@ def report_problem(check: Checker, key: str, judged: LearnerResult) -> str:
             n: b / w for n, b, w in zip(case["stages"], case["busy_s"], case["workers"], strict=True)
         }
         theirs = found["answer"]
+        try:
+            named = ast.literal_eval(theirs)
+        except (ValueError, SyntaxError):
+            named = None
+        ratio = (  # the ratio of the stage they named, when they named one
+            say(
+                f" (busy_s / workers {per_thread[named]:.6g} s)",
+                f" (busy_s / workers {per_thread[named]:.6g} s)",
+            )
+            if isinstance(named, str) and named in per_thread
+            else say(", not a stage of the report", ", 보고서의 단계가 아님")
+        )
         return say(
-            f"on {on}: you said {theirs}, the reference {expected!r} "
+            f"on {on}: you said {theirs}{ratio}, the reference {expected!r} "
             f"(busy_s / workers {per_thread[expected]:.6g} s, the largest)",
-            f"{on}에서: 여러분은 {theirs}, 참고 답안은 {expected!r} (busy_s / workers {per_thread[expected]:.6g} s, 가장 큼)",
+            f"{on}에서: 여러분은 {theirs}{ratio}, 참고 답안은 {expected!r} "
+            f"(busy_s / workers {per_thread[expected]:.6g} s, 가장 큼)",
         )
     per_item = [b / max(case["items"], 1) for b in case["busy_s"]]
     slowest = max(c / w for c, w in zip(per_item, expected, strict=True))
+    theirs = split_read(found["answer"], case)
+    if theirs is None:  # what was wrong with it, as seen: not a split of these threads
+        why = say(
+            f"not {len(case['stages'])} whole numbers ≥ 1 adding up to at most {case['threads']}",
+            f"1 이상인 정수 {len(case['stages'])}개, 합 {case['threads']} 이하가 아닙니다",
+        )
+    else:
+        mine = max(c / w for c, w in zip(per_item, theirs, strict=True))
+        why = say(
+            f"its slowest stage takes {mine * 1e3:.6g} ms per item, the reference's {slowest * 1e3:.6g} ms",
+            f"가장 느린 단계가 item당 {mine * 1e3:.6g} ms, 참고 답안은 {slowest * 1e3:.6g} ms",
+        )
     return say(
-        f"on {on}: relieve(report, {case['threads']}) = {found['answer']}, the reference's {expected} "
-        f"(slowest stage {slowest * 1e3:.6g} ms per item; yours is slower, or not {len(case['stages'])} "
-        f"numbers ≥ 1 adding up to at most {case['threads']})",
-        f"{on}에서: relieve(report, {case['threads']}) = {found['answer']}, 참고 답안은 {expected} "
-        f"(가장 느린 단계가 item당 {slowest * 1e3:.6g} ms; 여러분의 답은 이보다 느리거나, 1 이상인 숫자 "
-        f"{len(case['stages'])}개·합 {case['threads']} 이하가 아닙니다)",
+        f"on {on}: relieve(report, {case['threads']}) = {found['answer']}, the reference's {expected}: {why}",
+        f"{on}에서: relieve(report, {case['threads']}) = {found['answer']}, 참고 답안은 {expected}: {why}",
     )
+
+
+def split_read(answer: str, case: dict[str, Any]) -> list[int] | None:
+    """The learner's split back from its repr when it is one (whole numbers ≥ 1, one per stage, at
+    most `threads` in all), else None."""
+    try:
+        value = ast.literal_eval(answer)
+    except (ValueError, SyntaxError):
+        return None
+    ok = (
+        isinstance(value, list)
+        and len(value) == len(case["stages"])
+        and all(type(w) is int and w >= 1 for w in value)
+        and sum(value) <= case["threads"]
+    )
+    return value if ok else None
 
 
 def speed(check: Checker, workspace: str, quick: bool) -> None:
