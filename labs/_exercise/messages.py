@@ -81,6 +81,7 @@ NAMES_KO: dict[str, str] = {
     "bottleneck() names the slowest stage": "bottleneck()이 가장 느린 단계를 댄다",
     "relieve() spends the threads on the bottleneck": "relieve()가 스레드를 병목에 쓴다",
     "your pipeline runs on planted stage costs": "심어 둔 단계 비용으로 여러분의 파이프라인이 돈다",
+    "run_pipeline agrees with the reference on generated pipelines": "만들어 낸 파이프라인에서 run_pipeline이 참고 답안과 같다",
     "throughput ≈ 1 / slowest stage (measured)": "처리량 ≈ 1 / 가장 느린 단계 (측정)",
     # errors
     "balanced_accuracy: mean per-class recall": "balanced_accuracy: 클래스별 recall의 평균",

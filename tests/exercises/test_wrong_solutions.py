@@ -52,8 +52,11 @@ def test_every_exercise_with_wrong_solutions_lists_them_by_name() -> None:
     assert wrong_solutions("pipeline") == [
         "busy-includes-waiting",
         "busy-not-per-thread",
+        "done-compared-with-eq",
+        "last-stage-by-index",
         "lock-around-work",
         "one-done-marker",
+        "relieve-divides-by-items",
         "sleep-after-each-item",
         "stage-by-stage",
     ]

@@ -26,19 +26,19 @@ HERE = Path(__file__).resolve().parent
 class Probe:
     """What the stage work functions saw: threads inside each stage at once, completion times."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: tuple[str, ...] = NAMES) -> None:
         self.lock = threading.Lock()
-        self.inside = dict.fromkeys(NAMES, 0)
-        self.most = dict.fromkeys(NAMES, 0)
+        self.inside = dict.fromkeys(names, 0)
+        self.most = dict.fromkeys(names, 0)
         self.done_at: list[float] = []
-        self.busy = dict.fromkeys(NAMES, 0.0)  # seconds inside the work, measured here
+        self.busy = dict.fromkeys(names, 0.0)  # seconds inside the work, measured here
         self.first_enter: dict[str, float] = {}  # when each stage began its first item
         self.last_leave: dict[str, float] = {}  # when each stage finished its last item
         # Per stage: the time a thread spent outside work() between two of its items (waiting in
         # get(), for a lock, sleeping, ...), summed, and how many such gaps there were.
         self.thread_left: dict[tuple[str, int], float] = {}
-        self.gap_s = dict.fromkeys(NAMES, 0.0)
-        self.gaps = dict.fromkeys(NAMES, 0)
+        self.gap_s = dict.fromkeys(names, 0.0)
+        self.gaps = dict.fromkeys(names, 0)
 
     def enter(self, name: str) -> None:
         with self.lock:
@@ -61,11 +61,13 @@ class Probe:
                 self.done_at.append(time.perf_counter())
 
 
-def stages(module: Any, costs: list[float], probe: Probe) -> list[Any]:
+def stages(module: Any, costs: list[float], probe: Probe, names: tuple[str, ...] = NAMES) -> list[Any]:
     built = []
-    for position, (name, cost) in enumerate(zip(NAMES, costs, strict=True)):
+    for position, (name, cost) in enumerate(zip(names, costs, strict=True)):
 
-        def work(item: Any, name: str = name, cost: float = cost, last: bool = position == 2) -> Any:
+        def work(
+            item: Any, name: str = name, cost: float = cost, last: bool = position == len(names) - 1
+        ) -> Any:
             probe.enter(name)
             started = time.perf_counter()
             try:
@@ -165,3 +167,150 @@ def measure_round(costs: list[float], workers: list[int], items: int, learner_fi
         "reference": measured["reference"][0],
         "learner_overlaps": measured["learner"][1],
     }
+
+
+# -- generated pipelines and reports, the reference as the oracle -----------------------------------
+
+CASE_TIMEOUT_S = 5.0  # a generated pipeline runs in milliseconds: longer is a hang
+
+
+def _run_with_timeout(call: Any, *args: Any) -> tuple[str, Any]:
+    """("ok", value), ("raised", error) or ("hung", None): the learner's pipeline in a thread, so a
+    hang on one case is reported with that case instead of timing out the whole driver."""
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = call(*args)
+        except Exception as exc:  # their error is the answer to report
+            outcome["raised"] = {**error(exc), "type": type(exc).__name__}
+
+    thread = threading.Thread(target=target, name="checker-generated-case", daemon=True)
+    thread.start()
+    thread.join(CASE_TIMEOUT_S)
+    if thread.is_alive():
+        return "hung", None
+    if "raised" in outcome:
+        return "raised", outcome["raised"]
+    return "ok", outcome["value"]
+
+
+class Eager(tuple):  # type: ignore[type-arg]
+    """An item that says it equals anything, as `unittest.mock.ANY` does (and an array type's `==`
+    is no plain bool either): only `is` tells the end marker `_DONE` from it."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = tuple.__hash__
+
+
+def run_generated(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each generated pipeline through the reference, then the learner's run_pipeline, in the order
+    given; stops at the first case their code hung in. Per case: both plain reports (or the
+    exception the reference raises on workers it cannot run), what the probe saw inside work() (busy
+    time, first entry, last exit) and the time around the call."""
+    module, oracle = learner(), reference()
+    results = []
+    # An exception in one of their stage threads ends only that thread; the rest may then wait for
+    # ever. Kept, so a hang can be reported with the error that caused it.
+    raised_in_thread: list[dict[str, str | None]] = []
+    threading.excepthook = lambda hook: raised_in_thread.append(error(hook.exc_value or RuntimeError()))
+    for case in cases:
+        raised_in_thread.clear()
+        names, costs = tuple(case["stages"]), list(case["costs"])
+        items = [Eager((i, ())) for i in range(case["items"])]
+        try:
+            expected: dict[str, Any] = plain_report(
+                oracle.run_pipeline(stages(oracle, costs, Probe(names), names), items, case["workers"])
+            )
+        except ValueError as exc:  # workers it cannot run (a stage without a thread): refused
+            expected = {"raises": type(exc).__name__}
+        probe = Probe(names)
+        begun = time.perf_counter()
+        status, value = _run_with_timeout(
+            module.run_pipeline, stages(module, costs, probe, names), list(items), list(case["workers"])
+        )
+        elapsed = time.perf_counter() - begun
+        result: dict[str, Any] = {"status": status, "expected": expected, "timeout_s": CASE_TIMEOUT_S}
+        if raised_in_thread:
+            result["thread_error"] = raised_in_thread[0]
+        if status == "ok":
+            try:
+                result["report"] = plain_report(value)
+            except Exception as exc:  # a report the checker cannot read is their answer too
+                result["status"], result["error"] = "raised", error(exc)
+        elif status == "raised":
+            result["error"] = value
+        result["probe_busy_s"] = probe.busy
+        result["worked"] = (
+            [min(probe.first_enter.values()), max(probe.last_leave.values())] if probe.last_leave else None
+        )
+        result["called"] = [begun, begun + elapsed]
+        results.append(result)
+        if status == "hung":  # its threads are still waiting: the next case would share the machine
+            break
+    return results
+
+
+def judge_reports(cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """The learner's bottleneck() and relieve() against the reference's on generated reports,
+    smallest first: for each, the first case where theirs is worse (or raised), else None. A report
+    is built anew for every call, from the learner's own Report class for their functions."""
+    module, oracle = learner(), reference()
+
+    def built(kind: Any, case: dict[str, Any]) -> Any:
+        return kind.Report(
+            wall_s=1.0,
+            items=case["items"],
+            workers=dict(zip(case["stages"], case["workers"], strict=True)),
+            busy_s=dict(zip(case["stages"], case["busy_s"], strict=True)),
+            outputs=[],
+        )
+
+    found: dict[str, Any] = {"bottleneck": None, "relieve": None}
+    for case in cases:
+        per_thread = {
+            n: b / w for n, b, w in zip(case["stages"], case["busy_s"], case["workers"], strict=True)
+        }
+        if found["bottleneck"] is None:
+            expected = oracle.bottleneck(built(oracle, case))
+            try:
+                answer = module.bottleneck(built(module, case))
+            except Exception as exc:  # their error is the answer to report
+                found["bottleneck"] = {"case": case, "raised": error(exc), "expected": expected}
+            else:
+                # a tie is any of the tied stages: compare what the answer costs, not its name
+                if not (isinstance(answer, str) and answer in per_thread) or per_thread[answer] < per_thread[
+                    expected
+                ] * (1 - 1e-9):
+                    found["bottleneck"] = {"case": case, "answer": repr(answer), "expected": expected}
+        if found["relieve"] is None:
+            expected_split = oracle.relieve(built(oracle, case), case["threads"])
+            try:
+                answer = module.relieve(built(module, case), case["threads"])
+                answer = list(answer) if isinstance(answer, (list, tuple)) else answer
+            except Exception as exc:  # their error is the answer to report
+                found["relieve"] = {"case": case, "raised": error(exc), "expected": expected_split}
+            else:
+                if not split_as_good(answer, expected_split, case):
+                    found["relieve"] = {"case": case, "answer": repr(answer), "expected": expected_split}
+        if found["bottleneck"] is not None and found["relieve"] is not None:
+            break
+    return found
+
+
+def slowest_per_item(case: dict[str, Any], split: list[int]) -> float:
+    """Seconds per item of the slowest stage under `split`: 1 / throughput, as the theory has it."""
+    per_item = [busy / max(case["items"], 1) for busy in case["busy_s"]]
+    return max(cost / workers for cost, workers in zip(per_item, split, strict=True))
+
+
+def split_as_good(answer: Any, expected: list[int], case: dict[str, Any]) -> bool:
+    """A valid split (one whole number ≥ 1 per stage, at most `threads` in all) whose slowest stage
+    is no slower than the reference's: another split as good is as right (ties)."""
+    if not isinstance(answer, list) or len(answer) != len(case["stages"]):
+        return False
+    if not all(type(w) is int and w >= 1 for w in answer) or sum(answer) > case["threads"]:
+        return False
+    return slowest_per_item(case, answer) <= slowest_per_item(case, expected) * (1 + 1e-9)
