@@ -380,9 +380,11 @@ def test_the_forecast_weighs_every_prior_the_answers_leave_open(bank, store, fak
     now = fake_clock()
     forecast = prediction.uncertain_forecast(state, now, 0.6, None)
     each = [prediction.pool_forecast(bank, state.knowledge(now, value), 0.6) for value, _ in points]
-    assert forecast.expected == pytest.approx(sum(w * o.expected for (_, w), o in zip(points, each)))
+    assert forecast.expected == pytest.approx(
+        sum(w * o.expected for (_, w), o in zip(points, each, strict=True))
+    )
     assert forecast.pass_probability == pytest.approx(
-        sum(w * o.pass_probability for (_, w), o in zip(points, each))
+        sum(w * o.pass_probability for (_, w), o in zip(points, each, strict=True))
     )
     assert min(o.expected for o in each) < forecast.expected < max(o.expected for o in each)
     for item_id in sorted(bank.items)[:120]:  # right and sure on first sight, 120 times
