@@ -217,9 +217,9 @@ def test_discovery_is_read_again_only_after_a_change(tmp_path: Path, monkeypatch
     for path in [info.path.parent.parent, *info.path.parent.parent.rglob("*")]:
         os.utime(path, (an_hour_ago, an_hour_ago))
     reads: list[Path] = []
-    real_read = registry._read
+    real_read = registry.read_exercise
     monkeypatch.setattr(
-        registry, "_read", lambda meta, problems: reads.append(meta) or real_read(meta, problems)
+        registry, "read_exercise", lambda meta, problems: reads.append(meta) or real_read(meta, problems)
     )
     meta = info.path / "exercise.yaml"
     first = scan(tmp_path / "labs")

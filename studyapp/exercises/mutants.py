@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -49,6 +50,9 @@ EQUIVALENT = "equivalent"  # survived, and recorded as behaving like the referen
 UNDECIDED = "undecided"  # the checker could not tell (a speed check on a busy machine): not a kill
 MARKS = {KILLED: "✓", SURVIVED: "✗", EQUIVALENT: "=", UNDECIDED: "?"}
 
+# cosmic-ray's own timeout, past the exercise's limit that mutant_check's guard enforces first
+MUTANT_TIMEOUT_MARGIN_S = 30.0
+STUDYAPP_PARENT = str(Path(__file__).resolve().parents[2])
 SCORE_GOAL = 0.95  # issue 31: at least 95 % of the non-equivalent mutants killed
 
 
@@ -228,8 +232,17 @@ def run_mutants(info: ExerciseInfo, *, quick: bool = True, scratch: Path | None 
                 f"{info.id}: the reference solution does not pass its own checker "
                 f"({baseline.verdict}: {baseline.message}); fix that before mutating it"
             )
-        limit = info.quick_timeout_s if quick else info.timeout_s
-        command = [*checker.checker_command(info, workspace, quick)]
+        # Each mutant is checked as `exercise check` checks a learner (mutant_check.py: under the
+        # child guard, with the exercise's limit); cosmic-ray's timeout is only the last resort.
+        limit = (info.quick_timeout_s if quick else info.timeout_s) + MUTANT_TIMEOUT_MARGIN_S
+        command = [
+            sys.executable,
+            "-m",
+            "studyapp.exercises.mutant_check",
+            str(info.path),
+            str(workspace),
+            *(["--quick"] if quick else []),
+        ]
         config = root / "cosmic-ray.toml"
         config.write_text(
             "[cosmic-ray]\n"
@@ -244,6 +257,8 @@ def run_mutants(info: ExerciseInfo, *, quick: bool = True, scratch: Path | None 
         # The checker's own environment (labs importable, the JSON-lines protocol): cosmic-ray's test
         # command inherits it, and the protocol's result line tells `undecided` from `failed`.
         env = checker.checker_env(info)
+        # mutant_check imports this studyapp, installed or not
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [STUDYAPP_PARENT, env.get("PYTHONPATH", "")]))
         for step in (("init", str(config), str(session)), ("exec", str(config), str(session))):
             done = _cosmic_ray(*step, env=env)
             if done.returncode != 0:

@@ -213,7 +213,8 @@ def _shown(value: Any, limit: int = 60) -> str:
     return printable(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
-def _read(meta: Path, problems: list[Problem]) -> ExerciseInfo | None:
+def read_exercise(meta: Path, problems: list[Problem]) -> ExerciseInfo | None:
+    """One exercise from its `exercise.yaml` (None, with `problems` saying why, when it does not read)."""
     folder = meta.parent
     lab_dir = folder.parent.parent
 
@@ -342,7 +343,7 @@ def _scan(root: Path) -> Scan:
     if not root.is_dir():
         return Scan({}, problems)
     for meta in sorted(root.glob("*/exercises/*/exercise.yaml")):
-        info = _read(meta, problems)
+        info = read_exercise(meta, problems)
         if info is None:
             continue
         if info.id in found:

@@ -4,6 +4,7 @@ take minutes each and stay out of CI (docs/EXERCISES.md records their scores).""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -126,3 +127,48 @@ def test_a_key_ignores_line_numbers_and_names_file_and_operator() -> None:
     key = mutants.mutant_key("x.py", "core/ReplaceBinaryOperator_Add_Sub", removed, added)
     assert key.startswith("x.py ReplaceBinaryOperator_Add_Sub ") and len(key.split()[-1]) == 8
     assert key != mutants.mutant_key("x.py", "core/ReplaceBinaryOperator_Add_Sub", removed, ("return b - a",))
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="finds the process through /proc")
+def test_a_mutant_check_leaves_nothing_running(toy_labs: Path, tmp_path: Path) -> None:
+    """cosmic-ray's timeout SIGKILLs only its test command's group; a learner run in a session of
+    its own outlived it (an `i ** i` mutant kept a core busy for an hour). Each mutant is checked
+    under the child guard (mutant_check), which stops whatever the check started."""
+    import subprocess
+    import sys
+    import uuid
+
+    marker = f"studyapp-test-orphan-{uuid.uuid4().hex}"
+    workspace = tmp_path / "mutant"
+    shutil.copytree(toy_folder(toy_labs) / "solution", workspace)
+    (workspace / "adder.py").write_text(
+        "import subprocess, sys\n\n\n"
+        "def add(a: int, b: int) -> int:\n"
+        f"    code = 'import time; time.sleep(120)  # {marker}'\n"
+        "    subprocess.Popen([sys.executable, '-c', code], start_new_session=True)\n"
+        "    return a + b\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "studyapp.exercises.mutant_check", str(toy_folder(toy_labs)), str(workspace)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert '"type": "result"' in done.stdout.splitlines()[-1], done.stdout + done.stderr
+    alive = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if marker in cmdline.read_text(errors="replace"):
+                alive.append(cmdline.parent.name)
+        except OSError:
+            continue
+    assert not alive, f"left running: {alive}"
+
+
+def test_mutant_check_says_how_to_call_it() -> None:
+    from studyapp.exercises import mutant_check
+
+    assert mutant_check.main([]) == 2
+    assert mutant_check.main(["a", "b", "--slow"]) == 2
