@@ -102,6 +102,9 @@ NAMES_KO: dict[str, str] = {
     "the plugin finds two runs: compute and waiting": "플러그인이 run 두 개를 찾는다: compute와 waiting",
     "the traces are gzipped": "trace가 gzip으로 압축되어 있다",
     "each run holds one cycle of 3 profiled steps": "run마다 프로파일된 step 3개의 cycle 하나",
+    "each workload runs 5 steps: wait + warmup + active": "workload마다 step 5개를 실행한다: wait + warmup + active",
+    "each run records ProfilerStep#2-#4: wait=1, warmup=1": "run마다 ProfilerStep#2-#4를 기록한다: wait=1, warmup=1",
+    "CUDA is profiled where there is a GPU, and only there": "GPU가 있으면 CUDA를 프로파일하고, 없으면 하지 않는다",
     "a warmup step before each recording": "기록 전마다 warmup step 하나",
     # amdahl (the rest of each lab's names; tests/exercises/test_exercise_lib.py finds a missing one)
     "amdahl_speedup grows with n": "amdahl_speedup이 n과 함께 커진다",

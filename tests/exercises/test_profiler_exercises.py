@@ -10,12 +10,22 @@ file checks what their messages say.
 from __future__ import annotations
 
 import json
+import random
 import re
+import sys
+from pathlib import Path
 
 import pytest
 
 from studyapp.cli import main
-from tests.exercises.exercise_runs import Catalogue, exercises, failed, solution_folder, wrong_solutions
+from tests.exercises.exercise_runs import (
+    Catalogue,
+    checker_module,
+    exercises,
+    failed,
+    solution_folder,
+    wrong_solutions,
+)
 
 IDS = ["trace-handler", "schedule", "find-the-bottleneck", "tensorboard-logdir"]
 
@@ -173,8 +183,14 @@ def test_tensorboard_logdir_solution_passes(catalogue: Catalogue) -> None:
     assert "read_overview matches the Overview: a run the checker wrote" in names
     assert "read_overview matches the Overview: waiting" in names
     assert "read_overview matches the Overview on generated runs" in names
+    for name in (
+        "each workload runs 5 steps: wait + warmup + active",
+        "each run records ProfilerStep#2-#4: wait=1, warmup=1",
+        "CUDA is profiled where there is a GPU, and only there",
+    ):
+        assert name in names, name
     if __import__("importlib").util.find_spec("torch_tb_profiler") is not None:
-        assert "TensorBoard's profiler plugin loads both runs" in names  # the real plugin was asked
+        assert "TensorBoard's profiler plugin loads both runs" not in names  # --quick: not started
 
 
 @pytest.mark.parametrize("wrong", wrong_solutions("tensorboard-logdir"))
@@ -192,3 +208,52 @@ def test_tensorboard_logdir_wrong_solutions_fail(wrong: str, catalogue: Catalogu
         assert "cpu_exec_pct" in message and "the Overview shows" in message, message
         events = message.split(" — the events: ")[1]
         assert events.count("; ") <= 2 and "ProfilerStep#" in events and "aten::" in events, message
+    generated = problems.get("read_overview matches the Overview on generated runs", "")
+    if wrong == "gzip-only":  # the gzipped runs pass; the same runs written plain do not
+        assert list(problems) == ["read_overview matches the Overview on generated runs"], problems
+        assert "written as checker.1700000000000.pt.trace.json," in generated, generated
+    if wrong == "no-empty-run":
+        assert "on empty-trace" in generated and "ZeroDivisionError" in generated, generated
+    if wrong == "kernels-as-cpu-exec":  # the smallest run shown holds the GPU work it ignored
+        events = generated.split(" — the events: ")[1]
+        assert any(f"[{cat}]" in events for cat in ("kernel", "gpu_memcpy", "gpu_memset")), generated
+    if wrong == "gpu-steps-counted":
+        assert "[gpu_user_annotation]" in generated and "steps 1, the Overview shows 0" in generated, (
+            generated
+        )
+    if wrong == "no-wait":
+        assert list(problems) == ["each run records ProfilerStep#2-#4: wait=1, warmup=1"], problems
+        assert (
+            "compute records ProfilerStep 1–3"
+            in problems["each run records ProfilerStep#2-#4: wait=1, warmup=1"]
+        )
+    if wrong == "six-steps":
+        assert list(problems) == ["each workload runs 5 steps: wait + warmup + active"], problems
+        assert "compute ran 6 steps" in problems["each workload runs 5 steps: wait + warmup + active"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+def test_tensorboard_logdir_reference_is_exactly_the_plugins_reading_on_generated_runs(
+    seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reference read_overview and the plugin's computation (tb_overview) agree exactly on every
+    generated run, gzipped and plain: the checker may then compare learners exactly."""
+    check = checker_module("tensorboard-logdir")
+    monkeypatch.syspath_prepend(str(solution_folder("tensorboard-logdir")))
+    monkeypatch.delitem(sys.modules, "tb_logdir", raising=False)
+    assert check.drive_generated(seed, str(tmp_path)) is None
+    names = [name for name, _ in check.generated_runs(random.Random(seed))]
+    assert {"empty-trace", "no-step", "zero-length-step", "kernel-under-an-operator"} <= set(names)
+    assert any(name.startswith("random-gpu-") for name in names)
+
+
+def test_tensorboard_logdir_generated_runs_are_compared_exactly_and_real_runs_within_tolerance() -> None:
+    check = checker_module("tensorboard-logdir")
+    expected = {"steps": 3, "step_ms": 2.5, "cpu_exec_pct": 60.0, "other_pct": 40.0}
+    off_by_one = {**expected, "cpu_exec_pct": 60.0 * 101 / 100}  # `100 *` slipped to `101 *`
+    assert check.compare(off_by_one, expected) == []  # inside the 2 points a real trace is given
+    (problem,) = check.compare(off_by_one, expected, exact=True)
+    assert problem == "cpu_exec_pct 60.6, the Overview shows 60"
+    rounded = {**expected, "step_ms": 2.5 * (1 + 1e-12)}  # a division rounded another way
+    assert check.compare(rounded, expected, exact=True) == []
+    assert check.overview_of([]) == {"steps": 0, "step_ms": 0.0, "cpu_exec_pct": 0.0, "other_pct": 0.0}

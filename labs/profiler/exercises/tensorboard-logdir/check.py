@@ -1,17 +1,24 @@
 """Checker of the tensorboard-logdir exercise (README.md).
 
-1. `drive_write` (in the learner's child process) profiles two workloads with their write_logdir.
-2. The logdir is read here the way torch-tb-profiler finds runs; when the plugin is installed, a
-   real TensorBoard is started on 127.0.0.1 for a few seconds to see that it lists both runs.
+1. `drive_write` (in the learner's child process) profiles two workloads with their write_logdir,
+   counting the steps each workload runs and keeping the profiler's warnings; on a GPU machine the
+   workloads run on the GPU.
+2. The logdir is read here the way torch-tb-profiler finds runs, with the schedule read from what
+   was written (one trace of ProfilerStep#2-#4 per run) and the GPU from the traces' kernels (or,
+   without a GPU, from the profiler's warning that CUDA is not available). When the plugin is
+   installed and the check is not `--quick`, a real TensorBoard is started on 127.0.0.1 for a few
+   seconds to see that it lists both runs.
 3. `drive_read` (another child) calls their read_overview on both runs and on a run the checker
-   writes with random numbers; the answers are compared with labs/profiler/tb_overview.py, which
-   computes the Overview's step time breakdown the way the plugin does.
+   writes with random numbers, compared within tolerances with labs/profiler/tb_overview.py (the
+   Overview's step time breakdown, computed the way the plugin does); then on generated runs with
+   integer microseconds, gzipped and plain, compared exactly, the first disagreement shrunk.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import math
 import random
 import sys
 import tempfile
@@ -32,38 +39,53 @@ ACTIVE_STEPS = 3
 WAIT_S = 0.004  # the "waiting" run sleeps this long per step: time in no operator, so "Other"
 STEP_MS_TOLERANCE = (0.03, 0.05)  # relative, absolute (ms)
 PCT_TOLERANCE = 2.0  # percentage points
+EXACT = 1e-9  # relative: what the last division of an exact sum may round away on generated runs
 PLANTED_RUN = "planted"
 CHECKER_RUN = "a run the checker wrote"  # a label in requirement names (translated with the names)
 LABELS_KO = {CHECKER_RUN: "검사기가 쓴 run"}
 
 
-def drive_write(logdir: str) -> None:
-    """In the learner's process: two workloads, profiled by their write_logdir."""
+def drive_write(logdir: str) -> dict[str, Any]:
+    """In the learner's process: two workloads, profiled by their write_logdir. Returns how many
+    steps each workload ran, whether they ran on a GPU, and the warnings the profiler gave."""
     import time
+    import warnings
 
     import torch
     from tb_logdir import write_logdir  # the learner's module
 
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(), torch.nn.Linear(512, 256))
-    batch = torch.randn(64, 256)
+    # On a GPU machine the workloads run there: a trace that profiles CUDA then holds their kernels.
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(), torch.nn.Linear(512, 256)).to(
+        device
+    )
+    batch = torch.randn(64, 256, device=device)
+    calls = dict.fromkeys(RUNS, 0)
 
     def compute() -> None:
+        calls["compute"] += 1
         model(batch).sum().backward()
 
     def waiting() -> None:
+        calls["waiting"] += 1
         time.sleep(WAIT_S)  # e.g. waiting for the next batch: no operator runs meanwhile
-        compute()
+        model(batch).sum().backward()
 
-    write_logdir(logdir, {"compute": compute, "waiting": waiting})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        write_logdir(logdir, {"compute": compute, "waiting": waiting})
+    return {"calls": calls, "gpu": device == "cuda", "warnings": [str(w.message) for w in caught]}
 
 
-def drive_read(run_dirs: list[str]) -> list[Any]:
-    """In the learner's process: their read_overview for each run folder."""
+def drive_read(run_dirs: list[str], seed: int, scratch: str) -> dict[str, Any]:
+    """In the learner's process (one child: torch is imported once): their read_overview for each
+    run folder, and the smallest generated run they get wrong (drive_generated)."""
     from tb_logdir import read_overview  # the learner's module
 
-    return [read_overview(run_dir) for run_dir in run_dirs]
+    answers = [read_overview(run_dir) for run_dir in run_dirs]
+    return {"answers": answers, "generated": drive_generated(seed, scratch)}
 
 
 def planted_trace(chooser: random.Random) -> dict[str, Any]:
@@ -123,41 +145,65 @@ def planted_trace(chooser: random.Random) -> dict[str, Any]:
 OPERATORS = ("aten::linear", "aten::addmm", "aten::relu", "aten::mm", "aten::copy_")
 
 
-def _x(name: str, cat: str, tid: int, ts: int, dur: int) -> dict[str, Any]:
-    return {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur}
+def _x(name: str, cat: str, tid: int, ts: int, dur: int, pid: int = 1) -> dict[str, Any]:
+    # Whole µs written as floats, as kineto writes times: sums stay exact, and a slip such as
+    # `ts ** dur` overflows at once instead of growing an integer of billions of digits.
+    return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": float(ts), "dur": float(dur)}
+
+
+GPU_PID, GPU_TID = 0, 7  # where kineto puts a GPU's stream: device 0, stream 7
+GPU_WORK = {"kernel": "sgemm_128x64_kernel", "gpu_memcpy": "Memcpy DtoD", "gpu_memset": "Memset (Device)"}
+
+
+def _gpu(name: str, cat: str, ts: int, dur: int) -> dict[str, Any]:
+    return _x(name, cat, GPU_TID, ts, dur, pid=GPU_PID)
 
 
 def edge_runs(base: int) -> list[tuple[str, list[dict[str, Any]]]]:
-    """Small runs, each for one edge: one busy step, one idle step, an operator around its step,
-    steps 9, 10 and 100 listed out of order with operators across their edges and in the gaps."""
+    """Small runs, each for one edge: no step at all, an empty step, one busy step, one idle step,
+    an operator around its step, operators touching the step's bounds and each other, steps 9, 10
+    and 100 listed out of order with operators across their edges and in the gaps, and GPU work."""
+    step = "user_annotation"
     return [
+        ("empty-trace", []),
+        ("no-step", [_x("aten::mm", "cpu_op", 1, base, 500)]),
+        (
+            "zero-length-step",
+            [_x("ProfilerStep#5", step, 1, base, 0), _x("aten::mm", "cpu_op", 1, base - 100, 300)],
+        ),
         (
             "one-busy-step",
-            [
-                _x("ProfilerStep#12", "user_annotation", 1, base, 1000),
-                _x("aten::mm", "cpu_op", 1, base, 1000),
-            ],
+            [_x("ProfilerStep#12", step, 1, base, 1000), _x("aten::mm", "cpu_op", 1, base, 1000)],
         ),
         (
             "one-idle-step",
-            [
-                _x("ProfilerStep#3", "user_annotation", 1, base, 1000),
-                _x("stage:load", "user_annotation", 1, base, 900),
-            ],
+            [_x("ProfilerStep#3", step, 1, base, 1000), _x("stage:load", "user_annotation", 1, base, 900)],
+        ),
+        (  # times counted from the profiler's start: a span longer than the time before it
+            "near-time-zero",
+            [_x("ProfilerStep#1", step, 1, 100, 1000), _x("aten::mm", "cpu_op", 1, 150, 800)],
         ),
         (
             "operator-around-the-step",
+            [_x("ProfilerStep#40", step, 1, base, 1000), _x("aten::linear", "cpu_op", 1, base - 300, 1500)],
+        ),
+        (
+            "operators-at-the-bounds",
             [
-                _x("ProfilerStep#40", "user_annotation", 1, base, 1000),
-                _x("aten::linear", "cpu_op", 1, base - 300, 1500),
+                _x("ProfilerStep#7", step, 1, base, 1000),
+                _x("aten::copy_", "cpu_op", 1, base - 200, 200),  # ends where the step starts
+                _x("aten::mm", "cpu_op", 1, base + 100, 300),
+                _x("aten::relu", "cpu_op", 1, base + 400, 300),  # starts where aten::mm ends
+                _x("aten::addmm", "cpu_op", 2, base + 100, 300),  # the same span on another thread
+                _x("aten::linear", "cpu_op", 1, base + 1000, 250),  # starts where the step ends
             ],
         ),
         (
             "steps-100-9-10",
             [
-                _x("ProfilerStep#100", "user_annotation", 1, base + 5000, 2000),
-                _x("ProfilerStep#9", "user_annotation", 1, base, 1000),
-                _x("ProfilerStep#10", "user_annotation", 1, base + 1000, 3000),
+                _x("ProfilerStep#100", step, 1, base + 5000, 2000),
+                _x("ProfilerStep#9", step, 1, base, 1000),
+                _x("ProfilerStep#10", step, 1, base + 1000, 3000),
                 _x("aten::linear", "cpu_op", 1, base + 800, 400),  # across the edge of steps 9 and 10
                 _x("aten::addmm", "cpu_op", 1, base + 850, 100),  # nested in it
                 _x("aten::mm", "cpu_op", 2, base + 1100, 600),  # another thread, overlapping
@@ -165,13 +211,34 @@ def edge_runs(base: int) -> list[tuple[str, list[dict[str, Any]]]]:
                 _x("aten::copy_", "cpu_op", 1, base + 6500, 900),  # past the end of step 100
             ],
         ),
+        (
+            "kernel-under-an-operator",
+            [
+                _x("ProfilerStep#2", step, 1, base, 1000),
+                _gpu("ProfilerStep#2", "gpu_user_annotation", base + 250, 700),  # the GPU's copy: not a step
+                _x("aten::mm", "cpu_op", 1, base + 100, 600),
+                _x("cudaLaunchKernel", "cuda_runtime", 1, base + 150, 30),
+                _gpu("sgemm_128x64", "kernel", base + 300, 600),  # under aten::mm, then past its end
+            ],
+        ),
+        (
+            "copies-while-the-cpu-waits",
+            [
+                _x("ProfilerStep#3", step, 1, base, 2000),
+                _x("aten::copy_", "cpu_op", 1, base, 400),
+                _gpu("Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", base + 600, 300),  # the CPU idle
+                _gpu("Memset (Device)", "gpu_memset", base + 300, 200),  # half under aten::copy_
+                _gpu("relu_kernel", "kernel", base + 1800, 700),  # runs on past the step's end
+            ],
+        ),
     ]
 
 
-def random_run(rng: random.Random, base: int, size: int) -> list[dict[str, Any]]:
+def random_run(rng: random.Random, base: int, size: int, gpu: bool = False) -> list[dict[str, Any]]:
     """`size` steps with multi-digit, often non-contiguous numbers, some with gaps between them and
     one mostly idle; operators nested, on two threads and across step edges; labels and Python
-    frames the plugin drops; the events shuffled."""
+    frames the plugin drops; with `gpu`, kernels, copies and memsets the operators launch (under
+    them, after them, in gaps) and the GPU's copies of the steps; the events shuffled."""
     first = rng.choice([rng.randint(5, 12), rng.randint(95, 120), rng.randint(1000, 5000)])
     numbers = (
         list(range(first, first + size)) if rng.random() < 0.5 else sorted(rng.sample(range(1, 3000), size))
@@ -184,6 +251,10 @@ def random_run(rng: random.Random, base: int, size: int) -> list[dict[str, Any]]
         busy = length // 6 if index == idle else length
         items.append(_x(f"ProfilerStep#{number}", "user_annotation", 1, at, length))
         items.append(_x("stage:forward", "user_annotation", 1, at + 5, length // 2))
+        if gpu:
+            items.append(
+                _gpu(f"ProfilerStep#{number}", "gpu_user_annotation", at + rng.randint(0, 500), length)
+            )
         cursor = at + rng.randint(-200, 200)  # the first operator may start before its step
         while cursor < at + busy:
             op = rng.randint(50, max(51, busy // 3))
@@ -195,6 +266,11 @@ def random_run(rng: random.Random, base: int, size: int) -> list[dict[str, Any]]
                 items.append(
                     _x("model.py(12): forward", "python_function", 1, cursor + op, rng.randint(5, 50))
                 )
+            if gpu and rng.random() < 0.6:
+                launch = cursor + rng.randint(0, op - 1)
+                items.append(_x("cudaLaunchKernel", "cuda_runtime", 1, launch, rng.randint(1, 30)))
+                kind = rng.choice(sorted(GPU_WORK))
+                items.append(_gpu(GPU_WORK[kind], kind, launch + rng.randint(1, 400), rng.randint(1, 2 * op)))
             cursor += op + rng.randint(0, busy // 4)
         at += length + (rng.randint(1, 2_000) if rng.random() < 0.4 else 0)
     rng.shuffle(items)
@@ -202,51 +278,78 @@ def random_run(rng: random.Random, base: int, size: int) -> list[dict[str, Any]]
 
 
 def generated_runs(rng: random.Random) -> list[tuple[str, list[dict[str, Any]]]]:
-    """The edge runs, then random runs of 1 to 10 steps: smallest first."""
+    """The edge runs, then random CPU runs of 1 to 10 steps and random GPU runs: smallest first."""
     base = rng.randrange(10**9, 10**12)  # integer µs: every sum is exact
     cases = edge_runs(base)
+    # Every other random run starts a few hundred µs after 0, as a trace whose times are counted
+    # from the profiler's start: times of the same size as the spans between them.
     for index, size in enumerate([1, 2, 3, 4, 6, 8, 10]):
-        cases.append((f"random-{index + 1}", random_run(rng, base, size)))
+        start = rng.randint(300, 999) if index % 2 else base
+        cases.append((f"random-{index + 1}", random_run(rng, start, size)))
+    for index, size in enumerate([1, 3, 6]):
+        start = rng.randint(300, 999) if index % 2 else base
+        cases.append((f"random-gpu-{index + 1}", random_run(rng, start, size, gpu=True)))
     return sorted(cases, key=lambda case: len(case[1]))
 
 
-def overview_of(items: list[dict[str, Any]]) -> dict[str, Any] | None:
-    return expected_overview_of({"schemaVersion": 1, "traceEvents": items})
+NO_STEP = {"steps": 0, "step_ms": 0.0, "cpu_exec_pct": 0.0, "other_pct": 0.0}  # README: a run without steps
+
+
+def overview_of(items: list[dict[str, Any]]) -> dict[str, Any]:
+    return expected_overview_of({"schemaVersion": 1, "traceEvents": items}) or NO_STEP
+
+
+TRACE_NAME = "checker.1700000000000.pt.trace.json"
+FORMATS = (("gz", ".gz"), ("plain", ""))  # how each generated run is written: gzipped, then plain
 
 
 def drive_generated(seed: int, scratch: str) -> dict[str, Any] | None:
     """In the learner's process: the smallest generated run (shrunk) on which their read_overview
-    and the plugin's computation differ; None when they agree on every one."""
+    and the plugin's computation differ, written gzipped and then as plain .json; None when they
+    agree on every one."""
     from tb_logdir import read_overview  # the learner's module
 
     from labs._exercise.shrink import answer_or_error, smallest_disagreement
 
-    run_dir = Path(scratch) / "generated"
-    run_dir.mkdir(exist_ok=True)
-    trace = run_dir / "checker.1700000000000.pt.trace.json.gz"
+    for form, suffix in FORMATS:
+        run_dir = Path(scratch) / "generated" / form
+        run_dir.mkdir(parents=True, exist_ok=True)
+        trace = run_dir / (TRACE_NAME + suffix)
+        opener: Any = gzip.open if suffix else open
 
-    def answer_of(items: list[dict[str, Any]]) -> tuple[bool, Any]:
-        with gzip.open(trace, "wt", encoding="utf-8") as handle:
-            json.dump({"schemaVersion": 1, "traceEvents": items}, handle)
-        return answer_or_error(read_overview, str(run_dir))
+        def answer_of(
+            items: list[dict[str, Any]], trace: Path = trace, opener: Any = opener
+        ) -> tuple[bool, Any]:
+            with opener(trace, "wt", encoding="utf-8") as handle:
+                json.dump({"schemaVersion": 1, "traceEvents": items}, handle)
+            return answer_or_error(read_overview, str(trace.parent))
 
-    def agree(answer: Any, expected: dict[str, Any] | None) -> bool:
-        return expected is None or not compare(answer, expected)  # a run with no step asks nothing
+        def agree(answer: Any, expected: dict[str, Any]) -> bool:
+            return not compare(answer, expected, exact=True)
 
-    found = smallest_disagreement(generated_runs(random.Random(seed)), answer_of, overview_of, agree)
-    if found is not None:
-        found["problems"] = compare(found["answer"], found["expected"]) if "answer" in found else []
-        found.pop("answer", None)  # their object may not travel: the problems say what it was
-    return found
+        found = smallest_disagreement(generated_runs(random.Random(seed)), answer_of, overview_of, agree)
+        if found is not None:
+            found["file"] = trace.name
+            found["problems"] = (
+                compare(found["answer"], found["expected"], exact=True) if "answer" in found else []
+            )
+            found.pop("answer", None)  # their object may not travel: the problems say what it was
+            return found
+    return None
 
 
 def events_text(items: list[dict[str, Any]]) -> str:
-    """`ProfilerStep#10 0+1000µs; aten::mm t2 100+600µs`: times from the run's first event."""
-    origin = min((float(e["ts"]) for e in items), default=0.0)
+    """`ProfilerStep#10 0+1000µs; aten::mm t2 100+600µs; sgemm [kernel] t7 300+600µs`: times from
+    the run's first event; the category of every event that is neither a step nor a cpu_op."""
+    if not items:
+        return say("none (an empty traceEvents)", "없음 (빈 traceEvents)")
+    origin = min(float(e["ts"]) for e in items)
     parts = []
     for e in sorted(items, key=lambda e: (float(e["ts"]), str(e["name"]))):
+        step = e["cat"] == "user_annotation" and str(e["name"]).startswith("ProfilerStep#")
+        cat = "" if step or e["cat"] == "cpu_op" else f" [{e['cat']}]"
         thread = f" t{e['tid']}" if e.get("tid") != 1 else ""
-        parts.append(f"{e['name']}{thread} {float(e['ts']) - origin:g}+{float(e['dur']):g}µs")
+        parts.append(f"{e['name']}{cat}{thread} {float(e['ts']) - origin:g}+{float(e['dur']):g}µs")
     return "; ".join(parts)
 
 
@@ -261,7 +364,11 @@ def steps_without_operators(path: Path) -> list[tuple[str, float]]:
     ]
     empty = []
     for event in events:
-        if str(event.get("name", "")).startswith("ProfilerStep#"):
+        # A GPU trace repeats each step on the GPU (gpu_user_annotation): only the CPU's copy counts.
+        if (
+            str(event.get("name", "")).startswith("ProfilerStep#")
+            and event.get("cat") != "gpu_user_annotation"
+        ):
             start, duration = float(event.get("ts", 0)), float(event.get("dur", 0))
             if not any(start <= ts <= start + duration for ts in ops):
                 empty.append((str(event["name"]), duration))
@@ -284,8 +391,10 @@ def expected_overview_of(document: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def compare(answer: Any, expected: dict[str, Any]) -> list[str]:
-    """What is off in the learner's answer (empty: it matches within the tolerances)."""
+def compare(answer: Any, expected: dict[str, Any], exact: bool = False) -> list[str]:
+    """What is off in the learner's answer (empty: it matches). `exact`: the same numbers but for
+    the rounding of a division (generated runs: integer µs, every sum exact); otherwise within the
+    tolerances (a real trace's float µs round differently in different sums)."""
     if not isinstance(answer, dict):
         return [
             say(
@@ -296,27 +405,30 @@ def compare(answer: Any, expected: dict[str, Any]) -> list[str]:
     problems = []
     for key in ("steps", "step_ms", "cpu_exec_pct", "other_pct"):
         value = answer.get(key)
+        want = expected[key]
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             problems.append(
                 say(
-                    f"{key} is {value!r}, expected {expected[key]:.4g}",
-                    f"{key} 값이 {value!r}입니다; {expected[key]:.4g}이어야 합니다",
+                    f"{key} is {value!r}, expected {want:.12g}",
+                    f"{key} 값이 {value!r}입니다; {want:.12g}이어야 합니다",
                 )
             )
             continue
-        want = expected[key]
         if key == "steps":
             ok = value == want
+        elif exact:
+            ok = math.isclose(value, want, rel_tol=EXACT, abs_tol=EXACT)
         elif key == "step_ms":
             relative, absolute = STEP_MS_TOLERANCE
             ok = abs(value - want) <= max(relative * want, absolute)
         else:
             ok = abs(value - want) <= PCT_TOLERANCE
         if not ok:
+            digits = 12 if exact else 4  # exact: enough digits to show an off-by-one constant
             problems.append(
                 say(
-                    f"{key} {value:.4g}, the Overview shows {want:.4g}",
-                    f"{key} 값이 {value:.4g}인데, Overview에 나오는 값은 {want:.4g}입니다",
+                    f"{key} {value:.{digits}g}, the Overview shows {want:.{digits}g}",
+                    f"{key} 값이 {value:.{digits}g}인데, Overview에 나오는 값은 {want:.{digits}g}입니다",
                 )
             )
     return problems
@@ -392,6 +504,111 @@ def real_plugin(check: Checker, logdir: Path, names: list[str]) -> None:
         tensorboard_server.stop(process)
 
 
+STEPS_RUN = "each workload runs 5 steps: wait + warmup + active"
+STEP_NUMBERS = "each run records ProfilerStep#2-#4: wait=1, warmup=1"
+DEVICES = "CUDA is profiled where there is a GPU, and only there"
+FIRST_ACTIVE = 2  # wait=1, warmup=1: steps 0 and 1 record nothing
+UNAVAILABLE = "is not available, disabling"  # torch's warning when asked for an activity it lacks
+
+
+def check_schedule(
+    check: Checker, by_name: dict[str, tuple[str, list[Path]]], written: dict[str, Any]
+) -> None:
+    """The schedule, read from what happened: how often each workload ran, which steps were kept."""
+    calls = written["calls"]
+    expected_steps = FIRST_ACTIVE + ACTIVE_STEPS
+    check.require(
+        STEPS_RUN,
+        all(calls[run] == expected_steps for run in RUNS),
+        say(
+            f"{', '.join(RUNS)}: {expected_steps} steps each",
+            f"{', '.join(RUNS)}: 각각 step {expected_steps}개",
+        ),
+        say(
+            ", ".join(f"{run} ran {calls[run]} steps" for run in RUNS)
+            + f"; expected wait 1 + warmup 1 + active {ACTIVE_STEPS} = {expected_steps}",
+            ", ".join(f"{run}은 step {calls[run]}개를 실행했습니다" for run in RUNS)
+            + f"; wait 1 + warmup 1 + active {ACTIVE_STEPS} = {expected_steps}개여야 합니다",
+        ),
+    )
+    recorded = {
+        run: support.trace_steps(by_name[run][1][0])
+        for run in RUNS
+        if run in by_name and len(by_name[run][1]) == 1
+    }
+    if not recorded:
+        return  # no run with one trace: the cycle requirement above already says so
+    want = list(range(FIRST_ACTIVE, FIRST_ACTIVE + ACTIVE_STEPS))
+    wrong = {run: steps for run, steps in recorded.items() if steps != want}
+    check.require(
+        STEP_NUMBERS,
+        not wrong,
+        say(
+            f"{', '.join(recorded)}: ProfilerStep {support.ranges_text(want)}",
+            f"{', '.join(recorded)}: ProfilerStep {support.ranges_text(want)}",
+        ),
+        say(
+            "; ".join(
+                f"{run} records ProfilerStep {support.ranges_text(steps)}" for run, steps in wrong.items()
+            )
+            + f"; expected {support.ranges_text(want)}: step 0 waits, step 1 warms up",
+            "; ".join(
+                f"{run}에 기록된 ProfilerStep은 {support.ranges_text(steps)}입니다"
+                for run, steps in wrong.items()
+            )
+            + f"; {support.ranges_text(want)}이어야 합니다: step 0은 wait, step 1은 warmup",
+        ),
+    )
+
+
+def kernels_in(path: Path) -> int:
+    return sum(
+        1
+        for e in support.load_trace(path).get("traceEvents", [])
+        if isinstance(e, dict) and e.get("cat") == "kernel"
+    )
+
+
+def check_devices(
+    check: Checker, by_name: dict[str, tuple[str, list[Path]]], written: dict[str, Any]
+) -> None:
+    """With a GPU (the workloads then run on it) the traces hold its kernels; without one the
+    profiler was not asked for CUDA (torch then warns that CUDA is not available)."""
+    if written["gpu"]:
+        counts = {run: sum(kernels_in(f) for f in by_name[run][1]) for run in RUNS if run in by_name}
+        missing = [run for run, count in counts.items() if not count]
+        check.require(
+            DEVICES,
+            not missing,
+            say(
+                "a GPU here: " + ", ".join(f"{run} holds {count} kernels" for run, count in counts.items()),
+                "GPU가 있습니다: " + ", ".join(f"{run}에 kernel {count}개" for run, count in counts.items()),
+            ),
+            say(
+                f"a GPU here (torch.cuda.is_available()), but no GPU kernel in {', '.join(missing)}: the "
+                "workloads ran on the GPU and ProfilerActivity.CUDA was not profiled",
+                f"GPU가 있는데(torch.cuda.is_available()) {', '.join(missing)}에 GPU kernel이 없습니다: workload는 "
+                "GPU에서 돌았고 ProfilerActivity.CUDA가 프로파일되지 않았습니다",
+            ),
+        )
+        return
+    warned = [one_line(text, 120) for text in written["warnings"] if UNAVAILABLE in text]
+    check.require(
+        DEVICES,
+        not warned,
+        say(
+            "no GPU here, and the profiler gave no warning of an activity it does not have",
+            "GPU가 없고, profiler가 없는 activity에 대한 경고를 내지 않았습니다",
+        ),
+        say(
+            f"no GPU here, and the profiler warned: {warned[0] if warned else ''} — it was asked for "
+            "CUDA; add ProfilerActivity.CUDA only when torch.cuda.is_available()",
+            f"GPU가 없는데 profiler가 경고했습니다: {warned[0] if warned else ''} — CUDA를 요청받았습니다; "
+            "ProfilerActivity.CUDA는 torch.cuda.is_available()일 때만 더하세요",
+        ),
+    )
+
+
 def main() -> None:
     args = parse_args()
     with Checker(args) as check, tempfile.TemporaryDirectory(prefix="tb-logdir-") as scratch:
@@ -416,14 +633,14 @@ def main() -> None:
                 ", ".join(f"{name}/ (파일 {len(files)}개)" for name, files in runs.items()),
             ),
             say(
-                f"the plugin would find {', '.join(f'{n!r}' for n in runs) or 'no run'} in the logdir; "
-                "write each workload into its own folder, logdir/NAME",
-                (
-                    f"플러그인이 logdir에서 찾을 run은 {', '.join(f'{n!r}' for n in runs)}입니다"
-                    if runs
-                    else "플러그인이 logdir에서 run을 하나도 찾지 못합니다"
-                )
-                + "; workload마다 자기 폴더 logdir/NAME에 쓰세요",
+                f"the plugin would find {', '.join(f'{n!r}' for n in runs)} in the logdir; write each "
+                "workload into its own folder, logdir/NAME"
+                if runs  # a folder advice only when the traces are there, in the wrong folders
+                else "the plugin would find no run: no *.pt.trace.json[.gz] anywhere in the logdir",
+                f"플러그인이 logdir에서 찾을 run은 {', '.join(f'{n!r}' for n in runs)}입니다; workload마다 자기 폴더 "
+                "logdir/NAME에 쓰세요"
+                if runs
+                else "플러그인이 run을 하나도 찾지 못합니다: logdir 어디에도 *.pt.trace.json[.gz]가 없습니다",
             ),
         )
         files = [f for run_files in runs.values() for f in run_files]
@@ -490,8 +707,18 @@ def main() -> None:
                     f" — schedule(wait=1, warmup=1, active={ACTIVE_STEPS}, repeat=1)이어야 합니다",
                 ),
             )
+        check_schedule(check, by_name, written.value)
+        check_devices(check, by_name, written.value)
         if len(present) == len(RUNS):
-            real_plugin(check, logdir, [by_name[run][0] for run in RUNS])
+            if args.quick:  # a TensorBoard start costs seconds; the layout above is what it reads
+                check.progress(
+                    say(
+                        "--quick: TensorBoard is not started; checked the layout the way its plugin reads it",
+                        "--quick: TensorBoard를 시작하지 않고, 플러그인이 읽는 방식대로 폴더 구성만 검사했습니다",
+                    )
+                )
+            else:
+                real_plugin(check, logdir, [by_name[run][0] for run in RUNS])
 
         planted_dir = Path(scratch) / PLANTED_RUN
         planted_dir.mkdir()
@@ -510,16 +737,19 @@ def main() -> None:
                 + ", ".join(LABELS_KO.get(label, label) for label, _, _ in targets),
             )
         )
-        answers = run_learner(
+        seed = random.randrange(2**32)
+        read = run_learner(
             args.workspace,
             Path(__file__),
             "drive_read",
             [str(folder) for _, folder, _ in targets],
-            timeout_s=60,
+            seed,
+            scratch,
+            timeout_s=90,
         )
-        if not check.require_ran("read_overview() runs", answers):
+        if not check.require_ran("read_overview() runs", read):
             check.stop()
-        for (label, _folder, trace), answer in zip(targets, answers.value, strict=True):
+        for (label, _folder, trace), answer in zip(targets, read.value["answers"], strict=True):
             expected = expected_overview(trace)
             if expected is None:
                 check.requirement(
@@ -535,33 +765,33 @@ def main() -> None:
                 shown(expected),
                 "; ".join(problems),
             )
-        check_generated(check, args.workspace, random.randrange(2**32), Path(scratch))
+        check_generated(check, seed, read.value["generated"])
 
 
 GENERATED = "read_overview matches the Overview on generated runs"
 
 
-def check_generated(check: Checker, workspace: Path, seed: int, scratch: Path) -> None:
-    """Their read_overview against the plugin's computation on `generated_runs(seed)`."""
+def check_generated(check: Checker, seed: int, found: dict[str, Any] | None) -> None:
+    """Their read_overview against the plugin's computation on `generated_runs(seed)`: `found` is
+    the smallest run they got wrong (drive_generated), None when they got every one right."""
     check.progress(
         say(
             f"your read_overview against the plugin's computation on generated runs (seed {seed})",
             f"생성한 run들에서 여러분의 read_overview를 플러그인의 계산과 비교합니다 (seed {seed})",
         )
     )
-    result = run_learner(workspace, Path(__file__), "drive_generated", seed, str(scratch), timeout_s=60)
-    if not check.require_ran(GENERATED, result):
-        return
-    found = result.value
     if found is None:
         check.requirement(
             GENERATED,
             True,
             say(
-                "the same on one busy and one idle step, an operator around its step, steps 9, 10, 100 and "
-                "beyond out of order, gaps, nested operators on two threads",
-                "바쁜 step 하나, 쉬는 step 하나, step을 덮는 operator, 순서가 섞인 step 9·10·100과 그 이상, "
-                "step 사이 틈, 두 스레드의 중첩된 operator에서 모두 같습니다",
+                "exactly the same, as .json.gz and as plain .json, on an empty trace, a run with no step, "
+                "an empty step, a run near time 0, one busy and one idle step, an operator around its step, operators at "
+                "the step's bounds, steps 9, 10, 100 and beyond out of order, gaps, nested operators on "
+                "two threads, and GPU kernels, copies and memsets",
+                ".json.gz와 plain .json 모두에서, 빈 trace, step이 없는 run, 길이 0인 step, 시간 0 근처의 run, 바쁜 step 하나, "
+                "쉬는 step 하나, step을 덮는 operator, step 경계에 닿은 operator, 순서가 섞인 step 9·10·100과 그 "
+                "이상, step 사이 틈, 두 스레드의 중첩된 operator, GPU kernel·복사·memset에서 정확히 같습니다",
             ),
         )
         return
@@ -572,10 +802,10 @@ def check_generated(check: Checker, workspace: Path, seed: int, scratch: Path) -
         GENERATED,
         False,
         say(
-            f"on {found['case']} cut to {len(found['items'])} of {found['size']} events: {what} — the events: "
-            f"{events_text(found['items'])}",
-            f"{found['case']} run을 이벤트 {found['size']}개 중 {len(found['items'])}개로 줄여도 다릅니다: {what} — "
-            f"이벤트: {events_text(found['items'])}",
+            f"on {found['case']} written as {found['file']}, cut to {len(found['items'])} of {found['size']} "
+            f"events: {what} — the events: {events_text(found['items'])}",
+            f"{found['case']} run ({found['file']})을 이벤트 {found['size']}개 중 {len(found['items'])}개로 줄여도 "
+            f"다릅니다: {what} — 이벤트: {events_text(found['items'])}",
         ),
     )
 

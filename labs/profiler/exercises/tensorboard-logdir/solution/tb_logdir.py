@@ -14,6 +14,7 @@ from torch.profiler import ProfilerActivity, profile, schedule, tensorboard_trac
 
 STEPS = 5  # wait 1 + warmup 1 + active 3
 STEP_PREFIX = "ProfilerStep#"
+GPU_WORK = ("kernel", "gpu_memcpy", "gpu_memset")  # what the Overview counts before CPU Exec
 
 
 def write_logdir(logdir: str, workloads: dict[str, Callable[[], None]]) -> None:
@@ -46,6 +47,11 @@ def merged_length(intervals: list[tuple[float, float]]) -> float:
     return covered
 
 
+def clipped(intervals: list[tuple[float, float]], start: float, stop: float) -> list[tuple[float, float]]:
+    """The parts of the intervals inside [start, stop]."""
+    return [(max(a, start), min(b, stop)) for a, b in intervals if a < stop and b > start]
+
+
 def read_overview(run_dir: str) -> dict[str, Any]:
     """What the Overview's step time breakdown shows for this run:
     {"steps": int, "step_ms": float, "cpu_exec_pct": float, "other_pct": float}."""
@@ -53,21 +59,29 @@ def read_overview(run_dir: str) -> dict[str, Any]:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as handle:
         events = [e for e in json.load(handle)["traceEvents"] if e.get("ph") == "X"]
-    steps = [(e["ts"], e["ts"] + e["dur"]) for e in events if e.get("name", "").startswith(STEP_PREFIX)]
-    ops = [
+
+    def spans(categories: tuple[str, ...]) -> list[tuple[float, float]]:
+        return [(e["ts"], e["ts"] + e["dur"]) for e in events if e.get("cat") in categories]
+
+    # A GPU trace repeats each ProfilerStep as a gpu_user_annotation: only the CPU's copy is a step.
+    steps = [
         (e["ts"], e["ts"] + e["dur"])
         for e in events
-        if e.get("cat") == "cpu_op" and not e.get("name", "").startswith(STEP_PREFIX)
+        if e.get("cat") == "user_annotation" and e.get("name", "").startswith(STEP_PREFIX)
     ]
+    ops = spans(("cpu_op",))
+    gpu = spans(GPU_WORK)
     step_total = sum(stop - start for start, stop in steps)
-    busy = 0.0
+    if not step_total:  # no step recorded (or only empty ones): nothing to break down
+        return {"steps": len(steps), "step_ms": 0.0, "cpu_exec_pct": 0.0, "other_pct": 0.0}
+    gpu_busy = cpu_or_gpu = 0.0
     for start, stop in steps:
-        inside = [(max(a, start), min(b, stop)) for a, b in ops if a < stop and b > start]
-        busy += merged_length(inside)
-    cpu_exec_pct = 100 * busy / step_total if step_total else 0.0
+        # The Overview gives a moment with GPU work to Kernel/Memcpy/Memset, before CPU Exec.
+        gpu_busy += merged_length(clipped(gpu, start, stop))
+        cpu_or_gpu += merged_length(clipped(ops + gpu, start, stop))
     return {
         "steps": len(steps),
-        "step_ms": step_total / len(steps) / 1000 if steps else 0.0,
-        "cpu_exec_pct": cpu_exec_pct,
-        "other_pct": 100 - cpu_exec_pct if step_total else 0.0,
+        "step_ms": step_total / len(steps) / 1000,
+        "cpu_exec_pct": 100 * (cpu_or_gpu - gpu_busy) / step_total,
+        "other_pct": 100 * (step_total - cpu_or_gpu) / step_total,
     }
