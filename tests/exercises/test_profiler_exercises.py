@@ -257,3 +257,23 @@ def test_tensorboard_logdir_generated_runs_are_compared_exactly_and_real_runs_wi
     rounded = {**expected, "step_ms": 2.5 * (1 + 1e-12)}  # a division rounded another way
     assert check.compare(rounded, expected, exact=True) == []
     assert check.overview_of([]) == {"steps": 0, "step_ms": 0.0, "cpu_exec_pct": 0.0, "other_pct": 0.0}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    __import__("importlib").util.find_spec("torch_tb_profiler") is None,
+    reason="the real TensorBoard step needs the tensorboard extra",
+)
+def test_tensorboard_logdir_full_check_loads_both_runs_in_the_real_tensorboard(tmp_path: Path) -> None:
+    """--quick skips starting TensorBoard (~4.6 s); the full check a learner runs still does it."""
+    import shutil
+
+    from studyapp.exercises import checker, registry
+
+    info = registry.discover()["tensorboard-logdir"]
+    workspace = tmp_path / "workspace"
+    shutil.copytree(info.solution_dir, workspace)
+    outcome = checker.run_check(info, workspace, quick=False)
+    assert outcome.verdict == checker.PASSED, outcome.message
+    names = [requirement.name for requirement in outcome.requirements]
+    assert "TensorBoard's profiler plugin loads both runs" in names, names
