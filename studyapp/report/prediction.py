@@ -222,6 +222,8 @@ class LearnerState:
 
     content: Content
     fitted: Fitted
+    # kind name → its question ids, for each skill of its own (`own_skill_ids`), read once with the fit
+    skill_ids: Mapping[str, list[str]] = field(default_factory=dict)
 
     @property
     def model(self) -> RecallModel:
@@ -238,7 +240,7 @@ class LearnerState:
         unseen = {i: self.fitted.knows(i, moment, prior) for i in self.content.items if i not in knows}
         return Knowledge(
             moment,
-            {**own_skills(self.content, knows), **knows, **unseen},
+            {**own_skills(self.skill_ids, knows), **knows, **unseen},
             self.fitted.knows("", moment, prior),
         )
 
@@ -260,11 +262,11 @@ def own_skill_ids(content: Content) -> dict[str, list[str]]:
     }
 
 
-def own_skills(content: Content, knows: Mapping[str, float]) -> dict[str, float]:
-    """P(known) of each unseen question of a skill of its own: what the learner showed on that
-    kind's answered questions, shrunk toward `OWN_SKILL_PRIOR`."""
+def own_skills(skill_ids: Mapping[str, list[str]], knows: Mapping[str, float]) -> dict[str, float]:
+    """P(known) of each unseen question of a skill of its own (`own_skill_ids`): what the learner
+    showed on that kind's answered questions, shrunk toward `OWN_SKILL_PRIOR`."""
     result: dict[str, float] = {}
-    for ids in own_skill_ids(content).values():
+    for ids in skill_ids.values():
         shown = [knows[i] for i in ids if i in knows]
         level = (sum(shown) + OWN_SKILL_PRIOR * OWN_SKILL_PSEUDO_ANSWERS) / (
             len(shown) + OWN_SKILL_PSEUDO_ANSWERS
@@ -336,8 +338,9 @@ def learner_state(content: Content, store: ProgressStore) -> LearnerState:
     limit = traced_per_item(len(items))
     stored = store.reviews_bounded(first_traced(limit), limit - first_traced(limit), items)
     answers = [*stored, *exam_answers(exams.attempts(store))]
-    skill_prior = {i: OWN_SKILL_PRIOR for ids in own_skill_ids(content).values() for i in ids}
-    state = LearnerState(content, fit_learner(by_item(answers), topic_of, skill_prior))
+    skill_ids = own_skill_ids(content)
+    skill_prior = {i: OWN_SKILL_PRIOR for ids in skill_ids.values() for i in ids}
+    state = LearnerState(content, fit_learner(by_item(answers), topic_of, skill_prior), skill_ids)
     _cached = (key, state)
     return state
 
