@@ -24,7 +24,8 @@ checker only says *what* it checks:
   noise. `decide_with_control` decides a speed requirement measured by the checker itself (a
   speedup, a throughput), with the reference solution measured in the same rounds as the control:
   it fails the learner only where the reference, on this machine and at this moment, does better.
-- `cases.py`: `call_on_cases`, `learner_function`, `is_close`, `short_repr` for comparing answers.
+- `cases.py`: `call_on_cases`, `learner_function`, `reference_function`, `is_close`, `short_repr` for
+  comparing answers.
 
 Import from `labs._exercise`, not from the modules: they are how the package is laid out, not its API.
 Only the standard library is imported here: a checker that needs torch imports it itself.
@@ -32,7 +33,7 @@ Only the standard library is imported here: a checker that needs torch imports i
 
 from __future__ import annotations
 
-from labs._exercise.cases import call_on_cases, is_close, learner_function, short_repr
+from labs._exercise.cases import call_on_cases, is_close, learner_function, reference_function, short_repr
 from labs._exercise.checker import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -109,6 +110,7 @@ __all__ = [
     "median_interval",
     "one_line",
     "parse_args",
+    "reference_function",
     "run_learner",
     "run_learner_script",
     "say",

@@ -1,10 +1,12 @@
 """Comparing the learner's answers: helpers for a driver in the learner's child process
-(`learner_function`, `call_on_cases`) and for the checker's messages (`is_close`, `short_repr`).
+(`learner_function`, `call_on_cases`), the oracle (`reference_function`) and the checker's
+messages (`is_close`, `short_repr`).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +23,19 @@ def learner_function(learner_file: str, function_name: str) -> Any:
     if not callable(function):
         raise AttributeError(f"{learner_file} has no function {function_name}()")
     return function
+
+
+def reference_function(check_file: str, learner_file: str, function_name: str) -> Any:
+    """`function_name` of the exercise's reference solution (`solution/LEARNER_FILE` beside the
+    checker `check_file`), loaded under a name of its own so it never shadows the learner's module:
+    the oracle a learner's answer is compared with."""
+    path = Path(check_file).resolve().parent / "solution" / learner_file
+    spec = importlib.util.spec_from_file_location(f"reference_{Path(learner_file).stem}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load the reference solution {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, function_name)
 
 
 def call_on_cases(

@@ -17,7 +17,6 @@ Noise (README.md, "검사 규칙"):
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import os
 import random
@@ -39,6 +38,7 @@ from labs._exercise import (
     is_close,
     learner_function,
     parse_args,
+    reference_function,
     run_learner,
     say,
     short_repr,
@@ -237,16 +237,6 @@ def clock_cases(seed: int) -> list[tuple[float, float, float, float]]:
     return cases
 
 
-def _reference(function_name: str) -> Any:
-    """The reference solution's function, the oracle a learner's answer is compared with."""
-    path = Path(__file__).resolve().parent / "solution" / LEARNER_FILE
-    spec = importlib.util.spec_from_file_location("reference_resources", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, function_name)
-
-
 def probe_io_clocks(seed: int) -> dict[str, Any] | None:
     """io_wait_share with time.perf_counter and time.process_time replaced by clocks this driver
     moves (the planted function advances them by the case's wall and CPU seconds): the first case on
@@ -258,7 +248,7 @@ def probe_io_clocks(seed: int) -> dict[str, Any] | None:
     time.process_time, time.process_time_ns = cpu.read, cpu.read_ns
     try:
         learner = learner_function(LEARNER_FILE, "io_wait_share")
-        reference = _reference("io_wait_share")
+        reference = reference_function(__file__, LEARNER_FILE, "io_wait_share")
 
         def planted(wall_s: float, cpu_s: float) -> None:
             wall.now += wall_s

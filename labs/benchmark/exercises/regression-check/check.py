@@ -12,7 +12,6 @@ Nothing is timed here, so the verdict does not depend on how busy the machine is
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import random
@@ -29,7 +28,7 @@ from typing import Any
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
-from labs._exercise import Checker, learner_function, parse_args, run_learner, say
+from labs._exercise import Checker, learner_function, parse_args, reference_function, run_learner, say
 
 HERE = Path(__file__).resolve().parent
 
@@ -413,11 +412,7 @@ def edge_pairs(rng: random.Random) -> list[tuple[list[float], list[float], str, 
 
 def reference_verdicts(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
     """The reference solution's answer, computed here: the oracle the learner's is compared with."""
-    spec = importlib.util.spec_from_file_location("reference_compare_runs", HERE / "solution" / LEARNER_FILE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return dict(module.compare_runs(old, new))
+    return dict(reference_function(__file__, LEARNER_FILE, "compare_runs")(old, new))
 
 
 def check_edges(check: Checker, workspace: str, rng: random.Random) -> None:
