@@ -126,6 +126,7 @@ def decide_with_control(
     of: str | None = None,
     relative_floor: float = RELATIVE_FLOOR,
     busy_next_step: str = "",
+    keeps_pace: float | None = None,
 ) -> tuple[str, str]:
     """A speed decision with a control: the learner's value and the reference solution's (the
     control), measured in the same rounds, where higher is better (a speedup, a throughput as a
@@ -148,6 +149,13 @@ def decide_with_control(
     1 / slowest stage"). A control of 0 counts as a relative value of 0. `busy_next_step` replaces
     the closing "close other programs and check again" of a too-busy verdict and leads it instead
     (a long message is cut at its end).
+
+    `keeps_pace` (e.g. 0.8) adds a paired way to pass, for a speed whose rounds swing together (a
+    spawn pool on two cores: 1.1× one round, 1.6× the next, for the learner and the reference
+    alike): the control's median reaches `need`, and learner / control, round by round, lies
+    wholly at or above `keeps_pace` (non-inferior to a control that does what is asked). What one
+    round's machine did to both cancels in the ratio, so it decides where the learner's own
+    interval still straddles the need.
     """
     if len(learner) != len(control):
         raise ValueError(
@@ -161,7 +169,7 @@ def decide_with_control(
     median, low, high = median_interval(learner)
     control_median, control_low, control_high = median_interval(control)
     relative = [mine / theirs if theirs > 0 else 0.0 for mine, theirs in zip(learner, control, strict=True)]
-    relative_median, _, relative_high = median_interval(relative)
+    relative_median, relative_low, relative_high = median_interval(relative)
     # "the reference's 1.16×" next to "needs 1.16×" reads as a contradiction when the two differ
     # below the second decimal: then both get a third
     places = 3 if f"{control_median:.2f}" == f"{need:.2f}" and control_median != need else 2
@@ -181,6 +189,15 @@ def decide_with_control(
         return PASSED, say(
             f"{shown}: at least {need:.{places}f}× as required",
             f"{shown}: 요구한 {need:.{places}f}× 이상입니다",
+        )
+    if keeps_pace is not None and control_median >= need and relative_low >= keeps_pace:
+        return PASSED, say(
+            f"{shown}, which reaches {need:.{places}f}× as required; yours keeps pace with it, "
+            f"{relative_low:.2f}–{relative_high:.2f}× of it round by round (at least {keeps_pace:.2f}×: "
+            "what the machine did to a round, it did to both)",
+            f"{shown}, 요구한 {need:.{places}f}×에 이릅니다. 여러분의 코드는 round마다 그 "
+            f"{relative_low:.2f}–{relative_high:.2f}배로 따라갑니다 ({keeps_pace:.2f}배 이상: 기계가 한 "
+            "round에 준 영향은 둘 다 받음)",
         )
     if high < need and control_low >= need:
         return FAILED, say(
@@ -230,6 +247,7 @@ def control_still_open(
     *,
     relative_floor: float = RELATIVE_FLOOR,
     margin: float = 0.05,
+    keeps_pace: float | None = None,
 ) -> bool:
     """Could more rounds, up to `max_rounds` in all, still make `decide_with_control` pass or fail?
     False when no values the rounds left could bring would do it: stop measuring, the verdict is
@@ -241,6 +259,8 @@ def control_still_open(
     while the control's k-th smallest is at or above it, or the k-th largest of learner / control
     below `relative_floor`. A value within `margin` of `need` counts as either side, because a
     checker may compute `need` from the rounds themselves (the concurrency checker's pool cost).
+    With `keeps_pace`, its paired pass stays possible while fewer than k rounds of learner /
+    control lie below it (the medians can still move either way).
     """
     k = interval_rank(max(max_rounds, len(learner)))
     low, high = need * (1 - margin), need * (1 + margin)
@@ -249,6 +269,8 @@ def control_still_open(
     if sum(value >= high for value in learner) < k and sum(value < low for value in control) < k:
         return True  # lower rounds to come could still put the learner below a control above need
     relative = [mine / theirs if theirs > 0 else 0.0 for mine, theirs in zip(learner, control, strict=True)]
+    if keeps_pace is not None and sum(value < keeps_pace for value in relative) < k:
+        return True  # every round so far, bar fewer than k, kept pace with the reference
     return sum(value >= relative_floor for value in relative) < k
 
 

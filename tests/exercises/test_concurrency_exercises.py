@@ -202,11 +202,11 @@ def test_spawn_tasks_grow_only_as_far_as_three_rounds_fit_in_the_time_left() -> 
     (sequential, two pools, one more start-up timed alone, the round's child) stays within its share
     of the time left, so that --quick stays under 10 s where the machine is idle."""
     checker = load_checker()
-    sequential_s, overhead_s, round_s = 0.48, 0.2, 2.0
+    sequential_s, overhead_s, round_s = 0.48, 0.2, 2.5
     wanted = checker.scale_for_overhead(2, sequential_s, overhead_s, 2.0)
     scale = min(wanted, checker.affordable_scale(sequential_s, overhead_s, round_s))
     assert 1.0 < scale < wanted  # larger tasks, but not as large as the start-up alone would ask
-    parallel_s = sequential_s * scale / 2 + overhead_s
+    parallel_s = sequential_s * scale * checker.POOL_RUN_SHARE + overhead_s
     cost = sequential_s * scale + 2 * parallel_s + overhead_s + checker.ROUND_FIXED_S
     assert cost == pytest.approx(round_s)
     # with time to spare the start-up decides, as far as --quick's 2× allows

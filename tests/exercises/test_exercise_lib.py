@@ -573,7 +573,32 @@ def test_decide_with_control_fails_clearly_below_the_control_however_busy() -> N
     assert decide_with_control([0.6, 0.6, 1.2], [1.3, 1.2, 1.3], 1.5, 3, relative_floor=0.75)[0] == UNDECIDED
 
 
-def test_a_settled_control_verdict_stays_undecided_whatever_the_later_rounds_bring() -> None:
+def test_keeping_pace_with_a_control_that_reaches_the_need_passes() -> None:
+    """A spawn pool's rounds swing together with the reference's: the learner's own interval
+    straddles the need (1.1–1.6), but round by round it is 0.85–1.07× a reference whose median
+    reaches it. Without `keeps_pace` that is undecided; a pool at 0.6× the reference never passes
+    this way, nor does one keeping pace with a reference that falls short itself."""
+    learner, control = [1.10, 1.45, 1.60], [1.30, 1.45, 1.50]
+    assert decide_with_control(learner, control, 1.2, 3)[0] == UNDECIDED
+    verdict, message = decide_with_control(learner, control, 1.2, 3, keeps_pace=0.8)
+    assert verdict == PASSED, message
+    assert "which reaches 1.20× as required; yours keeps pace with it, 0.85–1.07× of it" in message
+    slow = [0.6 * value for value in control]
+    assert decide_with_control(slow, control, 1.2, 3, keeps_pace=0.8)[0] == FAILED
+    one_slow_round = [1.10, 1.45, 1.10]  # 0.73× the reference in the last round
+    assert decide_with_control(one_slow_round, control, 1.2, 3, keeps_pace=0.8)[0] == UNDECIDED
+    busy = [1.0, 1.1, 1.15]
+    assert decide_with_control(busy, busy, 1.2, 3, keeps_pace=0.8)[0] == UNDECIDED
+    # a round below the need closes the learner's own way to pass, not the paired one
+    assert not control_still_open([1.5, 1.25], [1.5, 1.4], 1.33, 9)
+    assert control_still_open([1.5, 1.25], [1.5, 1.4], 1.33, 9, keeps_pace=0.8)
+    assert not control_still_open([1.5, 1.0], [1.5, 1.4], 1.33, 9, keeps_pace=0.8)  # 0.71×
+
+
+@pytest.mark.parametrize("keeps_pace", [None, 0.8])
+def test_a_settled_control_verdict_stays_undecided_whatever_the_later_rounds_bring(
+    keeps_pace: float | None,
+) -> None:
     """control_still_open(...) False means no rounds to come, up to max_rounds, can pass or fail it:
     every continuation of extreme rounds (far above, far below, the control alike or opposite) is
     still undecided at every count of rounds, so a checker may stop there."""
@@ -588,14 +613,15 @@ def test_a_settled_control_verdict_stays_undecided_whatever_the_later_rounds_bri
         learner = [round(rng.uniform(0.8, 1.9), 2) for _ in range(rounds)]
         control = [round(rng.uniform(0.8, 1.9), 2) for _ in range(rounds)]
         most = rng.choice([5, 9, 12, 15])
-        if control_still_open(learner, control, 1.33, most):
+        if control_still_open(learner, control, 1.33, most, keeps_pace=keeps_pace):
             continue
         settled += 1
         for added in itertools.product(extremes, repeat=min(3, most - rounds)):
             mine = learner + [a for a, _ in added] + [added[-1][0]] * (most - rounds - len(added))
             theirs = control + [b for _, b in added] + [added[-1][1]] * (most - rounds - len(added))
             for n in range(rounds, most + 1):
-                assert decide_with_control(mine[:n], theirs[:n], 1.33, 1)[0] == UNDECIDED, (
+                verdict = decide_with_control(mine[:n], theirs[:n], 1.33, 1, keeps_pace=keeps_pace)[0]
+                assert verdict == UNDECIDED, (
                     mine[:n],
                     theirs[:n],
                 )
