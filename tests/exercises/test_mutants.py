@@ -129,6 +129,7 @@ def test_a_key_ignores_line_numbers_and_names_file_and_operator() -> None:
     assert key != mutants.mutant_key("x.py", "core/ReplaceBinaryOperator_Add_Sub", removed, ("return b - a",))
 
 
+@pytest.mark.slow  # ~11 s: a whole mutant check in its own process (CI runs it; the developer loop does not)
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="finds the process through /proc")
 def test_a_mutant_check_leaves_nothing_running(toy_labs: Path, tmp_path: Path) -> None:
     """cosmic-ray's timeout SIGKILLs only its test command's group; a learner run in a session of
