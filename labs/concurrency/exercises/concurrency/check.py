@@ -197,7 +197,7 @@ def round_workers(workers: int, rotation: int) -> int:
 
 # The whole check's wall time after which no further CPU round starts (once min_rounds are in):
 # issue 31 keeps a check under 10 s with --quick and under 30 s without.
-BUDGET_S = {True: 9.0, False: 28.0}
+BUDGET_S = {True: 8.5, False: 28.0}
 # What a round costs besides the three timed runs and the pool's start-ups: the child process
 # that runs it starts Python and imports the driver, the learner's module and the reference.
 ROUND_FIXED_S = 0.25
