@@ -14,6 +14,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -243,6 +244,7 @@ def measure_cpu(
     decision, message, last = UNDECIDED, "", None
     min_rounds, max_rounds = rounds
     need = 0.0
+    decide = partial(decide_with_control, busy_next_step=busy_next_step, keeps_pace=KEEPS_PACE)
     probe = run_learner(workspace, DRIVER, "pool_probe", sizes, workers, timeout_s=60)
     if not check.require_ran(name, probe):
         return None
@@ -299,18 +301,14 @@ def measure_cpu(
         mine.append(times["sequential"] / max(times["learner"], 1e-9))
         theirs.append(times["sequential"] / max(times["reference"], 1e-9))
         need = need_for(ideal, statistics.median(sequentials), statistics.median(overheads))
-        decision, message = decide_with_control(
-            mine, theirs, need, min_rounds, busy_next_step=busy_next_step, keeps_pace=KEEPS_PACE
-        )
+        decision, message = decide(mine, theirs, need, min_rounds)
         if decision != UNDECIDED:
             break
         # Not before both worker counts were given (round_workers): a pool size hard-coded for one
         # of them shows only in the other round.
         if len(mine) >= 2 and not control_still_open(mine, theirs, need, max_rounds, keeps_pace=KEEPS_PACE):
             # undecided whatever comes: the message gives the numbers' reason, even before min_rounds
-            decision, message = decide_with_control(
-                mine, theirs, need, 1, busy_next_step=busy_next_step, keeps_pace=KEEPS_PACE
-            )
+            decision, message = decide(mine, theirs, need, 1)
             settled_early(check, len(mine), max_rounds)
             break
         if len(theirs) >= min_rounds + 2 and median_interval(theirs)[2] < need:
