@@ -5,7 +5,7 @@ with the emulation first on PYTHONPATH, so every child (guard, lab, checker, the
 runs under it too.
 
 The Windows-like leg runs every lab's --quick and every exercise's reference solution (one test
-each, spread over CI's parallel workers: tests/conftest.py, SPREAD_TESTS); the macOS-like leg runs
+each, spread over CI's parallel workers: tests/conftest.py, GROUPED_FILES); the macOS-like leg runs
 a representative few to keep CI short: a lab that starts worker processes (amdahl), an exercise
 whose checker runs the learner's code (confusion). Under both, learner code that spawns, orphans a
 grandchild and hangs must still be ended and reported. Seconds each took here: README, "Platforms".
