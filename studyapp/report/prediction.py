@@ -53,6 +53,7 @@ from studyapp.report.recall_model import (
     first_traced,
     fit_learner,
     traced_per_item,
+    wrong_picks,
 )
 
 INTERVAL = (0.10, 0.90)  # the central 80 % of the score distribution
@@ -340,7 +341,9 @@ def learner_state(content: Content, store: ProgressStore) -> LearnerState:
     answers = [*stored, *exam_answers(exams.attempts(store))]
     skill_ids = own_skill_ids(content)
     skill_prior = {i: OWN_SKILL_PRIOR for ids in skill_ids.values() for i in ids}
-    state = LearnerState(content, fit_learner(by_item(answers), topic_of, skill_prior), skill_ids)
+    state = LearnerState(
+        content, fit_learner(by_item(answers), topic_of, skill_prior, wrong_picks(stored)), skill_ids
+    )
     _cached = (key, state)
     return state
 

@@ -11,8 +11,10 @@ over its review log, and FSRS only supplies the forgetting:
 - an answer is evidence: a known item is answered right unless it slips (`SLIP`) and is marked
   unsure rarely (`UNSURE_KNOWN`); an unknown one is right by the guess rate (½ on O/X) and marked
   unsure with probability `unsure` (fitted: a learner who never marks unsure gets no credit
-  for a "sure" answer). Of a 4-choice answer's credits only the key's sure right answer and the
-  misses are evidence (a distractor is credited whenever the key is found, known or not);
+  for a "sure" answer). Of a 4-choice answer's credits the key's is evidence, at the guess rate
+  left after striking the distractors the learner knows; the picked option of a wrong answer
+  says only that it was not known (it was picked *because* it was not: `wrong_picks`), and a
+  distractor credited when the key is found, known or not, says nothing;
 - an option shown without being credited (the feedback explains all four) may teach a little
   (`Exposures`);
 - after the feedback an unknown item becomes known with probability `learn`.
@@ -54,16 +56,18 @@ from studyapp.quiz.kinds.base import INPUT_PICK
 SLIP = 0.05  # a known item answered wrong anyway
 UNSURE_KNOWN = 0.05  # a known item marked unsure
 GUESS_OX = 0.5
-# A 4-choice answer's credits (studyapp.quiz.choice): the key sure and right (Good) is right by
-# elimination this often when the key is not known; a missed key or a wrong pick (Again) is wrong
-# this often for an item not known; a Hard credit (every distractor of a right answer, or the key
-# answered unsure) says nothing about the item itself.
-# Right by elimination 1.6 × the blind rate (0.4 with four options), wrong the rest (0.6).
-ELIMINATION = 1.6
+# A pick answer's credits (studyapp.quiz.choice) are read in `trace`: the key right (Good, or Hard
+# when marked unsure) or missed (Again) at the guess rate left once the distractors the learner
+# knows are struck (`struck_guess`, each known with the learner's `prior`); the picked option of
+# a wrong answer only as "not known"; a distractor's Hard credit (a right answer) as nothing.
 GUESS_FLOOR = 0.02
 CHOICE_OPTIONS = 4
 SKIM_SHARE = 0.5  # an option shown but not credited teaches half as often as a feedback on the item
 FIRST_STABILITY = 2.3065  # days: FSRS-6's default stability after a first sure answer (w[2])
+# What the learner brought fades like any memory not studied: an item known before the first
+# answer is remembered like a card first answered Easy on that day (FSRS-6's w[3]), on the
+# learner's own forgetting pace. Unseen items are forecast, and first reviews traced, with it.
+BROUGHT_STABILITY = 8.2956
 
 HARD_LEARN = 0.02  # an item feedback does not teach this learner, learnt anyway
 # The grid the learner's parameters are chosen from, and the defaults (block 0 of the prequential check).
@@ -78,7 +82,7 @@ DEFAULT_LEARNABLE, DEFAULT_LEARN, DEFAULT_PRIOR, DEFAULT_UNSURE, DEFAULT_PACE = 
 # guess unsure. The forgetting pace (how much faster than FSRS's default curve this learner
 # forgets) has a log-normal prior around 1 (`PACE_PRIOR_SD` in ln units).
 PACE_PRIOR_SD = 1.5
-BETA_PRIORS = {"learnable": (2.0, 2.0), "learn": (2.0, 2.0), "prior": (1.2, 3.0), "unsure": (2.0, 3.0)}
+BETA_PRIORS = {"learnable": (2.0, 2.0), "learn": (2.0, 2.0), "prior": (1.2, 6.8), "unsure": (2.0, 3.0)}
 CALIBRATION_PRIOR = (np.array([0.0, 1.0]), 0.5)  # (a, b) means, one standard deviation
 # Fewer answers than this: the prediction says how few it rests on ("answers so far: N"). The
 # model is fitted from the first answer on (weak priors keep it honest), there is no floor.
@@ -119,6 +123,24 @@ def guess_rate(kind: str) -> float:
         return DEFAULT_GUESS
 
 
+def strikes(kind: str) -> bool:
+    """Whether a learner answering `kind` strikes the options they know to be wrong before
+    guessing (its kind's `strikes_known_options`)."""
+    try:
+        return kind_of(kind).strikes_known_options
+    except ValueError:
+        return False
+
+
+def struck_guess(guess: float, known: Any) -> Any:
+    """P(right) on a pick question whose key is not known, with blind rate `guess` (1/options),
+    when each distractor is known, and struck, with probability `known`: the number left unknown
+    is binomial, and Σ C(n,u)(1−q)^u q^(n−u)/(1+u) = (1 − q^(n+1)) / ((n+1)(1 − q))."""
+    options = max(2, round(1 / guess))
+    q = np.minimum(known, 1 - 1e-6) if isinstance(known, np.ndarray) else min(known, 1 - 1e-6)
+    return (1 - q**options) / (options * (1 - q))
+
+
 def _sigmoid(z: np.ndarray | float) -> Any:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
 
@@ -144,6 +166,12 @@ class Step:
     pick: bool  # a credit of a pick-one-option answer (4-choice, glossary), else a direct answer
     correct: bool
     unsure: bool
+    # a pick answered right but marked unsure: its key's only credit (Hard), read like a direct
+    # answer marked unsure, where a distractor's Hard credit says nothing of the item
+    unsure_key: bool = False
+    picked_wrong: bool = False  # the option picked in a wrong answer (not its key): `wrong_picks`
+    strikes: bool = False  # a pick whose known distractors are struck before guessing
+    studied: float = 0.0  # the share of its topic's items answered before (`StudiedShare`)
 
 
 @dataclass(frozen=True)
@@ -158,6 +186,7 @@ class ItemLog:
     # P(known) before its first review when it is not the learner's `prior` (a skill of its own,
     # such as reading a trace: `fit_learner`'s `skill_prior`)
     prior: float | None = None
+    since_start: float = 0.0  # days from the learner's first answer to this item's first review
 
     def keep_until(self, moment: datetime, pace: float = 1.0) -> float:
         """FSRS retrievability from the last review to `moment`, time running `pace` times faster."""
@@ -175,6 +204,16 @@ def by_item(reviews: Iterable[Review]) -> dict[str, list[Review]]:
     return dict(grouped)
 
 
+def _answer_groups(reviews: Iterable[Review]) -> dict[tuple[str | None, datetime], list[Review]]:
+    """The credits of each pick answer outside a mock exam, grouped by answer (one session, one
+    moment), in the order given. An exam's credits share one moment and cannot be told apart."""
+    groups: dict[tuple[str | None, datetime], list[Review]] = defaultdict(list)
+    for review in reviews:
+        if picks(review.kind) and review.mode != "exam":
+            groups[(review.session_id, review.reviewed_at)].append(review)
+    return groups
+
+
 class Exposures:
     """Options shown without a review. A 4-choice answer stores reviews only for the options it
     credits (all four, or the key and the pick, or the key alone), but the feedback explains all
@@ -187,14 +226,11 @@ class Exposures:
         sizes: dict[str, int] = defaultdict(int)
         for topic in topic_of.values():
             sizes[topic] += 1
-        groups: dict[tuple[str | None, datetime], list[str]] = defaultdict(list)
-        for review in reviews:
-            # one quiz answer's credits share the session and the moment; an exam's share one
-            # moment for all its questions, so they cannot be told apart and are left out
-            if picks(review.kind) and review.mode != "exam" and review.item_id in topic_of:
-                groups[(review.session_id, review.reviewed_at)].append(review.item_id)
         events: dict[str, list[tuple[datetime, float]]] = defaultdict(list)
-        for (_, moment), credited in groups.items():
+        for (_, moment), group in _answer_groups(reviews).items():
+            credited = [review.item_id for review in group if review.item_id in topic_of]
+            if not credited:
+                continue
             topic = topic_of[credited[0]]
             unseen = max(0, options - len(credited))
             if unseen:
@@ -224,6 +260,55 @@ class Exposures:
     def before_by_pace(self, topic: str, moment: datetime) -> np.ndarray:
         """`before` for every forgetting pace of the grid (PACE_GRID)."""
         return np.array([self.before(topic, moment, pace) for pace in PACE_GRID])
+
+
+def wrong_picks(reviews: Sequence[Review]) -> frozenset[str]:
+    """The uids of the options picked in wrong pick answers; `reviews` in the store's order.
+
+    A wrong answer credits the missed key and the picked option, both Again, key first. The pick
+    was chosen *because* the learner did not know it, while the options they did know are not
+    credited at all. Read as answers, the picks said "not known" far more often than the
+    learner's knowledge does, and the learner's `prior` came out at a half to a third of the truth
+    (docs/READINESS.md, tests/test_prediction_picks.py). So a pick says only that its item was not known then: an item first
+    met as a wrong pick starts unknown (`item_logs`), and the pick's credit weighs nothing else
+    (`trace`)."""
+    return frozenset(
+        group[1].uid
+        for group in _answer_groups(reviews).values()
+        if len(group) == 2 and not group[0].correct and not group[1].correct
+    )
+
+
+def unsure_keys(reviews: Iterable[Review]) -> frozenset[str]:
+    """The uids of keys picked right but marked unsure: an answer whose only credit is right and
+    unsure (a sure right answer also credits every distractor Hard, which says nothing)."""
+    return frozenset(
+        group[0].uid
+        for group in _answer_groups(reviews).values()
+        if len(group) == 1 and group[0].correct and group[0].unsure
+    )
+
+
+class StudiedShare:
+    """The share of a topic's items answered at least once before a moment. A pick question's
+    distractors come from its topic: the more of it has been studied, the more of them the
+    learner knows and strikes, and the likelier a right guess (`trace`)."""
+
+    def __init__(self, histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str, str]) -> None:
+        sizes: dict[str, int] = defaultdict(int)
+        for topic in topic_of.values():
+            sizes[topic] += 1
+        firsts: dict[str, list[float]] = defaultdict(list)
+        for item_id, entries in histories.items():
+            if entries and item_id in topic_of:
+                firsts[topic_of[item_id]].append(entries[0].reviewed_at.timestamp())
+        self._sizes = dict(sizes)
+        self._firsts = {topic: sorted(times) for topic, times in firsts.items()}
+
+    def before(self, topic: str | None, moment: datetime) -> float:
+        if topic is None or topic not in self._firsts:
+            return 0.0
+        return bisect_right(self._firsts[topic], moment.timestamp() - 1e-6) / max(1, self._sizes[topic])
 
 
 def traced_per_item(items: int) -> int:
@@ -268,9 +353,14 @@ def item_logs(
     topic_of: Mapping[str, str] | None = None,
     limit: int = MAX_TRACED,
     skill_prior: Mapping[str, float] | None = None,
+    picked_wrong: frozenset[str] = frozenset(),
+    keys_unsure: frozenset[str] = frozenset(),
+    studied: StudiedShare | None = None,
+    start: datetime | None = None,
 ) -> dict[str, ItemLog]:
     """Every reviewed item of `items`, replayed through FSRS once (at most `limit` reviews of
-    each: see `bounded`)."""
+    each: see `bounded`). An item first met as a wrong pick (`picked_wrong`, by review uid) starts
+    unknown; the reviews of `keys_unsure` are keys picked right but unsure."""
     logs: dict[str, ItemLog] = {}
     for item_id in items:
         history = bounded(histories.get(item_id) or (), limit)
@@ -292,6 +382,10 @@ def item_logs(
                     picks(review.kind),
                     review.correct,
                     review.unsure,
+                    review.uid in keys_unsure,
+                    review.uid in picked_wrong,
+                    strikes(review.kind),
+                    studied.before((topic_of or {}).get(item_id), review.reviewed_at) if studied else 0.0,
                 )
             )
             stability, last = state.stability, state.last_review
@@ -299,7 +393,10 @@ def item_logs(
         if exposures is not None and topic_of is not None and item_id in topic_of:
             shown = exposures.before_by_pace(topic_of[item_id], history[0].reviewed_at)
         prior = skill_prior.get(item_id) if skill_prior else None
-        logs[item_id] = ItemLog(item_id, tuple(steps), stability, last, shown, prior)
+        if history[0].uid in picked_wrong:
+            prior = 0.0
+        since = (history[0].reviewed_at - start).total_seconds() / 86400 if start is not None else 0.0
+        logs[item_id] = ItemLog(item_id, tuple(steps), stability, last, shown, prior, max(0.0, since))
     return logs
 
 
@@ -363,6 +460,12 @@ def _exposures_for(params: Params, exposures: np.ndarray | None) -> Any:
     return float(np.interp(math.log(params.pace), np.log(PACE_GRID), exposures))
 
 
+def brought(params: Params, since_start: float) -> Any:
+    """P(an item not yet met is known from before), `since_start` days after the first answer:
+    the learner's `prior`, faded on their own pace from BROUGHT_STABILITY."""
+    return params.prior * recall_curve(BROUGHT_STABILITY, since_start * params.pace)
+
+
 def initial_state(params: Params, exposures: Any) -> tuple[Any, Any, Any]:
     """(known, teachable, other) before an item's first review: known beforehand with `prior`,
     or learnt from being shown as an option, each showing teaching a teachable item at
@@ -407,7 +510,7 @@ def trace(
     result = Trace()
     sums: list[Any] = [0.0] * (len(bounds) + 1)
     for item in logs:
-        own = params if item.prior is None else replace(params, prior=item.prior)
+        own = replace(params, prior=brought(params, item.since_start) if item.prior is None else item.prior)
         known, teachable, other = initial_state(own, _exposures_for(params, item.exposures))
         for step in item.steps:
             keep = 1.0 if step.stability is None else recall_curve(step.stability, step.elapsed * params.pace)
@@ -423,13 +526,25 @@ def trace(
                 if_unknown = lucky * (params.unsure if step.unsure else 1 - params.unsure)
                 if keep_answers:
                     result.answers.append(TracedAnswer(step.at, item.item_id, step.correct, known, guess))
-            elif not step.correct:
-                if_known, if_unknown = SLIP, 1 - min(1.0, ELIMINATION * step.guess)
-            elif step.unsure:
-                if_known = if_unknown = 1.0
             else:
-                if_known = (1 - SLIP) * (1 - UNSURE_KNOWN)
-                if_unknown = min(1.0, ELIMINATION * step.guess) * (1 - params.unsure)
+                # a distractor is known from before, or studied and taught (its topic's share)
+                struck = params.prior + (1 - params.prior) * step.studied * params.learnable * params.learn
+                lucky = struck_guess(step.guess, struck) if step.strikes else step.guess
+                if step.picked_wrong:
+                    # picked because not known: P(picked | not known) is the same whatever the
+                    # learner's parameters, so it is left at 1 (the key's own credit holds the
+                    # answer's evidence about how likely a guess was)
+                    if_known, if_unknown = SLIP, 1.0
+                elif not step.correct:
+                    if_known, if_unknown = SLIP, 1 - lucky
+                elif step.unsure_key:
+                    if_known = (1 - SLIP) * UNSURE_KNOWN
+                    if_unknown = lucky * params.unsure
+                elif step.unsure:
+                    if_known = if_unknown = 1.0
+                else:
+                    if_known = (1 - SLIP) * (1 - UNSURE_KNOWN)
+                    if_unknown = lucky * (1 - params.unsure)
             # The three states are renormalised at every answer: the update is exact only while
             # they sum to 1, and rounding drift grows at every surprising answer (a known item
             # missed multiplies it by ~10), so after a few thousand answers to one item the
@@ -603,6 +718,7 @@ class Fitted:
     # (value, posterior weight) of the learner's `prior` over PRIOR_GRID: how sure the answers
     # make the model of what an unseen item is known with (few answers: not sure at all)
     prior_weights: tuple[tuple[float, float], ...] = ()
+    start: datetime | None = None  # the first answer read: what the learner brought fades from here
 
     def prior_points(self, least: float = PRIOR_POINT_LEAST) -> list[tuple[float, float]]:
         """The `prior` values with at least `least` of the posterior, their weights summing to 1."""
@@ -617,6 +733,9 @@ class Fitted:
         if log is None:
             topic = self.topic_of.get(item_id)
             params = self.model.params if prior is None else replace(self.model.params, prior=prior)
+            if self.start is not None:
+                since = max(0.0, (moment - self.start).total_seconds() / 86400)
+                params = replace(params, prior=brought(params, since))
             shown = self.exposures.before(topic, moment, params.pace) if self.exposures and topic else 0.0
             return float(initial_state(params, shown)[0])
         keep = log.keep_until(moment, self.model.params.pace)
@@ -627,6 +746,7 @@ def fit_learner(
     histories: Mapping[str, Sequence[Review]],
     topic_of: Mapping[str, str],
     skill_prior: Mapping[str, float] | None = None,
+    picked_wrong: frozenset[str] = frozenset(),
 ) -> Fitted:
     """Fit the learner's tracer parameters (MAP over the grid) and calibration on their answers to
     the items of `topic_of` (item id → topic); score the calibration prequentially (each block of
@@ -644,7 +764,22 @@ def fit_learner(
     # every answered thing, not only the bank's items: a glossary term or a drill answered says
     # what this learner knew on first sight and how they learn, at its kind's guess rate
     limit = traced_per_item(len(histories))
-    logs = list(item_logs(histories, histories, exposures, topic_of, limit, skill_prior).values())
+    keys_unsure = unsure_keys(r for entries in histories.values() for r in entries)
+    first_answer = min((entries[0].reviewed_at for entries in histories.values() if entries), default=None)
+    logs = list(
+        item_logs(
+            histories,
+            histories,
+            exposures,
+            topic_of,
+            limit,
+            skill_prior,
+            picked_wrong,
+            keys_unsure,
+            StudiedShare(histories, topic_of),
+            first_answer,
+        ).values()
+    )
     answer_times = sorted(step.at for log in logs for step in log.steps if not step.pick)
     size = max(1, math.ceil(len(answer_times) / CALIBRATION_BLOCKS))
     bounds = [answer_times[n] for n in range(size, len(answer_times), size)]
@@ -688,4 +823,5 @@ def fit_learner(
         damaged,
         sum(len(log.steps) for log in logs),
         prior_weights,
+        first_answer,
     )
