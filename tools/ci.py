@@ -50,13 +50,14 @@ def check_steps() -> list[list[str]]:
 def test_legs(cores: int) -> list[list[str]]:
     """Everything but the speed checks in parallel, one xdist group per test file or exercise lab
     (tests/conftest.py), then the speed checks alone, so the noise they judge is the machine's.
-    One worker more than the cores: the leg's children, servers and terminals leave a core idle
-    about 40 % of the time (2 cores: 13.7 CPU-min in 12.5 min), and with one BLAS thread a process
-    (tests/conftest.py) a third worker no longer spins against the others: 543 s with 2 workers,
-    423 s with 3, same tree and clean venv. Not two per core (`-n auto`, the developer loop's):
-    the checkers here are CPU-bound."""
+    Two workers more than the cores: the leg's children, servers and terminals leave the cores
+    idle part of the time, and with one BLAS thread a process (tests/conftest.py) the workers do
+    not spin against each other. 2 cores: 543 s with 2 workers and 423 s with 3 (2026-12-03); on
+    2026-12-06 the leg had grown to 508 s with 3 (18 % idle) and took 370 s with 4 (10 % idle),
+    the same clone and venv. Not two per core (`-n auto`, the developer loop's): the checkers
+    here are CPU-bound, and the speed checks run alone in the second leg anyway."""
     pytest = [sys.executable, "-m", "pytest", "-q"]
-    workers = str(cores + 1)
+    workers = str(cores + 2)
     return [[*pytest, "-n", workers, "--dist", "loadgroup", "-m", "not serial"], [*pytest, "-m", "serial"]]
 
 
