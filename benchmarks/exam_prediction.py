@@ -209,8 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    # 12: 36 learners a row. With 12 a row a row's MAE moves by about a point from one set of
-    # learners to the next (docs/READINESS.md), too much to tell 7.5 from 8.5
+    # 12: 36 learners a row. With 12 a row, a row's MAE moves by up to three points from one set
+    # of learners to the next, with 36 by about one (docs/READINESS.md, --seed)
     parser.add_argument("--learners", type=int, default=12, help="learners per share and plan")
     parser.add_argument("--exams", type=int, default=6, help="mock exams each learner sits")
     parser.add_argument("--quick", action="store_true", help="one plan, two learners per share")
