@@ -48,8 +48,8 @@ def check_steps() -> list[list[str]]:
 
 
 def test_legs(cores: int) -> list[list[str]]:
-    """Everything but the speed checks in parallel, one xdist group per test file or exercise lab
-    (tests/conftest.py), then the speed checks alone, so the noise they judge is the machine's.
+    """Everything but the speed checks in parallel (one xdist group per lab test file and per
+    exercise lab's shared catalogue, every other test on its own: tests/conftest.py), then the speed checks alone, so the noise they judge is the machine's.
     Two workers more than the cores: the leg's children, servers and terminals leave the cores
     idle part of the time, and with one BLAS thread a process (tests/conftest.py) the workers do
     not spin against each other. 2 cores: 543 s with 2 workers and 423 s with 3 (2026-12-03); on

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -51,7 +51,7 @@ import numpy as np
 from studyapp.progress.scheduler import Grade, recall_after, recall_curve, replay_states
 from studyapp.progress.store import Review
 from studyapp.quiz.kinds import kind_of
-from studyapp.quiz.kinds.base import INPUT_PICK
+from studyapp.quiz.kinds.base import INPUT_PICK, QuestionKind
 
 SLIP = 0.05  # a known item answered wrong anyway
 UNSURE_KNOWN = 0.05  # a known item marked unsure
@@ -106,30 +106,32 @@ RATINGS = frozenset(int(grade) for grade in Grade)
 DEFAULT_GUESS = 0.25  # a stored kind that no longer exists: priced like four options
 
 
+def _stored_kind(kind: str) -> QuestionKind | None:
+    """The kind a stored review names, or None for one that no longer exists."""
+    try:
+        return kind_of(kind)
+    except ValueError:
+        return None
+
+
 def picks(kind: str) -> bool:
     """Whether `kind`'s stored reviews are credits of a pick among options (the kind's input),
     read as evidence with elimination, rather than direct answers."""
-    try:
-        return kind_of(kind).input == INPUT_PICK
-    except ValueError:
-        return False
+    found = _stored_kind(kind)
+    return found is not None and found.input == INPUT_PICK
 
 
 def guess_rate(kind: str) -> float:
     """How often a blind guess at a question of `kind` is right: the kind's own `guess_rate`."""
-    try:
-        return kind_of(kind).guess_rate
-    except ValueError:
-        return DEFAULT_GUESS
+    found = _stored_kind(kind)
+    return DEFAULT_GUESS if found is None else found.guess_rate
 
 
 def strikes(kind: str) -> bool:
     """Whether a learner answering `kind` strikes the options they know to be wrong before
     guessing (its kind's `strikes_known_options`)."""
-    try:
-        return kind_of(kind).strikes_known_options
-    except ValueError:
-        return False
+    found = _stored_kind(kind)
+    return found is not None and found.strikes_known_options
 
 
 def struck_guess(guess: float, known: Any) -> Any:
@@ -137,7 +139,7 @@ def struck_guess(guess: float, known: Any) -> Any:
     when each distractor is known, and struck, with probability `known`: the number left unknown
     is binomial, and Σ C(n,u)(1−q)^u q^(n−u)/(1+u) = (1 − q^(n+1)) / ((n+1)(1 − q))."""
     options = max(2, round(1 / guess))
-    q = np.minimum(known, 1 - 1e-6) if isinstance(known, np.ndarray) else min(known, 1 - 1e-6)
+    q = np.minimum(known, 1 - 1e-6)
     return (1 - q**options) / (options * (1 - q))
 
 
@@ -223,9 +225,7 @@ class Exposures:
     def __init__(
         self, reviews: Iterable[Review], topic_of: Mapping[str, str], options: int = CHOICE_OPTIONS
     ) -> None:
-        sizes: dict[str, int] = defaultdict(int)
-        for topic in topic_of.values():
-            sizes[topic] += 1
+        sizes = Counter(topic_of.values())
         events: dict[str, list[tuple[datetime, float]]] = defaultdict(list)
         for (_, moment), group in _answer_groups(reviews).items():
             credited = [review.item_id for review in group if review.item_id in topic_of]
@@ -295,14 +295,11 @@ class StudiedShare:
     learner knows and strikes, and the likelier a right guess (`trace`)."""
 
     def __init__(self, histories: Mapping[str, Sequence[Review]], topic_of: Mapping[str, str]) -> None:
-        sizes: dict[str, int] = defaultdict(int)
-        for topic in topic_of.values():
-            sizes[topic] += 1
+        self._sizes = Counter(topic_of.values())
         firsts: dict[str, list[float]] = defaultdict(list)
         for item_id, entries in histories.items():
             if entries and item_id in topic_of:
                 firsts[topic_of[item_id]].append(entries[0].reviewed_at.timestamp())
-        self._sizes = dict(sizes)
         self._firsts = {topic: sorted(times) for topic, times in firsts.items()}
 
     def before(self, topic: str | None, moment: datetime) -> float:
@@ -526,22 +523,23 @@ def trace(
                 if_unknown = lucky * (params.unsure if step.unsure else 1 - params.unsure)
                 if keep_answers:
                     result.answers.append(TracedAnswer(step.at, item.item_id, step.correct, known, guess))
+            elif step.picked_wrong:
+                # picked because not known: P(picked | not known) is the same whatever the
+                # learner's parameters, so it is left at 1 (the key's own credit holds the
+                # answer's evidence about how likely a guess was)
+                if_known, if_unknown = SLIP, 1.0
+            elif step.correct and step.unsure and not step.unsure_key:
+                if_known = if_unknown = 1.0  # a distractor's Hard credit: found whether known or not
             else:
-                # a distractor is known from before, or studied and taught (its topic's share)
+                # the key's credit. A distractor is known from before, or studied and taught (its
+                # topic's share); only here is the guess rate worked out (grid-wide arrays)
                 struck = params.prior + (1 - params.prior) * step.studied * params.learnable * params.learn
                 lucky = struck_guess(step.guess, struck) if step.strikes else step.guess
-                if step.picked_wrong:
-                    # picked because not known: P(picked | not known) is the same whatever the
-                    # learner's parameters, so it is left at 1 (the key's own credit holds the
-                    # answer's evidence about how likely a guess was)
-                    if_known, if_unknown = SLIP, 1.0
-                elif not step.correct:
+                if not step.correct:
                     if_known, if_unknown = SLIP, 1 - lucky
                 elif step.unsure_key:
                     if_known = (1 - SLIP) * UNSURE_KNOWN
                     if_unknown = lucky * params.unsure
-                elif step.unsure:
-                    if_known = if_unknown = 1.0
                 else:
                     if_known = (1 - SLIP) * (1 - UNSURE_KNOWN)
                     if_unknown = lucky * (1 - params.unsure)
