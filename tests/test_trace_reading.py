@@ -178,3 +178,15 @@ def test_check_reports_a_broken_trace(studyapp_cli, tmp_path: Path) -> None:
 def test_questions_are_the_same_for_the_same_seed() -> None:
     facts = all_facts(CONTENT)
     assert questions_from(facts, seed=3) == questions_from(facts, seed=3)
+
+
+def test_facts_are_read_again_when_the_trace_file_changes(tmp_path: Path) -> None:
+    """Read once per file state (check, quiz and exam share them), never stale after an edit."""
+    root = _write_trace(tmp_path, _planted({"a": (1, 1.0)}))
+    trace = read_manifest(root)[0]
+    first = trace_facts(trace)
+    assert trace_facts(trace) is first  # the same file: not parsed again
+    _write_trace(tmp_path, _planted({"a": (1, 1.0), "b": (3, 7.0)}))
+    changed = trace_facts(trace)
+    assert changed.digest != first.digest
+    assert {row.name for row in changed.kernels} == {"a", "b"}
