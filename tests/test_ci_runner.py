@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import subprocess
 import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 from tests.conftest import REPO
+
+
+def _runner() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("ci_runner", REPO / "tools" / "ci.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _plan(*args: str) -> list[str]:
@@ -27,7 +41,57 @@ def test_the_runner_installs_the_labs_extra_then_lints_then_runs_both_legs() -> 
     assert any("lint_imports_command" in line for line in plan)
     parallel, serial = plan[-2], plan[-1]
     assert '-m "not serial"' in parallel and "--dist loadgroup" in parallel
-    assert serial.endswith("-m pytest -q -m serial")
+    # the serial leg: the CPU-bound speed checks, and beside them the ones of sleeping threads
+    cpu_bound, sleeping = serial.split("   &   ")
+    assert cpu_bound.endswith('-m pytest -q -m "serial and not serial_sleeps"')
+    assert sleeping.endswith("-m pytest -q -m serial_sleeps")
+
+
+def test_commands_run_at_once_report_one_after_the_other_and_fail_on_either(
+    capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    ci = _runner()
+    flag = tmp_path / "second-started"
+    # the first waits for the second to have started: run one after the other, it would exit 3
+    first = [
+        sys.executable,
+        "-c",
+        "import pathlib, sys, time\n"
+        f"flag = pathlib.Path({str(flag)!r})\n"
+        "end = time.monotonic() + 30\n"
+        "while not flag.exists():\n"
+        "    if time.monotonic() > end: sys.exit(3)\n"
+        "    time.sleep(0.05)\n"
+        "print('first done')",
+    ]
+    second = [
+        sys.executable,
+        "-c",
+        f"import pathlib; pathlib.Path({str(flag)!r}).touch(); print('second done')",
+    ]
+    failing = [sys.executable, "-c", "raise SystemExit(1)"]
+    assert ci.run_at_once([first, second, failing], dict(os.environ)) == 1  # the third's failure counts
+    out = capfd.readouterr().out
+    assert out.index("first done") < out.index("second done")  # its report after the first's
+    no_tests = [sys.executable, "-c", "raise SystemExit(5)"]  # pytest's "no test selected"
+    assert ci.run_at_once([no_tests, no_tests], dict(os.environ)) == 0
+
+
+def test_every_serial_test_runs_in_exactly_one_part_of_the_serial_leg() -> None:
+    def selected(marks: str) -> set[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", marks],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=120,
+        )
+        return {line for line in done.stdout.splitlines() if "::" in line}
+
+    cpu_bound, sleeping = selected("serial and not serial_sleeps"), selected("serial_sleeps")
+    assert cpu_bound and sleeping and not cpu_bound & sleeping
+    assert cpu_bound | sleeping == selected("serial")
+    assert all("pipeline" in test for test in sleeping)
 
 
 def test_without_install_nothing_is_installed() -> None:

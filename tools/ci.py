@@ -11,14 +11,17 @@ Windows runner has neither `python3` nor `lint-imports` where bash would look).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PIP = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile"]
-NO_TESTS_SELECTED = 5  # pytest's exit code when a leg selects no test: that leg has nothing to prove
+NO_TESTS_SELECTED = 5  # pytest's exit code when a leg selects no test
 
 
 def usable_cores() -> int:
@@ -47,18 +50,48 @@ def check_steps() -> list[list[str]]:
     ]
 
 
-def test_legs(cores: int) -> list[list[str]]:
+def test_legs(cores: int) -> list[list[list[str]]]:
     """Everything but the speed checks in parallel (one xdist group per lab test file and per
-    exercise lab's shared catalogue, every other test on its own: tests/conftest.py), then the speed checks alone, so the noise they judge is the machine's.
+    exercise lab's shared catalogue, every other test on its own: tests/conftest.py), then the speed
+    checks, so the noise they judge is the machine's. Each leg is a list of commands run at once.
     Two workers more than the cores: the leg's children, servers and terminals leave the cores
     idle part of the time, and with one BLAS thread a process (tests/conftest.py) the workers do
     not spin against each other. 2 cores: 543 s with 2 workers and 423 s with 3 (2026-12-03); on
     2026-12-06 the leg had grown to 508 s with 3 (18 % idle) and took 370 s with 4 (10 % idle),
     the same clone and venv. Not two per core (`-n auto`, the developer loop's): the checkers
-    here are CPU-bound, and the speed checks run alone in the second leg anyway."""
+    here are CPU-bound, and the speed checks run in the second leg anyway.
+    The second leg runs the CPU-bound speed checks and, beside them, the ones that time sleeping
+    threads (`serial_sleeps`): 115 s where one after the other took 180 s (2026-12-07)."""
     pytest = [sys.executable, "-m", "pytest", "-q"]
     workers = str(cores + 2)
-    return [[*pytest, "-n", workers, "--dist", "loadgroup", "-m", "not serial"], [*pytest, "-m", "serial"]]
+    return [
+        [[*pytest, "-n", workers, "--dist", "loadgroup", "-m", "not serial"]],
+        [[*pytest, "-m", "serial and not serial_sleeps"], [*pytest, "-m", "serial_sleeps"]],
+    ]
+
+
+def failed(code: int) -> bool:
+    return code not in (0, NO_TESTS_SELECTED)  # a leg that selects no test has nothing to prove
+
+
+def run_at_once(commands: list[list[str]], env: dict[str, str]) -> int:
+    """The first command prints as it goes; the others' output goes to a file, printed after it, so
+    the reports do not interleave (a file, not a pipe: a full pipe would stall a check mid-timing).
+    The first failing exit code, or 0."""
+    with contextlib.ExitStack() as stack:
+        held = [stack.enter_context(tempfile.TemporaryFile()) for _ in commands[1:]]
+        beside = [
+            subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+            for command, out in zip(commands[1:], held, strict=True)
+        ]
+        codes = [subprocess.run(commands[0], env=env).returncode]
+        for command, process, out in zip(commands[1:], beside, held, strict=True):
+            codes.append(process.wait())
+            print("+ (beside the above) " + subprocess.list2cmdline(command), flush=True)
+            out.seek(0)
+            shutil.copyfileobj(out, sys.stdout.buffer)
+            sys.stdout.flush()
+    return next((code for code in codes if failed(code)), 0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,14 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # the first imports compile and cache torch's modules
     steps = [] if args.no_install else install_steps(args.torch)
-    steps += check_steps() + test_legs(usable_cores())
-    for step in steps:
+    for step in steps + check_steps():
         print("+ " + subprocess.list2cmdline(step), flush=True)
-        if args.dry_run:
-            continue
-        code = subprocess.run(step, env=env).returncode
-        is_leg = "pytest" in step[:3]
-        if code != 0 and not (is_leg and code == NO_TESTS_SELECTED):
+        if not args.dry_run and (code := subprocess.run(step, env=env).returncode):
+            return code
+    for leg in test_legs(usable_cores()):
+        print("+ " + "   &   ".join(subprocess.list2cmdline(command) for command in leg), flush=True)
+        if not args.dry_run and (code := run_at_once(leg, env)):
             return code
     return 0
 
