@@ -6,7 +6,9 @@ lengths and a gap of days without study before the exam, it prints:
 - MAE: mean absolute error, in points, between the predicted and the actual mock-exam score —
   per sitting (one 30-question exam: its own luck included), and per learner (the mean of the
   learner's sittings); "floor" is the per-sitting MAE of the simulator's own true probabilities
-  for the same questions, the part no prediction can remove;
+  for the same questions, the part no prediction can remove; "floor (pool)" that of the
+  simulator's own expectation over exams not yet drawn, the part no prediction made before the
+  questions are drawn (MAE/sitting's, Home's) can remove;
 - the exam-day projection made at the end of study, against the exams sat after the gap;
 - pass probability (mean of the predictions) against the actual pass rate;
 - the calibration of the per-question probabilities (Brier score, and the reliability table);
@@ -37,7 +39,16 @@ from studyapp.content.loader import load_content  # noqa: E402
 from studyapp.content.model import Content  # noqa: E402
 from studyapp.report import prediction  # noqa: E402
 from studyapp.report.recall_model import score_predictions  # noqa: E402
-from tests.learner_sim import START, Learner, SimClock, Sitting, open_store, sit_exam, study_day  # noqa: E402
+from tests.learner_sim import (  # noqa: E402
+    START,
+    Learner,
+    SimClock,
+    Sitting,
+    open_store,
+    pool_oracle,
+    sit_exam,
+    study_day,
+)
 
 SHARES = (0.3, 0.6, 0.9)
 PLANS = (
@@ -49,6 +60,7 @@ PLANS = (
 # before the app (PRIOR_KNOWN: the share of their learnable items known on day 0).
 EARLY_PLAN = (3, 30, 0)
 EARLY_PRIOR_KNOWN = (0.25, 0.8)
+POOL_DRAWS = 40  # exams drawn (not sat) for the simulator's own pool expectation
 
 
 @dataclass
@@ -61,6 +73,7 @@ class LearnerRun:
     answers: int = 0
     seconds: float = 0.0
     fitted: bool = False
+    pool_oracle: float = 0.0  # the simulator's expected share over exams not yet drawn
 
 
 def run_learner(
@@ -89,6 +102,8 @@ def run_learner(
     state = prediction.learner_state(content, store)
     today = prediction.predict(content, store, clock(), state=state)
     sittings = [sit_exam(content, store, learner, clock, seed * 7919 + n, today.today) for n in range(exams)]
+    # the exams teach the simulated learner nothing, so the pool is the same for every sitting
+    pool = pool_oracle(content, learner, clock(), [seed * 7919 + 100_000 + n for n in range(POOL_DRAWS)])
     store.close()
     return LearnerRun(
         share,
@@ -99,6 +114,7 @@ def run_learner(
         answers,
         time.perf_counter() - started,
         state.model.fitted,
+        pool,
     )
 
 
@@ -120,6 +136,7 @@ def summarise(label: str, runs: list[LearnerRun]) -> dict[str, float]:
     per_sitting = statistics.mean(abs(s.predicted_pool - s.score) for s in sittings)
     attempt = statistics.mean(abs(s.predicted_attempt - s.score) for s in sittings)
     floor = statistics.mean(abs(s.oracle - s.score) for s in sittings)
+    pool_floor = statistics.mean(abs(r.pool_oracle - s.score) for r in runs for s in r.sittings)
     per_learner = statistics.mean(
         abs(r.sittings[0].predicted_pool - statistics.mean(s.score for s in r.sittings)) for r in runs
     )
@@ -137,6 +154,7 @@ def summarise(label: str, runs: list[LearnerRun]) -> dict[str, float]:
         "mae_sitting": per_sitting,
         "mae_attempt": attempt,
         "mae_floor": floor,
+        "mae_pool_floor": pool_floor,
         "mae_learner": per_learner,
         "pass_p": pass_p,
         "pass_rate": pass_rate,
@@ -148,14 +166,16 @@ def summarise(label: str, runs: list[LearnerRun]) -> dict[str, float]:
 def print_table(rows: list[dict[str, float]]) -> None:
     print(
         "| learner knows | learners | sittings | predicted | actual | MAE/sitting | MAE/sitting (its questions)"
-        " | floor | MAE/learner | P(pass) | pass rate | in 80 % interval | Brier/question |"
+        " | floor | floor (pool) | MAE/learner | P(pass) | pass rate | in 80 % interval | Brier/question |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print(
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    )
     for row in rows:
         print(
             f"| {row['label']} | {row['learners']} | {row['sittings']} | {points(row['predicted'])} |"
             f" {points(row['actual'])} | {points(row['mae_sitting'])} | {points(row['mae_attempt'])} |"
-            f" {points(row['mae_floor'])} | {points(row['mae_learner'])} | {row['pass_p']:.2f} |"
+            f" {points(row['mae_floor'])} | {points(row['mae_pool_floor'])} | {points(row['mae_learner'])} | {row['pass_p']:.2f} |"
             f" {row['pass_rate']:.2f} | {row['inside']:.2f} | {row['brier']:.3f} |"
         )
 
@@ -237,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(
                         f"  learner {seed}: knows {share:.0%}, plan {plan}, {run.answers} answers;"
                         f" predicted {points(run.sittings[0].predicted_pool)},"
-                        f" actual {points(statistics.mean(s.score for s in run.sittings))}; {run.seconds:.1f}s",
+                        f" actual {points(statistics.mean(s.score for s in run.sittings))},"
+                        f" pool oracle {points(run.pool_oracle)}; {run.seconds:.1f}s",
                         file=sys.stderr,
                     )
                     seed += 1
@@ -254,7 +275,8 @@ def main(argv: list[str] | None = None) -> int:
                     passed = statistics.mean(float(s.passed) for s in run.sittings)
                     print(
                         f"  early learner {seed}: knows {share:.0%}, {prior_known:.0%} before, {run.answers}"
-                        f" answers; predicted {points(run.sittings[0].predicted_pool)}, actual {points(actual)};"
+                        f" answers; predicted {points(run.sittings[0].predicted_pool)}, actual {points(actual)},"
+                        f" pool oracle {points(run.pool_oracle)};"
                         f" P(pass) {run.sittings[0].pool_pass_probability:.2f}, passed {passed:.2f}",
                         file=sys.stderr,
                     )

@@ -34,7 +34,7 @@ from studyapp.content.glossary import askable_terms
 from studyapp.content.model import Content, Item
 from studyapp.progress.store import ProgressStore
 from studyapp.quiz.engine import QuizSession, SessionOptions
-from studyapp.quiz.exam import ExamSession, ExamSettings
+from studyapp.quiz.exam import ExamSession, ExamSettings, build_questions
 from studyapp.quiz.questions import KIND_CHOICE, glossary_item_id
 from studyapp.quiz.questions import KIND_CHOICE as QUESTION_CHOICE
 from studyapp.report import prediction
@@ -225,7 +225,7 @@ def sit_exam(
         session.go(index + 1)
         options = list(question.item_ids)  # items, or terms in a glossary question
         key_index = int(question.answer) - 1
-        oracle += _oracle_choice(learner, options, key_index, now)
+        oracle += oracle_choice(learner, options, key_index, now)
         picked, _unsure, _recalled = learner.answer_choice(options, key_index, now)
         session.answer(str(picked + 1))
     result = session.submit()
@@ -246,7 +246,7 @@ def sit_exam(
     )
 
 
-def _oracle_choice(learner: Learner, options: Sequence[str], key_index: int, now: datetime) -> float:
+def oracle_choice(learner: Learner, options: Sequence[str], key_index: int, now: datetime) -> float:
     """The simulator's true P(right) for a 4-choice question (the same rule `answer_choice` uses)."""
     recall = [learner.recall_probability(option, now) for option in options]
     key = recall[key_index] * (1 - SLIP)
@@ -255,3 +255,18 @@ def _oracle_choice(learner: Learner, options: Sequence[str], key_index: int, now
     guess = sum(p / (1 + count) for count, p in enumerate(unknown))
     # A slip on a recalled key falls back to the guess among the options not struck.
     return key + (1 - key) * guess
+
+
+def pool_oracle(content: Content, learner: Learner, now: datetime, seeds: Sequence[int]) -> float:
+    """The simulator's own expected share over mock exams not yet drawn (the mean over `seeds`'
+    draws): what a perfect forecast made before the questions are known would say. Its error
+    against the scores is the floor of a pool forecast (Home's), which also cannot know which
+    questions, the learner's known ones or not, an exam will draw."""
+    shares = []
+    for seed in seeds:
+        questions, _ = build_questions(content, ExamSettings(seed=seed, kind=KIND_CHOICE))
+        shares.append(
+            sum(oracle_choice(learner, list(q.item_ids), int(q.answer) - 1, now) for q in questions)
+            / len(questions)
+        )
+    return sum(shares) / len(shares)

@@ -43,7 +43,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from itertools import product
+from functools import cache
+from itertools import pairwise, product
 from typing import Any
 
 import numpy as np
@@ -83,6 +84,7 @@ DEFAULT_LEARNABLE, DEFAULT_LEARN, DEFAULT_PRIOR, DEFAULT_UNSURE, DEFAULT_PACE = 
 # forgets) has a log-normal prior around 1 (`PACE_PRIOR_SD` in ln units).
 PACE_PRIOR_SD = 1.5
 BETA_PRIORS = {"learnable": (2.0, 2.0), "learn": (2.0, 2.0), "prior": (1.2, 6.8), "unsure": (2.0, 3.0)}
+BETA_GRIDS = {"learnable": LEARNABLE_GRID, "learn": LEARN_GRID, "prior": PRIOR_GRID, "unsure": UNSURE_GRID}
 CALIBRATION_PRIOR = (np.array([0.0, 1.0]), 0.5)  # (a, b) means, one standard deviation
 # Fewer answers than this: the prediction says how few it rests on ("answers so far: N"). The
 # model is fitted from the first answer on (weak priors keep it honest), there is no floor.
@@ -431,10 +433,16 @@ class Params:
         return Params(*(float(getattr(self, name)[index]) for name in PARAM_NAMES))
 
     def log_prior(self) -> np.ndarray:
+        """Each Beta prior as the probability of the grid value's cell, not its density at the
+        value: the grids are denser where values are small (`PRIOR_GRID`: 0.02, 0.07, 0.15, then
+        0.3, 0.5, ...), and weighting by density alone gave the small values more than their
+        share (`prior`'s mean was 0.096, not 0.15; 0.3 and above held 0.10, not 0.23). The pace
+        grid is even in log space, where its prior is normal: density is its cell's share there."""
         total = -0.5 * (np.log(self.pace) / PACE_PRIOR_SD) ** 2
         for name, (alpha, beta) in BETA_PRIORS.items():
-            values = getattr(self, name)
-            total = total + (alpha - 1) * np.log(values) + (beta - 1) * np.log(1 - values)
+            grid = BETA_GRIDS[name]
+            masses = np.log(beta_cell_masses(grid, alpha, beta))
+            total = total + masses[np.searchsorted(grid, getattr(self, name))]
         return total
 
     def to_dict(self) -> dict[str, float]:
@@ -442,6 +450,20 @@ class Params:
 
 
 PARAM_NAMES = ("learnable", "learn", "prior", "unsure", "pace")
+
+
+@cache
+def beta_cell_masses(grid: tuple[float, ...], alpha: float, beta: float) -> np.ndarray:
+    """Beta(α, β)'s probability of each grid value's cell (from the midpoint below it to the one
+    above; the ends reach 0 and 1), by the midpoint rule on a fine mesh (no SciPy here)."""
+    values = np.asarray(grid)
+    edges = np.concatenate([[0.0], (values[1:] + values[:-1]) / 2, [1.0]])
+    mesh = (np.arange(20_000) + 0.5) / 20_000
+    density = mesh ** (alpha - 1) * (1 - mesh) ** (beta - 1)
+    masses = np.array([density[(mesh >= low) & (mesh < high)].sum() for low, high in pairwise(edges)])
+    masses = masses / masses.sum()
+    masses.flags.writeable = False  # cached: shared by every call
+    return masses
 
 
 DEFAULT_PARAMS = Params(DEFAULT_LEARNABLE, DEFAULT_LEARN, DEFAULT_PRIOR, DEFAULT_UNSURE, DEFAULT_PACE)
