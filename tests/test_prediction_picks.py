@@ -19,6 +19,7 @@ from studyapp.progress.scheduler import Grade, recall_after
 from studyapp.progress.store import Review
 from studyapp.quiz.kinds.base import eliminated_guess
 from studyapp.report.recall_model import (
+    BETA_PRIORS,
     BROUGHT_STABILITY,
     Params,
     by_item,
@@ -180,3 +181,16 @@ def test_what_the_learner_brought_fades_from_their_first_answer() -> None:
     )
     logs = item_logs(by_item([late]), ["late-item"], start=START)
     assert logs["late-item"].since_start == pytest.approx(10.0)
+
+
+def test_the_grid_carries_each_beta_prior_as_stated() -> None:
+    """The grid is denser near 0 (PRIOR_GRID); weighed by density at its values, `prior`'s mean
+    was 0.096 against the stated 0.15. Weighed by cell, each parameter's mean is its Beta's."""
+    grid = Params.grid()
+    log_prior = grid.log_prior()
+    weights = np.exp(log_prior - log_prior.max())
+    weights /= weights.sum()
+    for name, (alpha, beta) in BETA_PRIORS.items():
+        assert abs(float(np.dot(weights, getattr(grid, name))) - alpha / (alpha + beta)) < 0.025, name
+    high = float(weights[grid.prior >= 0.3].sum())  # Beta(1.2, 6.8) puts 0.22 past the cell edge 0.225
+    assert 0.2 < high < 0.26
