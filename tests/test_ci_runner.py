@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -103,3 +104,34 @@ def test_the_workflow_calls_the_runner_on_every_platform() -> None:
     assert "python tools/ci.py" in workflow
     for name in ("ubuntu-latest", "windows-latest", "macos-latest", '"3.10"', '"3.13"'):
         assert name in workflow
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="looks the process up with signal 0 (POSIX)")
+def test_an_interrupted_leg_leaves_nothing_running_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl+C while the first command runs: the commands beside it are ended, not left running."""
+    ci = _runner()
+    pid_file = tmp_path / "beside.pid"
+    beside = [
+        sys.executable,
+        "-c",
+        f"import os, pathlib, time; pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid())); time.sleep(60)",
+    ]
+    first = [  # returns once the command beside it has started
+        sys.executable,
+        "-c",
+        f"import pathlib, time\nwhile not pathlib.Path({str(pid_file)!r}).exists(): time.sleep(0.05)",
+    ]
+    real_run = subprocess.run
+
+    def interrupted(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[Any]:
+        real_run(command, **kwargs)
+        raise KeyboardInterrupt  # as if Ctrl+C had come while it ran
+
+    monkeypatch.setattr(ci.subprocess, "run", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ci.run_at_once([first, beside], dict(os.environ))
+    monkeypatch.undo()
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)  # ended and reaped

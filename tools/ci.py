@@ -84,7 +84,13 @@ def run_at_once(commands: list[list[str]], env: dict[str, str]) -> int:
             subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
             for command, out in zip(commands[1:], held, strict=True)
         ]
-        codes = [subprocess.run(commands[0], env=env).returncode]
+        try:
+            codes = [subprocess.run(commands[0], env=env).returncode]
+        except BaseException:  # Ctrl+C: the commands beside it stop too, none is left running
+            for process in beside:
+                process.kill()
+                process.wait()
+            raise
         for command, process, out in zip(commands[1:], beside, held, strict=True):
             codes.append(process.wait())
             print("+ (beside the above) " + subprocess.list2cmdline(command), flush=True)
