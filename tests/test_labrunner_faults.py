@@ -142,30 +142,33 @@ def test_a_run_of_a_killed_studyapp_is_not_running_for_ever(
     fake_labs: Path, isolated_home: Path, studyapp_cli: InProcessCli
 ) -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "studyapp", "lab", "hang"],
-        env=env,
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    errors = isolated_home.parent / "hang-stderr.txt"
+    with errors.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "studyapp", "lab", "hang"],
+            env=env,
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            start_new_session=True,
+        )
     try:
         # Under load (two suites at once) studyapp may take long to start: wait for its record, and
         # say so if it never came, instead of going on to read a run that is not there yet.
         deadline = time.monotonic() + 90
         runs: list[object] = []
         while time.monotonic() < deadline and process.poll() is None:
-            runs = (
-                ProgressStore.in_dir(isolated_home).lab_runs()
-                if (isolated_home / "progress.db").exists()
-                else []
-            )
+            if (isolated_home / "progress.db").exists():
+                store = ProgressStore.in_dir(isolated_home)
+                runs = store.lab_runs()
+                store.close()
             if runs:  # a recorded run holds its lock already (runner.run_and_record)
                 assert (Path(runs[0].artifact_dir) / runner.RUN_LOCK).exists()  # type: ignore[attr-defined]
                 break
             time.sleep(0.1)
-        assert runs, "studyapp lab hang never recorded its run"
+        # (a CI run once got here with no run: what studyapp said, and whether it had ended, says why)
+        said = errors.read_text(encoding="utf-8", errors="replace")[-1500:]
+        assert runs, f"studyapp lab hang never recorded its run (exit {process.poll()}): {said!r}"
         listing = json.loads(studyapp_cli("lab", "list", "--json").stdout)
         assert {row["id"]: row["last_status"] for row in listing}["hang"] == "running"  # alive: left alone
         process.send_signal(signal.SIGKILL)
