@@ -312,19 +312,28 @@ def _ops_on_both_sides(events: list[Event]) -> tuple[OpOnBothSides, ...]:
     return tuple(sorted(result, key=lambda o: (-len(o.kernels), o.cpu_us, o.name)))
 
 
+def file_state(trace: TraceFile) -> tuple[int, int, int] | None:
+    """(size, mtime, inode) of the trace's file, None when it cannot be read: what says that the
+    file changed, for everything computed from it."""
+    try:
+        state = trace.path.stat()
+    except OSError:
+        return None
+    return (state.st_size, state.st_mtime_ns, state.st_ino)
+
+
 # What a trace file gave, by entry and file state: `studyapp check`, the quiz and the mock exam read
 # the same traces again in one process (a check read all five in 0.12 s, every time).
-_FACTS_READ: dict[tuple[TraceFile, int, int, int], TraceFacts] = {}
+_FACTS_READ: dict[tuple[TraceFile, tuple[int, int, int]], TraceFacts] = {}
 _FACTS_KEPT = 64
 
 
 def trace_facts(trace: TraceFile) -> TraceFacts:
-    """The facts of one trace, computed once per file state (size, mtime and inode)."""
-    try:
-        state = trace.path.stat()
-    except OSError:
+    """The facts of one trace, computed once per file state (`file_state`)."""
+    state = file_state(trace)
+    if state is None:
         return _trace_facts(trace)  # the read below says what is wrong, in its own words
-    key = (trace, state.st_size, state.st_mtime_ns, state.st_ino)
+    key = (trace, state)
     if key not in _FACTS_READ:
         if len(_FACTS_READ) >= _FACTS_KEPT:
             _FACTS_READ.clear()

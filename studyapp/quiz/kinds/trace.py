@@ -102,7 +102,7 @@ def _small(path: Path) -> bool:
 
 
 class _Computed(NamedTuple):  # not a frozen dataclass: this module is imported at every quiz start
-    signature: tuple[tuple[str, str, int, int], ...]
+    signature: tuple[tuple[str, str, tuple[int, int, int] | None], ...]
     questions: tuple[TraceQuestion, ...]
 
 
@@ -114,9 +114,9 @@ _handed_out: dict[str, TraceQuestion] = {}
 
 def trace_questions(content: Content, data_dir: Path | None = None) -> tuple[TraceQuestion, ...]:
     """Every trace question of the shipped traces and the learner's own, in the content's topics.
-    Computed again only when a trace file changed (its path, size or modification time)."""
+    Computed again only when a trace file changed (its path, size, modification time or inode)."""
     from studyapp import locations
-    from studyapp.content.traces import TraceProblem, read_manifest, trace_facts
+    from studyapp.content.traces import TraceProblem, file_state, read_manifest, trace_facts
     from studyapp.content.yamlfile import FileProblem
     from studyapp.quiz.trace_reading import problems, questions_from
 
@@ -126,7 +126,7 @@ def trace_questions(content: Content, data_dir: Path | None = None) -> tuple[Tra
     except (TraceProblem, FileProblem, OSError):
         files = []  # `studyapp check` reports a broken manifest; the quiz asks what it can
     files = [*files, *learner_traces(home)]
-    signature = tuple(_stamp(trace) for trace in files)
+    signature = tuple((trace.id, str(trace.path), file_state(trace)) for trace in files)
     key = (str(content.root), str(home))
     cached = _computed.get(key)
     if cached is None or cached.signature != signature:
@@ -144,14 +144,6 @@ def trace_questions(content: Content, data_dir: Path | None = None) -> tuple[Tra
         cached = _computed[key] = _Computed(signature, made)
     _handed_out.update((question.id, question) for question in cached.questions)
     return cached.questions
-
-
-def _stamp(trace: TraceFile) -> tuple[str, str, int, int]:
-    try:
-        stat = trace.path.stat()
-    except OSError:
-        return (trace.id, str(trace.path), -1, -1)
-    return (trace.id, str(trace.path), stat.st_mtime_ns, stat.st_size)
 
 
 def traced(question: Question) -> TraceQuestion:
