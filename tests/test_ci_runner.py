@@ -23,6 +23,20 @@ def _runner() -> ModuleType:
     return module
 
 
+def _waits_for(path: Path, then: str = "") -> list[str]:
+    """A Python command that waits until `path` exists (exit 3 after 30 s), then runs `then`."""
+    return [
+        sys.executable,
+        "-c",
+        "import pathlib, sys, time\n"
+        "end = time.monotonic() + 30\n"
+        f"while not pathlib.Path({str(path)!r}).exists():\n"
+        "    if time.monotonic() > end: sys.exit(3)\n"
+        "    time.sleep(0.05)\n"
+        f"{then}",
+    ]
+
+
 def _plan(*args: str) -> list[str]:
     done = subprocess.run(
         [sys.executable, str(REPO / "tools" / "ci.py"), "--dry-run", *args],
@@ -54,17 +68,7 @@ def test_commands_run_at_once_report_one_after_the_other_and_fail_on_either(
     ci = _runner()
     flag = tmp_path / "second-started"
     # the first waits for the second to have started: run one after the other, it would exit 3
-    first = [
-        sys.executable,
-        "-c",
-        "import pathlib, sys, time\n"
-        f"flag = pathlib.Path({str(flag)!r})\n"
-        "end = time.monotonic() + 30\n"
-        "while not flag.exists():\n"
-        "    if time.monotonic() > end: sys.exit(3)\n"
-        "    time.sleep(0.05)\n"
-        "print('first done')",
-    ]
+    first = _waits_for(flag, then="print('first done')")
     second = [
         sys.executable,
         "-c",
@@ -118,11 +122,7 @@ def test_an_interrupted_leg_leaves_nothing_running_beside_it(
         "-c",
         f"import os, pathlib, time; pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid())); time.sleep(60)",
     ]
-    first = [  # returns once the command beside it has started
-        sys.executable,
-        "-c",
-        f"import pathlib, time\nwhile not pathlib.Path({str(pid_file)!r}).exists(): time.sleep(0.05)",
-    ]
+    first = _waits_for(pid_file)  # returns once the command beside it has started
     real_run = subprocess.run
 
     def interrupted(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[Any]:
