@@ -60,6 +60,8 @@ SLOW_TESTS = (
     ("test_cues_learned.py", ""),
     ("test_similarity.py", "test_planted_"),  # the similarity index over the bank with a planted pair
     ("test_similarity.py", "test_check_on_shipped_content_passes"),
+    # collects the whole suite three times, once per serial marker expression (13 s in the loop)
+    ("test_ci_runner.py", "test_every_serial_test_runs_in_exactly_one_part"),
     ("test_reliability_files.py", "test_a_lab_does_not_write_into_a_fifo"),  # a real lab run
     ("test_prediction_heavy.py", "test_progress_works_after_thousands_of_answers_to_one_item"),
     ("test_reliability_store.py", "test_a_held_lock_is_waited_for_with_a_notice"),  # holds a lock 11 s
