@@ -477,3 +477,42 @@ def test_each_topic_gets_both_stems_when_several_topics_share_a_session(shipped)
     everything = generate_choice_questions(shipped.items.values(), 30, random.Random(7))
     per_topic = {topic: {q.kind for q in everything if q.key.topic == topic} for topic in shipped.topics}
     assert sum(len(kinds) == 2 for kinds in per_topic.values()) >= len(per_topic) - 1, per_topic
+
+
+def test_a_seed_gives_the_same_questions_whatever_the_builder_met_before(shipped) -> None:
+    """A key no distractor set can serve (here: its candidates are near-copies of one another,
+    so no two may share a question) must not change the session's random stream the second time
+    it is met: the builder is shared per process, and a memo filled by the search itself made
+    the same seed give other questions after earlier sessions (the benchmark's learners)."""
+    topic = next(iter(sorted(shipped.topics)))
+    bank = {i.id: i for i in shipped.items.values() if i.topic == topic}
+    template = next(i for i in sorted(bank.values(), key=lambda i: i.id) if i.answer == "O")
+    key = replace(
+        template,
+        id="zz-key",
+        topic="zz",
+        statement="프로파일러는 연산자별 CPU 시간과 호출 횟수를 표로 보여 준다.",
+    )
+    copies = [
+        replace(
+            template,
+            id=f"zz-x{n}",
+            topic="zz",
+            answer="X",
+            statement=f"pytest-benchmark는 기본으로 라운드를 정확히 {n}00번 돈다.",
+        )
+        for n in range(1, 6)
+    ]
+    items = [*bank.values(), key, *copies]
+    keys = [key, *sorted(bank.values(), key=lambda i: i.id)[:12]]
+
+    def questions(builder: ChoiceBuilder) -> list[dict | None]:
+        rng = random.Random(3)
+        return [q.to_dict() if (q := builder.question_for(k, rng)) else None for k in keys]
+
+    fresh = ChoiceBuilder(items)
+    used = ChoiceBuilder(items)
+    assert used.question_for(key, random.Random(99)) is None  # met once before, as in a long process
+    first = questions(fresh)
+    assert first[0] is None and any(first[1:])
+    assert questions(used) == first
