@@ -178,7 +178,8 @@ def summarise(label: str, runs: list[LearnerRun]) -> dict[str, float]:
     pass_rate = statistics.mean(float(s.passed) for s in sittings)
     inside = statistics.mean(float(s.low - 1e-9 <= s.score <= s.high + 1e-9) for s in sittings)
     pairs = [pair for s in sittings for pair in s.per_question]
-    brier = score_predictions([p for p, _ in pairs], [y for _, y in pairs]).brier or 0.0
+    brier = score_predictions([p for p, _ in pairs], [y for _, y in pairs]).brier
+    brier = math.nan if brier is None else brier  # replayed: no per-question predictions
     return {
         "label": label,
         "learners": len(runs),
