@@ -198,6 +198,20 @@ def summarise(label: str, runs: list[LearnerRun]) -> dict[str, float]:
     }
 
 
+def table_rows(runs: list[LearnerRun], early: list[LearnerRun]) -> list[dict[str, float]]:
+    """A row per share the runs hold, "all" over them, and the early learners' row."""
+    rows = [
+        summarise(f"{share:.0%}", [r for r in runs if r.share == share])
+        for share in SHARES
+        if any(r.share == share for r in runs)
+    ]
+    if runs:
+        rows.append(summarise("all", runs))
+    if early:
+        rows.append(summarise("first 90 answers", early))
+    return rows
+
+
 def print_table(rows: list[dict[str, float]]) -> None:
     print(
         "| learner knows | learners | sittings | predicted | actual | MAE/sitting | MAE/sitting (its questions)"
@@ -321,18 +335,9 @@ def replay(folders: list[Path]) -> int:
     runs = [replay_learner(content, folder) for folder in learners]
     main_runs = [r for r in runs if r.plan != EARLY_PLAN]
     early = [r for r in runs if r.plan == EARLY_PLAN]
-    rows = [
-        summarise(f"{share:.0%}", [r for r in main_runs if r.share == share])
-        for share in SHARES
-        if any(r.share == share for r in main_runs)
-    ]
-    if main_runs:
-        rows.append(summarise("all", main_runs))
-    if early:
-        rows.append(summarise("first 90 answers", early))
     print(f"Exam prediction replayed on {len(runs)} kept learners ({time.perf_counter() - started:.0f} s)")
     print()
-    print_table(rows)
+    print_table(table_rows(main_runs, early))
     projection_table(main_runs)
     return 0
 
@@ -403,13 +408,9 @@ def main(argv: list[str] | None = None) -> int:
                         file=sys.stderr,
                     )
                     seed += 1
-    rows = [summarise(f"{share:.0%}", [r for r in runs if r.share == share]) for share in SHARES if runs]
-    if runs:
-        rows.append(summarise("all", runs))
-    rows.append(summarise("first 90 answers", early))
     print(f"Exam prediction against simulated learners ({time.perf_counter() - started:.0f} s)")
     print()
-    print_table(rows)
+    print_table(table_rows(runs, early))
     projection_table(runs)
     reliability_table(runs + early)
     return 0

@@ -7,18 +7,16 @@ one each who can learn 30 %, 60 % and 90 % of the items, eight days of study, th
 
 from __future__ import annotations
 
-import importlib.util
 import statistics
-import sys
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from benchmarks import exam_prediction as bench
 from studyapp.content.loader import load_content
 from studyapp.locations import content_dir
 from studyapp.report import prediction
-from tests.conftest import REPO
 from tests.learner_sim import START, Learner, SimClock, open_store, sit_exam, study_day
 
 pytestmark = pytest.mark.slow  # about 20-40 s: eight simulated days for three learners
@@ -108,14 +106,6 @@ def test_early_learners_in_their_first_hundred_answers(tmp_path: Path) -> None:
 def test_a_kept_learner_replays_to_the_prediction_it_was_given(tmp_path: Path, capsys) -> None:
     """`benchmarks/exam_prediction.py --keep DIR` then `--replay DIR`: today's code, run again on
     the kept store, gives the prediction the learner was given, against the same scores."""
-    spec = importlib.util.spec_from_file_location(
-        "exam_prediction", REPO / "benchmarks" / "exam_prediction.py"
-    )
-    assert spec and spec.loader
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(spec.name, bench)  # its dataclasses look their module up there
-    spec.loader.exec_module(sys.modules[spec.name])
-    bench = sys.modules[spec.name]
     content = load_content(content_dir(None))
     kept = tmp_path / "kept"
     run = bench.run_learner(content, tmp_path / "l5", 0.6, bench.EARLY_PLAN, 5, 2, 0.8, keep=kept)
